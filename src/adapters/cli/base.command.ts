@@ -1,0 +1,69 @@
+import { Command, Flags } from '@oclif/core';
+import type { Root } from '../../bin/root';
+import { ChainflowError, InvalidConfigError, InvalidInputError } from '../../domain/errors';
+
+/** Exit codes: 1 for a failure, 2 for bad flags or arguments (CONTRACT section 6). */
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+/**
+ * Every chainflow command: `--config`, the composition root on demand, and one place that maps typed
+ * errors to a one-line message and an exit code (never a stack trace).
+ */
+export abstract class ChainflowCommand extends Command {
+  static override baseFlags = {
+    config: Flags.string({ description: 'config file (default ./chainflow.yaml, or $CHAINFLOW_CONFIG)', helpGroup: 'GLOBAL' }),
+  };
+
+  private opened: Root | undefined;
+
+  /** Opens the composition root (config, storage, container) once per command. */
+  protected async root(configPath: string | undefined): Promise<Root> {
+    if (!this.opened) {
+      // Loaded lazily so that `--help` and flag errors do not pay for the storage.
+      const { openRoot } = await import('../../bin/root');
+      this.opened = await openRoot({ configPath });
+    }
+    return this.opened;
+  }
+
+  protected override async finally(err: Error | undefined): Promise<unknown> {
+    await this.opened?.close();
+    return super.finally(err);
+  }
+
+  protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+    if (err instanceof InvalidInputError) return this.fail(`Error: ${err.message}`, EXIT_USAGE);
+    if (err instanceof InvalidConfigError) return this.fail(err.message, EXIT_FAILURE);
+    if (err instanceof ChainflowError) return this.fail(`Error: ${err.message}`, EXIT_FAILURE);
+    if (err.oclif?.exit === 0) return;
+    if (err.oclif || /flag|argument|Unexpected/i.test(err.message)) {
+      // oclif's own parse errors: keep the first line (the reason), exit 2.
+      return this.fail(`Error: ${err.message.split('\n')[0]}`, EXIT_USAGE);
+    }
+    return this.fail(`Error: ${err.message.split('\n')[0]}`, EXIT_FAILURE);
+  }
+
+  private fail(message: string, code: number): never {
+    process.stderr.write(`${message}\n`);
+    process.exitCode = code;
+    return this.exit(code);
+  }
+}
+
+/** Flags shared by every list command (CONTRACT section 6). */
+export const listFlags = {
+  json: Flags.boolean({ description: 'print the API shape { items, cursor, has_more }' }),
+  limit: Flags.string({ description: 'page size, 1 to 500 (default 50)' }),
+  cursor: Flags.string({ description: 'cursor from the previous page' }),
+};
+
+/** Turns `--tx-hash` style flags into the API's `tx_hash` parameter names, dropping unset ones. */
+export function toQuery(flags: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  const query: Record<string, unknown> = {};
+  for (const name of names) {
+    const value = flags[name];
+    if (value !== undefined) query[name.replace(/-/g, '_')] = value;
+  }
+  return query;
+}

@@ -1,0 +1,62 @@
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pipeline } from 'node:stream/promises';
+import { Args } from '@oclif/core';
+import { ImportJournal, ImportRejectedError, type ImportProgress, type LineSource } from '../../../../application/journal/import-journal.use-case';
+import { ChainflowCommand, EXIT_FAILURE } from '../../base.command';
+
+function fileLines(path: string): LineSource {
+  return {
+    lines: () => createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity }),
+  };
+}
+
+/** `chainflow journal import FILE|-`: validate every line, then import all of it or nothing. */
+export default class JournalImport extends ChainflowCommand {
+  static override summary = 'Import journal events from NDJSON (one event a line; - reads stdin)';
+  static override args = { file: Args.string({ required: true, description: 'NDJSON file, or - for standard input' }) };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(JournalImport);
+    let spool: string | undefined;
+    let path = args.file;
+    if (path === '-') {
+      // Standard input is read twice (validation, then import), so it is spooled to a private temp file.
+      spool = mkdtempSync(join(tmpdir(), 'chainflow-import-'));
+      path = join(spool, 'stdin.ndjson');
+      await pipeline(process.stdin, createWriteStream(path));
+    }
+    try {
+      const root = await this.root(flags.config);
+      const progress = process.stderr.isTTY ? progressBar() : undefined;
+      const report = await root.container.get(ImportJournal).execute(fileLines(path), progress);
+      if (progress) process.stderr.write('\n');
+      this.log(`imported ${report.applied} events (${report.duplicates} already present) from ${report.lines} lines`);
+    } catch (err) {
+      if (err instanceof ImportRejectedError) {
+        process.stderr.write(`${err.message}\nnothing imported\n`);
+        process.exitCode = EXIT_FAILURE;
+        return this.exit(EXIT_FAILURE);
+      }
+      throw err;
+    } finally {
+      if (spool) rmSync(spool, { recursive: true, force: true });
+    }
+  }
+}
+
+function progressBar(): (p: ImportProgress) => void {
+  let last = 0;
+  return (p) => {
+    const now = Date.now();
+    if (now - last < 100) return;
+    last = now;
+    const total = Math.max(1, p.phase === 'import' ? p.lines : p.lines);
+    const done = p.phase === 'import' ? p.events : p.lines;
+    const width = 30;
+    const filled = p.phase === 'import' ? Math.min(width, Math.round((done / total) * width)) : 0;
+    process.stderr.write(`\r${p.phase === 'validate' ? 'validating' : 'importing '} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done.toLocaleString()}`);
+  };
+}

@@ -1,0 +1,48 @@
+import { Args, Flags } from '@oclif/core';
+import { GetRunTimeline } from '../../../../application/history/get-run-timeline.use-case';
+import type { TimelineEvent } from '../../../../application/history/timeline';
+import { ChainflowCommand } from '../../base.command';
+import { terminalSafe } from '../../table';
+
+/** `chainflow runs timeline <run-id>`: one run, chronologically. */
+export default class RunsTimeline extends ChainflowCommand {
+  static override summary = 'Show one run chronologically';
+  static override args = { 'run-id': Args.string({ required: true, description: 'run id' }) };
+  static override flags = { json: Flags.boolean({ description: 'print { run, events } as the API does' }) };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(RunsTimeline);
+    const root = await this.root(flags.config);
+    const timeline = await root.container.get(GetRunTimeline).execute(args['run-id']);
+    if (flags.json) {
+      this.log(JSON.stringify(timeline, null, 2));
+      return;
+    }
+    const r = timeline.run;
+    this.log(`run ${r.run_id}  ${r.workflow}  ${r.status}${r.error_kind ? ` (${r.error_kind})` : ''}  session ${r.session}${r.replay_of ? ` replay of ${r.replay_of}` : ''}`);
+    for (const e of timeline.events) this.log(describe(e).split('\n').map(terminalSafe).join('\n'));
+  }
+}
+
+const text = (v: unknown): string => terminalSafe(v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+
+function describe(e: TimelineEvent): string {
+  switch (e.kind) {
+    case 'trigger': {
+      const conditions = e.conditions.map((c) => `${c.name}=${c.passed ? 'pass' : 'fail'}`).join(' ');
+      return `${e.at}  trigger   ${e.trigger.kind}${e.trigger.summary ? `: ${e.trigger.summary}` : ''}${conditions ? `  [${conditions}]` : ''}`;
+    }
+    case 'step': {
+      const lines = [`${e.at}  step      ${e.step_id} (${e.step_type}) ${e.status}, ${e.attempts.length} attempt(s)${e.error ? `  error ${e.error.kind}: ${text(e.error.message)}` : ''}`];
+      if (e.simulation) lines.push(`            simulation ${e.simulation.ok ? 'ok' : `failed: ${text(e.simulation.revert_reason)}`}`);
+      for (const b of e.budget_checks) lines.push(`            budget ${b.budget}: spent ${b.spent_wei} of ${b.cap_wei} wei, ${b.allowed ? 'allowed' : 'refused'}`);
+      for (const s of e.sends) lines.push(`            send ${s.send_id} ${s.status}${s.outcome ? `/${s.outcome}` : ''} ${s.relayer}@${s.network} ${s.tx_hash ?? ''}`);
+      if (e.wait) lines.push(`            parked (${e.wait.wait_kind}) at ${e.wait.parked_at}${e.wait.due_at ? ` due ${e.wait.due_at}` : ''}${e.wait.expires_at ? ` expires ${e.wait.expires_at}` : ''}`);
+      return lines.join('\n');
+    }
+    case 'approval':
+      return `${e.at}  approval  ${e.approval.status}${e.approval.decided_by ? ` by ${e.approval.decided_by}` : ''}${e.approval.reason ? `: ${e.approval.reason}` : ''}`;
+    case 'reorg_step':
+      return `${e.at}  reorg     ${e.reorg_id} block ${e.block}: ${e.step_id} ${e.status}`;
+  }
+}

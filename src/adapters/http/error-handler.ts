@@ -1,0 +1,33 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ChainflowError, type ErrorCode } from '../../domain/errors';
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid_input: 400,
+  not_found: 404,
+  invalid_config: 500,
+  journal_rejected: 400,
+  unauthorized: 401,
+  budget_exceeded: 409,
+};
+
+/** Unknown routes under /api answer JSON, not Express's HTML. */
+export const apiNotFound: RequestHandler = (_req, res) => {
+  res.status(404).json({ error: 'not found' });
+};
+
+/**
+ * Maps typed errors to HTTP once. Malformed requests that Express itself rejects (bad URL encoding, bad
+ * JSON) are 400s; anything unexpected is a 500 with a generic body, never a stack trace.
+ */
+export function errorHandler(log: (message: string, err: unknown) => void): ErrorRequestHandler {
+  return (err, _req, res, _next) => {
+    if (err instanceof ChainflowError) {
+      const status = STATUS[err.code];
+      res.status(status).json({ error: err.code === 'not_found' ? err.message : err.message });
+      return;
+    }
+    const status = typeof err?.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 500;
+    if (status === 500) log('request failed', err);
+    res.status(status).json({ error: status === 500 ? 'internal error' : 'malformed request' });
+  };
+}

@@ -1,0 +1,51 @@
+import type { Knex } from 'knex';
+
+/** Rows per statement: SQLite and knex both stay well inside their limits at 500. */
+const MAX_ROWS = 500;
+/** Bound variables per statement (SQLite allows 32766; PostgreSQL 65535). */
+const MAX_VARS = 10000;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** SELECT rows whose `column` is one of `values`, in chunks. */
+export async function selectIn(db: Knex | Knex.Transaction, table: string, column: string, values: Iterable<string>, columns = '*'): Promise<Record<string, unknown>[]> {
+  const all = [...values];
+  const out: Record<string, unknown>[] = [];
+  for (const part of chunks(all, MAX_ROWS)) {
+    const rows = await db.raw(`SELECT ${columns} FROM ${table} WHERE ${column} IN (${part.map(() => '?').join(',')})`, part);
+    out.push(...(Array.isArray(rows) ? rows : rows.rows));
+  }
+  return out;
+}
+
+/**
+ * Multi-row INSERT; with `conflictKey`, an upsert that overwrites every other column, and with
+ * `ignoreConflicts`, rows whose key exists are skipped.
+ */
+export async function insertRows(
+  db: Knex | Knex.Transaction,
+  table: string,
+  columns: readonly string[],
+  rows: readonly unknown[][],
+  options: { conflictKey?: readonly string[]; ignoreConflicts?: boolean } = {},
+): Promise<void> {
+  if (!rows.length) return;
+  const perStatement = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_VARS / columns.length)));
+  const tuple = `(${columns.map(() => '?').join(',')})`;
+  const quoted = columns.map((c) => `"${c}"`).join(',');
+  let suffix = '';
+  if (options.conflictKey && options.ignoreConflicts) {
+    suffix = ` ON CONFLICT (${options.conflictKey.join(',')}) DO NOTHING`;
+  } else if (options.conflictKey) {
+    const updates = columns.filter((c) => !options.conflictKey!.includes(c)).map((c) => `"${c}" = excluded."${c}"`);
+    suffix = ` ON CONFLICT (${options.conflictKey.join(',')}) DO UPDATE SET ${updates.join(', ')}`;
+  }
+  for (const part of chunks(rows, perStatement)) {
+    const sql = `INSERT INTO ${table} (${quoted}) VALUES ${part.map(() => tuple).join(',')}${suffix}`;
+    await db.raw(sql, part.flat() as Knex.RawBinding[]);
+  }
+}

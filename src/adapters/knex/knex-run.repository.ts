@@ -1,0 +1,82 @@
+import { inject, injectable } from 'inversify';
+import type { Knex } from 'knex';
+import type { JournalEvent } from '../../domain/journal/journal-event';
+import type { Run } from '../../domain/run';
+import type { PageRequest, RunFilter, RunRepository } from '../../application/ports/run-repository';
+import type { StorageHealth } from '../../application/ports/storage-health';
+import { Database } from './knex-journal.writer';
+import { RUN_LIST_TABLES } from './migrations';
+import { rowToRun } from './rows';
+
+/** Run filters that are plain columns of `runs`, by filter name. */
+const COLUMN_FILTERS: ReadonlyArray<readonly [keyof RunFilter, string]> = [
+  ['workflow', 'workflow'], ['status', 'status'], ['trigger', 'trigger_kind'], ['network', 'network'],
+  ['contract', 'contract'], ['block', 'block'], ['runId', 'run_id'], ['errorKind', 'error_kind'],
+  ['approvalStatus', 'approval_status'], ['session', 'session'],
+];
+
+/** Multi-valued filters answered from a side table keyed (value, created_at, run_id). */
+const LIST_FILTERS: ReadonlyArray<readonly [keyof RunFilter, { table: string; column: string }]> = [
+  ['relayer', RUN_LIST_TABLES.relayers], ['txHash', RUN_LIST_TABLES.txHashes], ['stepId', RUN_LIST_TABLES.stepIds],
+];
+
+/**
+ * Keyset pages over the run projection. Every filter is an index range on (value, created_at, run_id), so a
+ * page costs the rows it returns, however deep it is: no OFFSET, no full scan.
+ */
+@injectable()
+export class KnexRunRepository implements RunRepository, StorageHealth {
+  constructor(@inject(Database) private readonly db: Knex) {}
+
+  async list(filter: RunFilter, page: PageRequest): Promise<Run[]> {
+    const rows = await this.listQuery(filter, page);
+    return rows.map(rowToRun);
+  }
+
+  /** The query `list` runs (exposed for EXPLAIN in the benchmark). */
+  listQuery(filter: RunFilter, page: PageRequest): Knex.QueryBuilder {
+    // The most selective multi-valued filter drives the scan through its side table; the rest filter rows.
+    const driver = LIST_FILTERS.find(([name]) => filter[name] !== undefined);
+    let q: Knex.QueryBuilder;
+    let key: string;
+    if (driver) {
+      const [name, { table, column }] = driver;
+      q = this.db(`${table} as x`).join('runs as r', 'r.run_id', 'x.run_id').where(`x.${column}`, filter[name] as string);
+      key = 'x';
+    } else {
+      q = this.db('runs as r');
+      key = 'r';
+    }
+    q.select('r.*');
+    for (const [name, spec] of LIST_FILTERS) {
+      if (filter[name] === undefined || (driver && driver[0] === name)) continue;
+      q.whereExists(
+        this.db(spec.table).select(this.db.raw('1')).where(spec.column, filter[name] as string)
+          .whereRaw('created_at = r.created_at AND run_id = r.run_id'),
+      );
+    }
+    for (const [name, column] of COLUMN_FILTERS) {
+      if (filter[name] !== undefined) q.where(`r.${column}`, filter[name] as string | number);
+    }
+    if (filter.since !== undefined) q.where(`${key}.created_at`, '>=', filter.since);
+    if (filter.until !== undefined) q.where(`${key}.created_at`, '<=', filter.until);
+    if (page.after) {
+      q.whereRaw(`(${key}.created_at, ${key}.run_id) < (?, ?)`, [page.after.createdAt, page.after.id]);
+    }
+    return q.orderBy([{ column: `${key}.created_at`, order: 'desc' }, { column: `${key}.run_id`, order: 'desc' }]).limit(page.limit);
+  }
+
+  async get(runId: string): Promise<Run | undefined> {
+    const row = await this.db('runs').where({ run_id: runId }).first();
+    return row ? rowToRun(row) : undefined;
+  }
+
+  async stream(runId: string): Promise<JournalEvent[]> {
+    const rows: { body: string }[] = await this.db('events').select('body').where({ stream: runId }).orderBy('seq');
+    return rows.map((r) => JSON.parse(r.body) as JournalEvent);
+  }
+
+  async ping(): Promise<void> {
+    await this.db.raw('SELECT 1');
+  }
+}

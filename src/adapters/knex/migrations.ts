@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+
+interface Migration {
+  up(db: Knex): Promise<void>;
+  down(db: Knex): Promise<void>;
+}
+
+/** Indexed run filters: each gets (column, created_at, run_id) so that a filtered page is one index range. */
+export const RUN_FILTER_COLUMNS = [
+  'workflow', 'status', 'trigger_kind', 'network', 'contract', 'block', 'error_kind', 'approval_status', 'session',
+] as const;
+
+/** Multi-valued run filters live in side tables keyed (value, created_at, run_id). */
+export const RUN_LIST_TABLES = {
+  relayers: { table: 'run_relayers', column: 'relayer' },
+  txHashes: { table: 'run_tx_hashes', column: 'tx_hash' },
+  stepIds: { table: 'run_step_ids', column: 'step_id' },
+} as const;
+
+const initial: Migration = {
+  async up(db) {
+    await db.schema.createTable('meta', (t) => {
+      t.string('key').primary();
+      t.text('value').notNullable();
+    });
+    await db('meta').insert({ key: 'cursor_key', value: randomBytes(32).toString('hex') });
+
+    await db.schema.createTable('events', (t) => {
+      t.increments('seq').primary();
+      t.string('stream', 160).notNullable();
+      t.string('hash', 32).notNullable();
+      t.string('type', 32).notNullable();
+      t.bigInteger('at').notNullable();
+      t.text('body').notNullable();
+      t.unique(['stream', 'hash'], { indexName: 'events_stream_hash' });
+    });
+
+    await db.schema.createTable('runs', (t) => {
+      t.string('run_id', 128).primary();
+      t.string('workflow').notNullable();
+      t.string('status', 16).notNullable();
+      t.string('trigger_kind').notNullable();
+      t.string('session', 8).notNullable();
+      t.string('session_id', 128);
+      t.string('network');
+      t.string('contract');
+      t.bigInteger('block');
+      t.text('relayers').notNullable();
+      t.text('tx_hashes').notNullable();
+      t.text('step_ids').notNullable();
+      t.string('error_kind');
+      t.string('approval_status', 16);
+      t.string('wait_kind', 16);
+      t.bigInteger('parked_at');
+      t.string('wait_step_run_id', 128);
+      t.bigInteger('due_at');
+      t.bigInteger('expires_at');
+      t.string('replay_of', 128);
+      t.bigInteger('created_at').notNullable();
+      t.bigInteger('finished_at');
+      t.bigInteger('duration_ms');
+      t.index(['created_at', 'run_id'], 'runs_page');
+      for (const column of RUN_FILTER_COLUMNS) t.index([column, 'created_at', 'run_id'], `runs_by_${column}`);
+    });
+    for (const { table, column } of Object.values(RUN_LIST_TABLES)) {
+      await db.schema.createTable(table, (t) => {
+        t.string(column).notNullable();
+        t.bigInteger('created_at').notNullable();
+        t.string('run_id', 128).notNullable();
+        t.primary([column, 'created_at', 'run_id']);
+      });
+    }
+
+    await db.schema.createTable('sends', (t) => {
+      t.string('send_id', 128).primary();
+      t.string('run_id', 128).notNullable().index('sends_run');
+      t.string('step_run_id', 128).notNullable();
+      t.string('workflow').notNullable();
+      t.string('session', 8).notNullable();
+      t.string('network').notNullable();
+      t.bigInteger('chain_id').notNullable();
+      t.string('relayer').notNullable();
+      t.string('status', 16).notNullable();
+      t.string('outcome', 16);
+      t.string('tx_hash');
+      t.string('idempotency_key').notNullable();
+      t.string('to_address').notNullable();
+      t.text('value_wei').notNullable();
+      t.text('receipt');
+      t.bigInteger('created_at').notNullable();
+      t.bigInteger('updated_at').notNullable();
+    });
+    await db.schema.createTable('approvals', (t) => {
+      t.string('approval_id', 128).primary();
+      t.string('run_id', 128).notNullable().index('approvals_run');
+      t.string('step_run_id', 128).notNullable();
+      t.string('workflow').notNullable();
+      t.string('status', 16).notNullable();
+      t.text('message');
+      t.bigInteger('requested_at').notNullable();
+      t.bigInteger('expires_at');
+      t.bigInteger('decided_at');
+      t.string('decided_by');
+      t.text('reason');
+    });
+    await db.schema.createTable('reorgs', (t) => {
+      t.string('reorg_id', 128).primary();
+      t.string('run_id', 128).notNullable().index('reorgs_run');
+      t.string('workflow').notNullable();
+      t.string('network').notNullable();
+      t.bigInteger('block').notNullable();
+      t.string('removed_block_hash');
+      t.bigInteger('created_at').notNullable();
+      t.text('steps').notNullable();
+    });
+    await db.schema.createTable('sessions', (t) => {
+      t.string('session_id', 128).primary();
+      t.string('kind', 8).notNullable();
+      t.string('workflow').notNullable();
+      t.bigInteger('created_at').notNullable();
+      t.bigInteger('finished_at');
+      t.integer('run_count').notNullable();
+      t.bigInteger('from_block');
+      t.bigInteger('to_block');
+      t.text('note');
+    });
+    await db.schema.createTable('workflow_states', (t) => {
+      t.string('workflow').primary();
+      t.boolean('paused').notNullable();
+      t.string('trigger');
+      t.string('network');
+      t.bigInteger('cursor_block');
+      t.bigInteger('head_block');
+      t.bigInteger('updated_at').notNullable();
+    });
+  },
+  async down(db) {
+    for (const table of ['workflow_states', 'sessions', 'reorgs', 'approvals', 'sends', 'run_step_ids', 'run_tx_hashes', 'run_relayers', 'runs', 'events', 'meta']) {
+      await db.schema.dropTableIfExists(table);
+    }
+  },
+};
+
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['0001_journal', initial]];
+
+/** Migrations compiled into the program (no directory scan at start-up). */
+export const migrationSource: Knex.MigrationSource<Migration> = {
+  getMigrations: async () => MIGRATIONS.map(([, m]) => m),
+  getMigrationName: (m) => MIGRATIONS.find(([, x]) => x === m)![0],
+  getMigration: async (m) => m,
+};

@@ -1,0 +1,171 @@
+import type { Approval } from '../../domain/approval';
+import type { ReorgResponseRecord } from '../../domain/reorg';
+import type { Run } from '../../domain/run';
+import type { SendAttempt } from '../../domain/send-attempt';
+import type { ReplaySession, WorkflowStateRecord } from '../../domain/session';
+
+/** Maps projection rows to domain records and back. Integers may come back as strings (PostgreSQL bigint). */
+type Row = Record<string, unknown>;
+
+const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+export const RUN_COLUMNS = [
+  'run_id', 'workflow', 'status', 'trigger_kind', 'session', 'session_id', 'network', 'contract', 'block', 'relayers',
+  'tx_hashes', 'step_ids', 'error_kind', 'approval_status', 'wait_kind', 'parked_at', 'wait_step_run_id', 'due_at',
+  'expires_at', 'replay_of', 'created_at', 'finished_at', 'duration_ms',
+] as const;
+
+export function runToRow(r: Run): unknown[] {
+  return [
+    r.runId, r.workflow, r.status, r.triggerKind, r.session, r.sessionId, r.network, r.contract, r.block,
+    JSON.stringify(r.relayers), JSON.stringify(r.txHashes), JSON.stringify(r.stepIds), r.errorKind, r.approvalStatus,
+    r.waitKind, r.parkedAt, r.waitStepRunId, r.dueAt, r.expiresAt, r.replayOf, r.createdAt, r.finishedAt, r.durationMs,
+  ];
+}
+
+export function rowToRun(row: Row): Run {
+  return {
+    runId: String(row.run_id),
+    workflow: String(row.workflow),
+    status: row.status as Run['status'],
+    triggerKind: String(row.trigger_kind),
+    session: row.session as Run['session'],
+    sessionId: str(row.session_id),
+    network: str(row.network),
+    contract: str(row.contract),
+    block: numOrNull(row.block),
+    relayers: JSON.parse(String(row.relayers)) as string[],
+    txHashes: JSON.parse(String(row.tx_hashes)) as string[],
+    stepIds: JSON.parse(String(row.step_ids)) as string[],
+    errorKind: str(row.error_kind),
+    approvalStatus: str(row.approval_status) as Run['approvalStatus'],
+    waitKind: str(row.wait_kind) as Run['waitKind'],
+    parkedAt: numOrNull(row.parked_at),
+    waitStepRunId: str(row.wait_step_run_id),
+    dueAt: numOrNull(row.due_at),
+    expiresAt: numOrNull(row.expires_at),
+    replayOf: str(row.replay_of),
+    createdAt: num(row.created_at),
+    finishedAt: numOrNull(row.finished_at),
+    durationMs: numOrNull(row.duration_ms),
+  };
+}
+
+export const SEND_COLUMNS = [
+  'send_id', 'run_id', 'step_run_id', 'workflow', 'session', 'network', 'chain_id', 'relayer', 'status', 'outcome',
+  'tx_hash', 'idempotency_key', 'to_address', 'value_wei', 'receipt', 'created_at', 'updated_at',
+] as const;
+
+export function sendToRow(s: SendAttempt): unknown[] {
+  return [
+    s.sendId, s.runId, s.stepRunId, s.workflow, s.session, s.network, s.chainId, s.relayer, s.status, s.outcome,
+    s.txHash, s.idempotencyKey, s.to, s.valueWei.toString(), s.receipt ? JSON.stringify(s.receipt) : null,
+    s.createdAt, s.updatedAt,
+  ];
+}
+
+export function rowToSend(row: Row): SendAttempt {
+  return {
+    sendId: String(row.send_id),
+    runId: String(row.run_id),
+    stepRunId: String(row.step_run_id),
+    workflow: String(row.workflow),
+    session: row.session as SendAttempt['session'],
+    network: String(row.network),
+    chainId: num(row.chain_id),
+    relayer: String(row.relayer),
+    status: row.status as SendAttempt['status'],
+    outcome: str(row.outcome) as SendAttempt['outcome'],
+    txHash: str(row.tx_hash),
+    idempotencyKey: String(row.idempotency_key),
+    to: String(row.to_address),
+    valueWei: BigInt(String(row.value_wei)),
+    receipt: row.receipt ? (JSON.parse(String(row.receipt)) as SendAttempt['receipt']) : null,
+    createdAt: num(row.created_at),
+    updatedAt: num(row.updated_at),
+  };
+}
+
+export const APPROVAL_COLUMNS = [
+  'approval_id', 'run_id', 'step_run_id', 'workflow', 'status', 'message', 'requested_at', 'expires_at', 'decided_at',
+  'decided_by', 'reason',
+] as const;
+
+export function approvalToRow(a: Approval): unknown[] {
+  return [a.approvalId, a.runId, a.stepRunId, a.workflow, a.status, a.message, a.requestedAt, a.expiresAt, a.decidedAt, a.decidedBy, a.reason];
+}
+
+export function rowToApproval(row: Row): Approval {
+  return {
+    approvalId: String(row.approval_id),
+    runId: String(row.run_id),
+    stepRunId: String(row.step_run_id),
+    workflow: String(row.workflow),
+    status: row.status as Approval['status'],
+    message: str(row.message),
+    requestedAt: num(row.requested_at),
+    expiresAt: numOrNull(row.expires_at),
+    decidedAt: numOrNull(row.decided_at),
+    decidedBy: str(row.decided_by),
+    reason: str(row.reason),
+  };
+}
+
+export const REORG_COLUMNS = ['reorg_id', 'run_id', 'workflow', 'network', 'block', 'removed_block_hash', 'created_at', 'steps'] as const;
+
+export function reorgToRow(r: ReorgResponseRecord): unknown[] {
+  return [r.reorgId, r.runId, r.workflow, r.network, r.block, r.removedBlockHash, r.createdAt, JSON.stringify(r.steps)];
+}
+
+export function rowToReorg(row: Row): ReorgResponseRecord {
+  return {
+    reorgId: String(row.reorg_id),
+    runId: String(row.run_id),
+    workflow: String(row.workflow),
+    network: String(row.network),
+    block: num(row.block),
+    removedBlockHash: str(row.removed_block_hash),
+    createdAt: num(row.created_at),
+    steps: JSON.parse(String(row.steps)) as ReorgResponseRecord['steps'],
+  };
+}
+
+export const SESSION_COLUMNS = ['session_id', 'kind', 'workflow', 'created_at', 'finished_at', 'run_count', 'from_block', 'to_block', 'note'] as const;
+
+export function sessionToRow(s: ReplaySession): unknown[] {
+  return [s.sessionId, s.kind, s.workflow, s.createdAt, s.finishedAt, s.runCount, s.fromBlock, s.toBlock, s.note];
+}
+
+export function rowToSession(row: Row): ReplaySession {
+  return {
+    sessionId: String(row.session_id),
+    kind: row.kind as ReplaySession['kind'],
+    workflow: String(row.workflow),
+    createdAt: num(row.created_at),
+    finishedAt: numOrNull(row.finished_at),
+    runCount: num(row.run_count),
+    fromBlock: numOrNull(row.from_block),
+    toBlock: numOrNull(row.to_block),
+    note: str(row.note),
+  };
+}
+
+export const WORKFLOW_COLUMNS = ['workflow', 'paused', 'trigger', 'network', 'cursor_block', 'head_block', 'updated_at'] as const;
+
+export function workflowToRow(w: WorkflowStateRecord): unknown[] {
+  return [w.workflow, w.paused, w.trigger, w.network, w.cursorBlock, w.headBlock, w.updatedAt];
+}
+
+export function rowToWorkflow(row: Row): WorkflowStateRecord {
+  return {
+    workflow: String(row.workflow),
+    paused: Boolean(row.paused),
+    trigger: str(row.trigger),
+    network: str(row.network),
+    cursorBlock: numOrNull(row.cursor_block),
+    headBlock: numOrNull(row.head_block),
+    updatedAt: num(row.updated_at),
+  };
+}

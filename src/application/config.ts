@@ -1,0 +1,74 @@
+/**
+ * The loaded, validated configuration (CONTRACT section 2), in domain terms: amounts are bigint wei,
+ * durations are milliseconds, secret references are resolved to their values.
+ */
+export interface NetworkConfig {
+  readonly name: string;
+  readonly chainId: number;
+  /** Symbol of the native unit, used by human tables. Default `ETH`. */
+  readonly nativeSymbol: string;
+  /** Read providers (URLs), tried in order. Secret-typed: URLs may hold keys. */
+  readonly rpc: readonly string[];
+  /** Explorer base URL override (EIP-3091), if configured. */
+  readonly explorer?: string;
+}
+
+export interface RelayerConfig {
+  readonly name: string;
+  readonly network: string;
+  /** Resolved signer credential. Never rendered. */
+  readonly signer?: string;
+  /** Low-balance threshold in wei. */
+  readonly lowBalanceWei?: bigint;
+}
+
+export interface BudgetConfig {
+  readonly name: string;
+  /** Window length in milliseconds. */
+  readonly windowMs: number;
+  readonly maxGasSpendWei?: bigint;
+  readonly maxNativeValueWei?: bigint;
+  readonly maxTokenValue?: bigint;
+  readonly scope: { readonly relayers?: readonly string[] };
+}
+
+export interface WorkflowConfig {
+  readonly name: string;
+  readonly budgets: readonly string[];
+  /** The engine's own definition (trigger, steps), kept as configured. */
+  readonly definition: Readonly<Record<string, unknown>>;
+}
+
+export interface ServerConfig {
+  /** Host to bind. Default 127.0.0.1. */
+  readonly host: string;
+  /** Port to bind. Default 8080. */
+  readonly port: number;
+  /** Resolved value of `server.auth.token`; authentication is on when set. */
+  readonly authToken?: string;
+  /** `/live` and `/health` open without auth. Default true. */
+  readonly healthPublic: boolean;
+  /** `/metrics` open without auth. Default false. */
+  readonly metricsPublic: boolean;
+}
+
+export interface StorageConfig {
+  /** `sqlite:<absolute path>` or `postgres://…`. */
+  readonly url: string;
+}
+
+export interface ChainflowConfig {
+  /** Absolute path of the file it was loaded from; undefined on embedded defaults. */
+  readonly source?: string;
+  readonly server: ServerConfig;
+  readonly storage: StorageConfig;
+  readonly networks: ReadonlyMap<string, NetworkConfig>;
+  readonly relayers: ReadonlyMap<string, RelayerConfig>;
+  readonly budgets: ReadonlyMap<string, BudgetConfig>;
+  readonly workflows: ReadonlyMap<string, WorkflowConfig>;
+  /**
+   * Every value redaction must hide: declared secrets, secret-typed fields, and every value of an
+   * environment variable that the raw config references anywhere.
+   */
+  readonly secretValues: readonly string[];
+}

@@ -1,0 +1,162 @@
+import type { Approval } from '../../domain/approval';
+import type { ReorgResponseRecord } from '../../domain/reorg';
+import type { Run } from '../../domain/run';
+import type { SendAttempt } from '../../domain/send-attempt';
+import { toIso } from '../../domain/time';
+
+/**
+ * The shapes every surface renders (CONTRACT section 4): the API returns them, the CLI prints them with
+ * --json, the UI reads them. snake_case, amounts as decimal strings of wei, times RFC 3339 UTC.
+ */
+export interface RunItem {
+  run_id: string;
+  workflow: string;
+  status: string;
+  trigger: string;
+  session: string;
+  session_id: string | null;
+  network: string | null;
+  contract: string | null;
+  relayers: string[];
+  tx_hashes: string[];
+  block: number | null;
+  step_ids: string[];
+  error_kind: string | null;
+  approval_status: string | null;
+  wait_kind: string | null;
+  replay_of: string | null;
+  created_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+}
+
+export function toRunItem(run: Run): RunItem {
+  return {
+    run_id: run.runId,
+    workflow: run.workflow,
+    status: run.status,
+    trigger: run.triggerKind,
+    session: run.session,
+    session_id: run.sessionId,
+    network: run.network,
+    contract: run.contract,
+    relayers: [...run.relayers],
+    tx_hashes: [...run.txHashes],
+    block: run.block,
+    step_ids: [...run.stepIds],
+    error_kind: run.errorKind,
+    approval_status: run.approvalStatus,
+    wait_kind: run.waitKind,
+    replay_of: run.replayOf,
+    created_at: toIso(run.createdAt),
+    finished_at: toIso(run.finishedAt),
+    duration_ms: run.durationMs,
+  };
+}
+
+export interface SendAttemptItem {
+  send_id: string;
+  run_id: string;
+  step_run_id: string;
+  workflow: string;
+  session: string;
+  network: string;
+  chain_id: number;
+  relayer: string;
+  status: string;
+  outcome: string | null;
+  tx_hash: string | null;
+  idempotency_key: string;
+  explorer_url: string | null;
+  to: string;
+  value_wei: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** `explorerTxUrl` resolves a transaction link for a network, or null where no explorer is known. */
+export function toSendAttemptItem(
+  send: SendAttempt,
+  explorerTxUrl: (network: string, chainId: number, txHash: string) => string | null,
+): SendAttemptItem {
+  return {
+    send_id: send.sendId,
+    run_id: send.runId,
+    step_run_id: send.stepRunId,
+    workflow: send.workflow,
+    session: send.session,
+    network: send.network,
+    chain_id: send.chainId,
+    relayer: send.relayer,
+    status: send.status,
+    outcome: send.outcome,
+    tx_hash: send.txHash,
+    idempotency_key: send.idempotencyKey,
+    explorer_url: send.txHash ? explorerTxUrl(send.network, send.chainId, send.txHash) : null,
+    to: send.to,
+    value_wei: send.valueWei.toString(),
+    created_at: toIso(send.createdAt),
+    updated_at: toIso(send.updatedAt),
+  };
+}
+
+export interface ApprovalItem {
+  approval_id: string;
+  run_id: string;
+  step_run_id: string;
+  workflow: string;
+  status: string;
+  message: string | null;
+  requested_at: string;
+  expires_at: string | null;
+  decided_at: string | null;
+  decided_by: string | null;
+  reason: string | null;
+}
+
+export function toApprovalItem(a: Approval): ApprovalItem {
+  return {
+    approval_id: a.approvalId,
+    run_id: a.runId,
+    step_run_id: a.stepRunId,
+    workflow: a.workflow,
+    status: a.status,
+    message: a.message,
+    requested_at: toIso(a.requestedAt),
+    expires_at: toIso(a.expiresAt),
+    decided_at: toIso(a.decidedAt),
+    decided_by: a.decidedBy,
+    reason: a.reason,
+  };
+}
+
+export interface ReorgResponseItem {
+  reorg_id: string;
+  run_id: string;
+  workflow: string;
+  network: string;
+  block: number;
+  removed_block_hash: string | null;
+  created_at: string;
+  steps: { step_id: string; status: string; output: unknown; error: unknown; at: string }[];
+}
+
+export function toReorgItem(r: ReorgResponseRecord): ReorgResponseItem {
+  return {
+    reorg_id: r.reorgId,
+    run_id: r.runId,
+    workflow: r.workflow,
+    network: r.network,
+    block: r.block,
+    removed_block_hash: r.removedBlockHash,
+    created_at: toIso(r.createdAt),
+    steps: r.steps.map((s) => ({ step_id: s.stepId, status: s.status, output: s.output, error: s.error, at: toIso(s.at) })),
+  };
+}
+
+/** The list envelope shared by every history list (SPEC, Conventions). */
+export interface ListEnvelope<T> {
+  items: T[];
+  cursor: string | null;
+  has_more: boolean;
+}

@@ -1,0 +1,183 @@
+import type { ExplorerLinks } from '../../domain/explorer';
+import type { ErrorInfo, JournalEvent, Json } from '../../domain/journal/journal-event';
+import { applyEvents } from '../../domain/journal/projector';
+import { emptyWorkingSet } from '../../domain/journal/working-set';
+import type { Run } from '../../domain/run';
+import { parseRfc3339, toIso } from '../../domain/time';
+import { toApprovalItem, toRunItem, toSendAttemptItem, type ApprovalItem, type RunItem, type SendAttemptItem } from './items';
+
+export interface Attempt {
+  attempt: number;
+  started_at: string;
+  finished_at: string | null;
+  status: string;
+  error: ErrorInfo | null;
+}
+
+export interface WaitInfo {
+  wait_kind: string;
+  parked_at: string;
+  due_at: string | null;
+  expires_at: string | null;
+  resumed_at: string | null;
+}
+
+export interface TriggerEvent {
+  kind: 'trigger';
+  at: string;
+  trigger: { kind: string; summary: string | null; payload: Json | null };
+  conditions: { name: string; passed: boolean; detail: Json | null }[];
+  session: string;
+  session_id: string | null;
+  replay_of: string | null;
+  network: string | null;
+  contract: string | null;
+  block: number | null;
+}
+
+export interface StepEvent {
+  kind: 'step';
+  at: string;
+  step_run_id: string;
+  step_id: string;
+  step_type: string;
+  status: string;
+  attempts: Attempt[];
+  input: Json | null;
+  output: Json | null;
+  error: ErrorInfo | null;
+  simulation: { ok: boolean; gas_estimate: string | null; revert_reason: string | null; at: string } | null;
+  budget_checks: { budget: string; spent_wei: string; cap_wei: string; allowed: boolean; at: string }[];
+  sends: SendAttemptItem[];
+  wait: WaitInfo | null;
+}
+
+export interface ApprovalEvent {
+  kind: 'approval';
+  at: string;
+  approval: ApprovalItem;
+}
+
+export interface ReorgStepEvent {
+  kind: 'reorg_step';
+  at: string;
+  reorg_id: string;
+  step_id: string;
+  status: string;
+  output: Json | null;
+  error: ErrorInfo | null;
+  network: string;
+  block: number;
+  removed_block_hash: string | null;
+}
+
+export type TimelineEvent = TriggerEvent | StepEvent | ApprovalEvent | ReorgStepEvent;
+
+export interface Timeline {
+  run: RunItem;
+  events: TimelineEvent[];
+}
+
+const iso = (at: string): string => toIso(parseRfc3339(at) as number);
+
+/**
+ * One run, chronologically: its trigger (with condition results), each step run (attempts, input, output,
+ * simulation, budget checks, sends, wait parking), approvals, and the steps of reorg responses against it.
+ * Built by replaying the run's own journal stream, so it shows exactly what was journaled.
+ */
+export function buildTimeline(run: Run, stream: readonly JournalEvent[], explorer: ExplorerLinks): Timeline {
+  const ws = emptyWorkingSet();
+  applyEvents(ws, stream);
+  const events: TimelineEvent[] = [];
+  const steps = new Map<string, StepEvent>();
+  let trigger: TriggerEvent | undefined;
+  let openWait: WaitInfo | undefined;
+
+  for (const e of stream) {
+    switch (e.type) {
+      case 'run.started':
+        trigger = {
+          kind: 'trigger', at: iso(e.at),
+          trigger: { kind: e.trigger.kind, summary: e.trigger.summary ?? null, payload: e.trigger.payload ?? null },
+          conditions: [], session: e.session, session_id: e.session_id ?? null, replay_of: e.replay_of ?? null,
+          network: e.network ?? null, contract: e.contract ?? null, block: e.block ?? null,
+        };
+        events.push(trigger);
+        break;
+      case 'run.conditions':
+        if (trigger) trigger.conditions = e.results.map((r) => ({ name: r.name, passed: r.passed, detail: r.detail ?? null }));
+        break;
+      case 'step.started': {
+        let step = steps.get(e.step_run_id);
+        if (!step) {
+          step = {
+            kind: 'step', at: iso(e.at), step_run_id: e.step_run_id, step_id: e.step_id, step_type: e.step_type,
+            status: 'running', attempts: [], input: null, output: null, error: null, simulation: null,
+            budget_checks: [], sends: [], wait: null,
+          };
+          steps.set(e.step_run_id, step);
+          events.push(step);
+        }
+        step.status = 'running';
+        step.attempts.push({ attempt: e.attempt, started_at: iso(e.at), finished_at: null, status: 'running', error: null });
+        if (e.input !== undefined) step.input = e.input;
+        break;
+      }
+      case 'step.simulated': {
+        const step = steps.get(e.step_run_id);
+        if (step) step.simulation = { ok: e.ok, gas_estimate: e.gas_estimate ?? null, revert_reason: e.revert_reason ?? null, at: iso(e.at) };
+        break;
+      }
+      case 'budget.checked':
+        steps.get(e.step_run_id)?.budget_checks.push({
+          budget: e.budget, spent_wei: e.spent_wei, cap_wei: e.cap_wei, allowed: e.allowed, at: iso(e.at),
+        });
+        break;
+      case 'step.finished': {
+        const step = steps.get(e.step_run_id);
+        if (!step) break;
+        step.status = e.status;
+        step.output = e.output ?? null;
+        step.error = e.error ?? null;
+        const attempt = step.attempts[step.attempts.length - 1];
+        if (attempt) Object.assign(attempt, { finished_at: iso(e.at), status: e.status, error: e.error ?? null });
+        break;
+      }
+      case 'run.parked': {
+        openWait = { wait_kind: e.wait_kind, parked_at: iso(e.at), due_at: e.due_at ? iso(e.due_at) : null, expires_at: e.expires_at ? iso(e.expires_at) : null, resumed_at: null };
+        const step = e.step_run_id ? steps.get(e.step_run_id) : [...steps.values()].pop();
+        if (step) {
+          step.wait = openWait;
+          if (step.status === 'running') step.status = 'waiting';
+        }
+        break;
+      }
+      case 'run.resumed':
+      case 'run.finished':
+        if (openWait) openWait.resumed_at = iso(e.at);
+        openWait = undefined;
+        for (const step of steps.values()) if (step.status === 'waiting') step.status = 'running';
+        break;
+      case 'approval.requested':
+        events.push({ kind: 'approval', at: iso(e.at), approval: toApprovalItem(ws.approvals.get(e.approval_id)!) });
+        break;
+      case 'reorg.step': {
+        const reorg = ws.reorgs.get(e.reorg_id)!;
+        events.push({
+          kind: 'reorg_step', at: iso(e.at), reorg_id: e.reorg_id, step_id: e.step_id, status: e.status,
+          output: e.output ?? null, error: e.error ?? null, network: reorg.network, block: reorg.block,
+          removed_block_hash: reorg.removedBlockHash,
+        });
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  for (const send of ws.sends.values()) {
+    steps.get(send.stepRunId)?.sends.push(toSendAttemptItem(send, (n, c, h) => explorer.tx(n, c, h)));
+  }
+  // Stable sort: events that share a timestamp keep journal order.
+  events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  return { run: toRunItem(run), events };
+}

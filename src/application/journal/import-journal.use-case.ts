@@ -1,0 +1,120 @@
+import { inject, injectable } from 'inversify';
+import { ChainflowError, JournalRejectedError } from '../../domain/errors';
+import type { JournalEvent } from '../../domain/journal/journal-event';
+import { JournalWriter } from '../ports/journal-writer';
+import { checkEvent } from './event-schema';
+
+/** NDJSON text that can be read more than once (validation first, then the import). */
+export interface LineSource {
+  lines(): AsyncIterable<string>;
+}
+
+export interface LineProblem {
+  readonly line: number;
+  readonly reason: string;
+}
+
+/** An import refused as a whole: nothing was imported. */
+export class ImportRejectedError extends ChainflowError {
+  readonly code = 'journal_rejected' as const;
+  constructor(readonly problems: readonly LineProblem[], readonly more = 0) {
+    super(problems.map((p) => `line ${p.line}: ${p.reason}`).join('\n') + (more ? `\n… and ${more} more bad lines` : ''));
+  }
+}
+
+export interface ImportProgress {
+  readonly phase: 'validate' | 'import';
+  readonly lines: number;
+  readonly events: number;
+}
+
+export interface ImportReport {
+  readonly lines: number;
+  readonly events: number;
+  readonly applied: number;
+  readonly duplicates: number;
+}
+
+/** Reported bad lines are capped so that a wrong file does not flood the terminal. */
+const MAX_REPORTED = 100;
+/** Events appended per batch inside the import's one transaction. */
+const BATCH = 5000;
+
+/**
+ * `chainflow journal import`: every line is validated first; if any is bad, each bad line is named with
+ * its number and reason and nothing is imported. Then all events are appended as one transaction, so a
+ * line the journal refuses (an unknown send, say) also leaves nothing behind. Idempotent.
+ */
+@injectable()
+export class ImportJournal {
+  constructor(@inject(JournalWriter) private readonly journal: JournalWriter) {}
+
+  async execute(source: LineSource, onProgress?: (p: ImportProgress) => void): Promise<ImportReport> {
+    const checked = await this.validate(source, onProgress);
+    const blankLines: number[] = [];
+    let lineNo = 0;
+    const batches = async function* (): AsyncGenerator<JournalEvent[]> {
+      let batch: JournalEvent[] = [];
+      for await (const line of source.lines()) {
+        lineNo++;
+        if (!line.trim()) {
+          blankLines.push(lineNo);
+          continue;
+        }
+        batch.push(JSON.parse(line) as JournalEvent);
+        if (batch.length === BATCH) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length) yield batch;
+    };
+    try {
+      const result = await this.journal.appendAll(batches(), (done) =>
+        onProgress?.({ phase: 'import', lines: checked.lines, events: done.applied + done.duplicates }));
+      return { lines: checked.lines, events: checked.events, ...result };
+    } catch (err) {
+      if (err instanceof JournalRejectedError) {
+        throw new ImportRejectedError([{ line: lineOfEvent(err.index, blankLines), reason: err.reason }]);
+      }
+      throw err;
+    }
+  }
+
+  private async validate(source: LineSource, onProgress?: (p: ImportProgress) => void): Promise<{ lines: number; events: number }> {
+    const problems: LineProblem[] = [];
+    let bad = 0;
+    let lines = 0;
+    let events = 0;
+    for await (const line of source.lines()) {
+      lines++;
+      if (!line.trim()) continue;
+      let reason: string | undefined;
+      try {
+        const checked = checkEvent(JSON.parse(line));
+        if ('problem' in checked) reason = checked.problem;
+      } catch (e) {
+        reason = `not valid JSON (${(e as Error).message})`;
+      }
+      if (reason) {
+        bad++;
+        if (problems.length < MAX_REPORTED) problems.push({ line: lines, reason });
+      } else {
+        events++;
+      }
+      if (onProgress && lines % 50000 === 0) onProgress({ phase: 'validate', lines, events });
+    }
+    if (bad) throw new ImportRejectedError(problems, bad - problems.length);
+    return { lines, events };
+  }
+}
+
+/** The line number of the index-th event, given the (sorted) numbers of the blank lines skipped. */
+function lineOfEvent(index: number, blankLines: readonly number[]): number {
+  let line = index + 1;
+  for (const blank of blankLines) {
+    if (blank <= line) line++;
+    else break;
+  }
+  return line;
+}

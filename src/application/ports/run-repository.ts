@@ -1,0 +1,45 @@
+import type { CursorPosition } from '../../domain/cursor';
+import type { JournalEvent } from '../../domain/journal/journal-event';
+import type { ApprovalStatus, Run, RunStatus } from '../../domain/run';
+import type { SessionKind } from '../../domain/journal/journal-event';
+
+/** Run filters (SPEC, Filters (runs)); every one optional, all combined with AND. Times are epoch ms. */
+export interface RunFilter {
+  readonly workflow?: string;
+  readonly status?: RunStatus;
+  readonly trigger?: string;
+  readonly network?: string;
+  readonly contract?: string;
+  /** Matches a run any of whose sends used this relayer. */
+  readonly relayer?: string;
+  /** Matches a run any of whose sends has this transaction hash. */
+  readonly txHash?: string;
+  readonly block?: number;
+  readonly runId?: string;
+  /** Matches a run that started this step (by the workflow definition's step id). */
+  readonly stepId?: string;
+  readonly errorKind?: string;
+  readonly approvalStatus?: ApprovalStatus;
+  readonly session?: SessionKind;
+  /** created_at >= since */
+  readonly since?: number;
+  /** created_at <= until */
+  readonly until?: number;
+}
+
+/** A keyset page request: newest first on (created_at, id), strictly after `after` when given. */
+export interface PageRequest {
+  /** Rows to return, 1 to 500 (the caller asks for one more to learn whether there is a next page). */
+  readonly limit: number;
+  readonly after?: CursorPosition;
+}
+
+/** Reads the run projection and the journal streams of runs. */
+export interface RunRepository {
+  /** Runs matching the filter, newest first on (created_at, run_id), at most `page.limit`. */
+  list(filter: RunFilter, page: PageRequest): Promise<Run[]>;
+  get(runId: string): Promise<Run | undefined>;
+  /** Every journal event of the run's stream (its steps, sends, approvals, reorg steps), in journal order. */
+  stream(runId: string): Promise<JournalEvent[]>;
+}
+export const RunRepository = Symbol('RunRepository');

@@ -1,0 +1,66 @@
+import { Container } from 'inversify';
+import type { Knex } from 'knex';
+import { loadConfig } from '../adapters/config/config.loader';
+import { openDatabase } from '../adapters/knex/connection';
+import { Database, KnexJournalWriter } from '../adapters/knex/knex-journal.writer';
+import { KnexRunRepository } from '../adapters/knex/knex-run.repository';
+import { SystemClock } from '../adapters/system-clock';
+import type { ChainflowConfig } from '../application/config';
+import { CheckHealth } from '../application/health/check-health.use-case';
+import { GetRunTimeline } from '../application/history/get-run-timeline.use-case';
+import { ListRuns } from '../application/history/list-runs.use-case';
+import { WriteDemoJournal } from '../application/journal/demo-journal.use-case';
+import { ImportJournal } from '../application/journal/import-journal.use-case';
+import { Clock } from '../application/ports/clock';
+import { JournalWriter } from '../application/ports/journal-writer';
+import { RunRepository } from '../application/ports/run-repository';
+import { StorageHealth } from '../application/ports/storage-health';
+import { CursorCodec } from '../domain/cursor';
+import { ExplorerLinks } from '../domain/explorer';
+import { Redactor } from '../domain/redactor';
+
+export const Config = Symbol('Config');
+
+export interface RootOptions {
+  /** Working directory (config file and default SQLite location). Default `process.cwd()`. */
+  readonly cwd?: string;
+  /** `--config PATH`. */
+  readonly configPath?: string;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** The composition root: the one container, with its storage open. `close()` releases the storage. */
+export interface Root {
+  readonly container: Container;
+  readonly config: ChainflowConfig;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the one Inversify container: loads the configuration, opens the storage it names (migrating it),
+ * and binds every port to its adapter and every use case. Nothing else touches the container.
+ */
+export async function openRoot(options: RootOptions = {}): Promise<Root> {
+  const config = loadConfig({ cwd: options.cwd ?? process.cwd(), configPath: options.configPath, env: options.env ?? process.env });
+  const db = await openDatabase(config.storage.url);
+  const cursorKey = (await db('meta').where({ key: 'cursor_key' }).first()) as { value: string };
+  const container = new Container({ defaultScope: 'Singleton' });
+
+  container.bind<ChainflowConfig>(Config).toConstantValue(config);
+  container.bind<Knex>(Database).toConstantValue(db);
+  container.bind(Clock).to(SystemClock);
+  container.bind(CursorCodec).toConstantValue(new CursorCodec(cursorKey.value));
+  container.bind(Redactor).toConstantValue(new Redactor(config.secretValues));
+  const explorerOverrides = new Map([...config.networks.values()].flatMap((n) => (n.explorer ? [[n.name, n.explorer] as const] : [])));
+  container.bind(ExplorerLinks).toConstantValue(new ExplorerLinks(explorerOverrides));
+
+  container.bind(KnexJournalWriter).toSelf();
+  container.bind(JournalWriter).toService(KnexJournalWriter);
+  container.bind(KnexRunRepository).toSelf();
+  container.bind(RunRepository).toService(KnexRunRepository);
+  container.bind(StorageHealth).toService(KnexRunRepository);
+
+  for (const useCase of [ListRuns, GetRunTimeline, ImportJournal, WriteDemoJournal, CheckHealth]) container.bind(useCase).toSelf();
+
+  return { container, config, close: () => db.destroy() };
+}

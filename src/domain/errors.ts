@@ -1,0 +1,47 @@
+/**
+ * Expected failures carry a stable code; each driving adapter maps the code once
+ * (HTTP status in the http adapter, exit code in the cli adapter).
+ */
+export type ErrorCode =
+  | 'invalid_input'
+  | 'not_found'
+  | 'invalid_config'
+  | 'journal_rejected'
+  | 'unauthorized'
+  | 'budget_exceeded';
+
+export abstract class ChainflowError extends Error {
+  abstract readonly code: ErrorCode;
+}
+
+/** Bad input from a user; `field` names the parameter, flag or path at fault. */
+export class InvalidInputError extends ChainflowError {
+  readonly code = 'invalid_input' as const;
+  constructor(readonly field: string, readonly reason: string) {
+    super(`${field}: ${reason}`);
+  }
+}
+
+export class NotFoundError extends ChainflowError {
+  readonly code = 'not_found' as const;
+  constructor(readonly what: string) {
+    super(`${what} not found`);
+  }
+}
+
+/** A configuration that cannot be used; one line per problem, each naming its path. */
+export class InvalidConfigError extends ChainflowError {
+  readonly code = 'invalid_config' as const;
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.join('\n')}`);
+  }
+}
+
+/** A journal event that cannot be applied (e.g. it refers to a send that was never queued). */
+export class JournalRejectedError extends ChainflowError {
+  readonly code = 'journal_rejected' as const;
+  /** index: position of the offending event in the appended sequence (0-based). */
+  constructor(readonly index: number, readonly reason: string) {
+    super(`event ${index}: ${reason}`);
+  }
+}

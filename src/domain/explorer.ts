@@ -1,0 +1,84 @@
+/**
+ * Built-in block explorers (EIP-3091 paths: /tx/, /address/, /block/), keyed by chain id, with the
+ * usual network names mapped to them. A network without a known explorer gets no link.
+ */
+const BY_CHAIN_ID: ReadonlyMap<number, string> = new Map([
+  [1, 'https://etherscan.io'],
+  [11155111, 'https://sepolia.etherscan.io'],
+  [17000, 'https://holesky.etherscan.io'],
+  [560048, 'https://hoodi.etherscan.io'],
+  [10, 'https://optimistic.etherscan.io'],
+  [11155420, 'https://sepolia-optimism.etherscan.io'],
+  [42161, 'https://arbiscan.io'],
+  [421614, 'https://sepolia.arbiscan.io'],
+  [42170, 'https://nova.arbiscan.io'],
+  [8453, 'https://basescan.org'],
+  [84532, 'https://sepolia.basescan.org'],
+  [137, 'https://polygonscan.com'],
+  [80002, 'https://amoy.polygonscan.com'],
+  [1101, 'https://zkevm.polygonscan.com'],
+  [56, 'https://bscscan.com'],
+  [97, 'https://testnet.bscscan.com'],
+  [43114, 'https://snowtrace.io'],
+  [43113, 'https://testnet.snowtrace.io'],
+  [250, 'https://ftmscan.com'],
+  [100, 'https://gnosisscan.io'],
+  [10200, 'https://gnosis-chiado.blockscout.com'],
+  [59144, 'https://lineascan.build'],
+  [59141, 'https://sepolia.lineascan.build'],
+  [534352, 'https://scrollscan.com'],
+  [534351, 'https://sepolia.scrollscan.com'],
+  [324, 'https://era.zksync.network'],
+  [300, 'https://sepolia-era.zksync.network'],
+  [5000, 'https://mantlescan.xyz'],
+  [81457, 'https://blastscan.io'],
+  [42220, 'https://celoscan.io'],
+  [1284, 'https://moonbeam.moonscan.io'],
+  [25, 'https://explorer.cronos.org'],
+  [7777777, 'https://explorer.zora.energy'],
+  [130, 'https://uniscan.xyz'],
+  [146, 'https://sonicscan.org'],
+]);
+
+const BY_NAME: ReadonlyMap<string, number> = new Map([
+  ['mainnet', 1], ['ethereum', 1], ['sepolia', 11155111], ['holesky', 17000], ['hoodi', 560048],
+  ['optimism', 10], ['op-sepolia', 11155420], ['optimism-sepolia', 11155420], ['arbitrum', 42161],
+  ['arbitrum-one', 42161], ['arbitrum-sepolia', 421614], ['arbitrum-nova', 42170], ['base', 8453],
+  ['base-sepolia', 84532], ['polygon', 137], ['polygon-amoy', 80002], ['amoy', 80002], ['polygon-zkevm', 1101],
+  ['bsc', 56], ['bnb', 56], ['bsc-testnet', 97], ['avalanche', 43114], ['avalanche-fuji', 43113], ['fuji', 43113],
+  ['fantom', 250], ['gnosis', 100], ['chiado', 10200], ['linea', 59144], ['linea-sepolia', 59141],
+  ['scroll', 534352], ['scroll-sepolia', 534351], ['zksync', 324], ['zksync-sepolia', 300], ['mantle', 5000],
+  ['blast', 81457], ['celo', 42220], ['moonbeam', 1284], ['cronos', 25], ['zora', 7777777], ['unichain', 130],
+  ['sonic', 146],
+]);
+
+/** Resolves explorer base URLs: configured overrides first, then the built-in map by chain id, then by name. */
+export class ExplorerLinks {
+  constructor(private readonly overrides: ReadonlyMap<string, string> = new Map()) {}
+
+  base(network: string, chainId?: number | null): string | null {
+    const configured = this.overrides.get(network);
+    if (configured) return configured.replace(/\/+$/, '');
+    if (chainId !== undefined && chainId !== null) {
+      const byId = BY_CHAIN_ID.get(chainId);
+      if (byId) return byId;
+    }
+    const id = BY_NAME.get(network.toLowerCase());
+    return id === undefined ? null : BY_CHAIN_ID.get(id) ?? null;
+  }
+
+  tx(network: string, chainId: number | null | undefined, txHash: string): string | null {
+    const base = this.base(network, chainId);
+    return base ? `${base}/tx/${encodeURIComponent(txHash)}` : null;
+  }
+
+  address(network: string, chainId: number | null | undefined, address: string): string | null {
+    const base = this.base(network, chainId);
+    return base ? `${base}/address/${encodeURIComponent(address)}` : null;
+  }
+
+  block(network: string, chainId: number | null | undefined, block: number): string | null {
+    const base = this.base(network, chainId);
+    return base ? `${base}/block/${block}` : null;
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The journal's events (CONTRACT section 3). Every event has `type` and `at` (RFC 3339, UTC).
+ * Amounts stay decimal strings here, exactly as journaled; they become bigint where they are summed.
+ */
+export interface ErrorInfo {
+  readonly kind: string;
+  readonly message?: string;
+}
+
+export interface Receipt {
+  readonly gasUsed?: string;
+  readonly effectiveGasPrice?: string;
+  readonly gasPrice?: string;
+  readonly l1Fee?: string;
+  readonly status?: string | number | boolean;
+  readonly blockNumber?: string | number;
+}
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+interface Base<T extends string> {
+  readonly type: T;
+  readonly at: string;
+}
+
+export type SessionKind = 'live' | 'replay' | 'test';
+export type WaitKind = 'tx' | 'delay' | 'event' | 'approval';
+export type StepStatus = 'succeeded' | 'failed' | 'skipped';
+export type SendOutcome = 'confirmed' | 'reverted' | 'dropped' | 'expired' | 'replaced';
+export type Decision = 'approved' | 'rejected' | 'expired';
+export type RunEndStatus = 'succeeded' | 'failed' | 'dead_lettered' | 'cancelled' | 'skipped';
+
+export interface RunStarted extends Base<'run.started'> {
+  readonly run_id: string;
+  readonly workflow: string;
+  readonly session: SessionKind;
+  readonly session_id?: string;
+  readonly trigger: { readonly kind: string; readonly summary?: string; readonly payload?: Json };
+  readonly network?: string;
+  readonly contract?: string;
+  readonly block?: number;
+  readonly replay_of?: string;
+}
+export interface RunConditions extends Base<'run.conditions'> {
+  readonly run_id: string;
+  readonly results: readonly { readonly name: string; readonly passed: boolean; readonly detail?: Json }[];
+}
+export interface StepStarted extends Base<'step.started'> {
+  readonly run_id: string;
+  readonly step_run_id: string;
+  readonly step_id: string;
+  readonly step_type: string;
+  readonly attempt: number;
+  readonly input?: Json;
+}
+export interface StepSimulated extends Base<'step.simulated'> {
+  readonly run_id: string;
+  readonly step_run_id: string;
+  readonly ok: boolean;
+  readonly gas_estimate?: string;
+  readonly revert_reason?: string;
+}
+export interface BudgetChecked extends Base<'budget.checked'> {
+  readonly run_id: string;
+  readonly step_run_id: string;
+  readonly budget: string;
+  readonly spent_wei: string;
+  readonly cap_wei: string;
+  readonly allowed: boolean;
+}
+export interface StepFinished extends Base<'step.finished'> {
+  readonly run_id: string;
+  readonly step_run_id: string;
+  readonly status: StepStatus;
+  readonly output?: Json;
+  readonly error?: ErrorInfo;
+}
+export interface SendQueued extends Base<'send.queued'> {
+  readonly run_id: string;
+  readonly step_run_id: string;
+  readonly send_id: string;
+  readonly network: string;
+  readonly chain_id: number;
+  readonly relayer: string;
+  readonly to: string;
+  readonly value_wei: string;
+  readonly idempotency_key: string;
+}
+export interface SendParked extends Base<'send.parked'> {
+  readonly send_id: string;
+  readonly reason?: string;
+}
+export interface SendSubmitted extends Base<'send.submitted'> {
+  readonly send_id: string;
+  readonly tx_hash: string;
+  readonly nonce?: number;
+}
+export interface SendSettled extends Base<'send.settled'> {
+  readonly send_id: string;
+  readonly outcome: SendOutcome;
+  readonly tx_hash?: string;
+  readonly receipt?: Receipt;
+}
+export interface ApprovalRequested extends Base<'approval.requested'> {
+  readonly approval_id: string;
+  readonly run_id: string;
+  readonly step_run_id: string;
+  readonly message?: string;
+  readonly expires_at?: string;
+}
+export interface ApprovalDecided extends Base<'approval.decided'> {
+  readonly approval_id: string;
+  readonly decision: Decision;
+  readonly by?: string;
+  readonly reason?: string;
+}
+export interface RunParked extends Base<'run.parked'> {
+  readonly run_id: string;
+  readonly wait_kind: WaitKind;
+  readonly step_run_id?: string;
+  readonly due_at?: string;
+  readonly expires_at?: string;
+}
+export interface RunResumed extends Base<'run.resumed'> {
+  readonly run_id: string;
+}
+export interface RunFinished extends Base<'run.finished'> {
+  readonly run_id: string;
+  readonly status: RunEndStatus;
+  readonly error?: ErrorInfo;
+}
+export interface ReorgResponse extends Base<'reorg.response'> {
+  readonly reorg_id: string;
+  readonly run_id: string;
+  readonly workflow: string;
+  readonly network: string;
+  readonly block: number;
+  readonly removed_block_hash?: string;
+}
+export interface ReorgStep extends Base<'reorg.step'> {
+  readonly reorg_id: string;
+  readonly step_id: string;
+  readonly status: string;
+  readonly output?: Json;
+  readonly error?: ErrorInfo;
+}
+export interface SessionStarted extends Base<'session.started'> {
+  readonly session_id: string;
+  readonly kind: 'replay' | 'test';
+  readonly workflow: string;
+  readonly from_block?: number;
+  readonly to_block?: number;
+  readonly note?: string;
+}
+export interface SessionFinished extends Base<'session.finished'> {
+  readonly session_id: string;
+}
+export interface WorkflowState extends Base<'workflow.state'> {
+  readonly workflow: string;
+  readonly paused?: boolean;
+  readonly trigger?: string;
+  readonly network?: string;
+  readonly cursor_block?: number;
+  readonly head_block?: number;
+}
+
+export type JournalEvent =
+  | RunStarted
+  | RunConditions
+  | StepStarted
+  | StepSimulated
+  | BudgetChecked
+  | StepFinished
+  | SendQueued
+  | SendParked
+  | SendSubmitted
+  | SendSettled
+  | ApprovalRequested
+  | ApprovalDecided
+  | RunParked
+  | RunResumed
+  | RunFinished
+  | ReorgResponse
+  | ReorgStep
+  | SessionStarted
+  | SessionFinished
+  | WorkflowState;
+
+export type JournalEventType = JournalEvent['type'];
+
+export const JOURNAL_EVENT_TYPES: readonly JournalEventType[] = [
+  'run.started', 'run.conditions', 'step.started', 'step.simulated', 'budget.checked', 'step.finished',
+  'send.queued', 'send.parked', 'send.submitted', 'send.settled', 'approval.requested', 'approval.decided',
+  'run.parked', 'run.resumed', 'run.finished', 'reorg.response', 'reorg.step', 'session.started',
+  'session.finished', 'workflow.state',
+];

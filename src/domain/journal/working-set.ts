@@ -1,0 +1,51 @@
+import type { Approval } from '../approval';
+import type { ReorgResponseRecord } from '../reorg';
+import type { Run } from '../run';
+import type { SendAttempt } from '../send-attempt';
+import type { ReplaySession, WorkflowStateRecord } from '../session';
+
+/**
+ * The projection rows an append touches, loaded before the events are applied. A storage adapter loads
+ * what the batch refers to (see `references`), the projector mutates it, and the adapter writes back the
+ * rows named in the ChangeSet, in the same transaction as the events.
+ */
+export interface WorkingSet {
+  readonly runs: Map<string, Run>;
+  readonly sends: Map<string, SendAttempt>;
+  readonly approvals: Map<string, Approval>;
+  readonly reorgs: Map<string, ReorgResponseRecord>;
+  readonly sessions: Map<string, ReplaySession>;
+  readonly workflows: Map<string, WorkflowStateRecord>;
+  /** `stream + '\n' + hash` of every stored event of the loaded streams. */
+  readonly eventKeys: Set<string>;
+}
+
+export function emptyWorkingSet(): WorkingSet {
+  return {
+    runs: new Map(), sends: new Map(), approvals: new Map(), reorgs: new Map(),
+    sessions: new Map(), workflows: new Map(), eventKeys: new Set(),
+  };
+}
+
+/** An event as stored: its stream (the run it belongs to, or `session:<id>` / `workflow:<name>`). */
+export interface StoredEvent {
+  readonly stream: string;
+  readonly hash: string;
+  readonly type: string;
+  readonly at: number;
+  readonly body: string;
+}
+
+/** What an append changed: keys of the rows to write back, and the new events. */
+export class ChangeSet {
+  readonly runs = new Set<string>();
+  /** Runs whose relayer / tx hash / step id lists grew (their side index rows must be written). */
+  readonly runLists = new Set<string>();
+  readonly sends = new Set<string>();
+  readonly approvals = new Set<string>();
+  readonly reorgs = new Set<string>();
+  readonly sessions = new Set<string>();
+  readonly workflows = new Set<string>();
+  readonly events: StoredEvent[] = [];
+  duplicates = 0;
+}

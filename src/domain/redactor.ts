@@ -1,0 +1,57 @@
+/** The text that replaces every secret (SPEC, Conventions). */
+export const REDACTED = '<redacted>';
+
+/** Field names whose whole value is a secret wherever they appear in rendered data (CONTRACT section 2). */
+export const SECRET_FIELD_NAMES: readonly string[] = [
+  'headers', 'hmac', 'env', 'signer', 'token', 'password', 'authorization', 'api_key', 'private_key',
+];
+
+/** Values shorter than this are replaced only where they form a whole string (no substring matches). */
+const MIN_SUBSTRING_LENGTH = 4;
+
+/**
+ * Replaces secrets in anything about to be rendered. Built once from the configuration's secret values;
+ * there is deliberately no way to turn it off.
+ */
+export class Redactor {
+  private readonly pattern: RegExp | undefined;
+  private readonly whole: ReadonlySet<string>;
+  private readonly secretFields: ReadonlySet<string>;
+
+  constructor(secretValues: readonly string[], secretFields: readonly string[] = SECRET_FIELD_NAMES) {
+    const values = [...new Set(secretValues.filter((v) => v.length > 0))];
+    const long = values.filter((v) => v.length >= MIN_SUBSTRING_LENGTH).sort((a, b) => b.length - a.length);
+    this.pattern = long.length ? new RegExp(long.map(escapeRegExp).join('|'), 'g') : undefined;
+    this.whole = new Set(values);
+    this.secretFields = new Set(secretFields.map((f) => f.toLowerCase()));
+  }
+
+  /** Redacts one string: whole-string matches of any secret, and substrings of secrets of 4+ characters. */
+  redactText(text: string): string {
+    if (this.whole.has(text)) return REDACTED;
+    if (!this.pattern) return text;
+    this.pattern.lastIndex = 0;
+    return this.pattern.test(text) ? text.replace(this.pattern, REDACTED) : text;
+  }
+
+  /** A deep copy of `value` with every secret replaced; secret-typed fields are replaced whole. */
+  redact<T>(value: T): T {
+    return this.walk(value) as T;
+  }
+
+  private walk(value: unknown): unknown {
+    if (typeof value === 'string') return this.redactText(value);
+    if (value === null || typeof value !== 'object') return value;
+    if (Array.isArray(value)) return value.map((v) => this.walk(v));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      const key = this.redactText(k);
+      out[key] = v !== null && v !== undefined && this.secretFields.has(k.toLowerCase()) ? REDACTED : this.walk(v);
+    }
+    return out;
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
