@@ -1,3 +1,52 @@
 #!/usr/bin/env node
-// The npm bin. The compiled entry point lives in dist/ (built by `npm run build`, run on install by `prepare`).
-require('../dist/src/bin/cli.js').main(process.argv.slice(2));
+// The npm bin: runs the bundled program built by `npm run build` (run on install by `prepare`).
+// A cold start is dominated by compiling the bundle, so its V8 code cache is kept beside it
+// (dist/chainflow.js.cache, refreshed when V8 rejects it); without a usable cache it loads as usual.
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+const Module = require('node:module');
+
+const root = path.join(__dirname, '..');
+const file = path.join(root, 'dist', 'chainflow.js');
+const cacheFile = `${file}.cache`;
+
+function load() {
+  let cachedData;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), {
+    filename: file,
+    cachedData,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const mod = new Module(file, module);
+  mod.filename = file;
+  mod.paths = Module._nodeModulePaths(path.dirname(file));
+  require.cache[file] = mod;
+  script.runInThisContext()(mod.exports, (id) => mod.require(id), mod, file, path.dirname(file));
+  mod.loaded = true;
+  if (!cachedData || script.cachedDataRejected) {
+    process.once('exit', () => {
+      try {
+        const tmp = `${cacheFile}.${process.pid}`;
+        fs.writeFileSync(tmp, script.createCachedData());
+        fs.renameSync(tmp, cacheFile);
+      } catch {
+        // A read-only install simply runs without the cache.
+      }
+    });
+  }
+  return mod.exports;
+}
+
+let program;
+try {
+  program = load();
+} catch {
+  program = require(file);
+}
+program.main(process.argv.slice(2), root);

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import Ajv from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { parseDocument } from 'yaml';
 import type {
@@ -41,9 +41,17 @@ const NAMED_SECTIONS = new Set(['secrets', 'networks', 'relayers', 'budgets', 'w
 type Raw = Record<string, unknown>;
 type Reference = { readonly env: string } | { readonly secret: string };
 
-const ajv = new Ajv({ allErrors: true, verbose: true, allowUnionTypes: true });
-addFormats(ajv);
-const validate = ajv.compile(configSchema);
+let compiled: ValidateFunction | undefined;
+
+/** Compiled on first use: a start on the embedded defaults (no file) never pays for it. */
+function validator(): ValidateFunction {
+  if (!compiled) {
+    const ajv = new Ajv({ allErrors: true, verbose: true, allowUnionTypes: true, validateSchema: false });
+    addFormats(ajv);
+    compiled = ajv.compile(configSchema);
+  }
+  return compiled;
+}
 
 /**
  * Loads `chainflow.yaml` (CONTRACT section 2): `configPath`, else `env.CHAINFLOW_CONFIG`, else `<cwd>/chainflow.yaml`
@@ -140,6 +148,7 @@ class ConfigReader {
     else if (version !== 1) {
       this.problem('chainflow_version', `unsupported version ${JSON.stringify(version)} (expected 1)`);
     }
+    const validate = validator();
     if (!validate(this.raw)) for (const p of schemaProblems(validate.errors ?? [])) this.problem(p.path, p.message);
 
     for (const [name, decl] of Object.entries(isMap(this.raw.secrets) ? this.raw.secrets : {})) {

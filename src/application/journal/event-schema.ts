@@ -101,18 +101,24 @@ const shapes: Record<JournalEventType, { required: string[]; properties: Props }
   },
 };
 
-const ajv = new Ajv({ allErrors: false, strict: false });
+const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: false });
 ajv.addFormat('rfc3339', { type: 'string', validate: (s: string) => parseRfc3339(s) !== undefined });
 
-const validators = new Map<string, ValidateFunction>(
-  JOURNAL_EVENT_TYPES.map((type) => {
-    const shape = shapes[type];
-    return [type, ajv.compile({
-      type: 'object', additionalProperties: false, required: ['type', 'at', ...shape.required],
-      properties: { type: { const: type }, at: time, ...shape.properties },
-    })];
-  }),
-);
+let compiled: Map<string, ValidateFunction> | undefined;
+
+/** Validators are compiled on first use, so that commands that never check events do not pay for them. */
+function validators(): Map<string, ValidateFunction> {
+  compiled ??= new Map(
+    JOURNAL_EVENT_TYPES.map((type) => {
+      const shape = shapes[type];
+      return [type, ajv.compile({
+        type: 'object', additionalProperties: false, required: ['type', 'at', ...shape.required],
+        properties: { type: { const: type }, at: time, ...shape.properties },
+      })];
+    }),
+  );
+  return compiled;
+}
 
 /** The JSON Schema of one event type (documentation, OpenAPI). */
 export function eventSchema(type: JournalEventType): Record<string, unknown> {
@@ -124,7 +130,7 @@ export function checkEvent(value: unknown): { event: JournalEvent } | { problem:
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { problem: 'not a JSON object' };
   const type = (value as { type?: unknown }).type;
   if (typeof type !== 'string') return { problem: 'type: required' };
-  const validate = validators.get(type);
+  const validate = validators().get(type);
   if (!validate) return { problem: `type: unknown event type '${type}'` };
   if (!validate(value)) return { problem: describe(validate.errors?.[0]) };
   return { event: value as JournalEvent };

@@ -44,7 +44,7 @@ export function querySchema(specs: ParamSpecs): Record<string, unknown> {
   };
 }
 
-const ajv = new Ajv({ allErrors: false, strict: false });
+const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: false });
 
 /**
  * Validates raw query parameters (HTTP query strings or CLI flags, as strings) and converts them.

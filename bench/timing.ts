@@ -1,0 +1,79 @@
+/** Timing helpers: percentiles, a timed loop with warm-up, and a sequential keep-alive HTTP client. */
+import { Agent, request } from 'node:http';
+
+export interface Stats {
+  readonly n: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly mean: number;
+}
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (!sorted.length) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+export function stats(samples: readonly number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? NaN,
+    mean: sorted.reduce((s, x) => s + x, 0) / (sorted.length || 1),
+  };
+}
+
+export const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** Runs `fn` `warmup` times untimed, then `iterations` times timed, one after the other; returns ms figures. */
+export async function measure(fn: () => Promise<unknown>, iterations: number, warmup: number): Promise<Stats> {
+  for (let k = 0; k < warmup; k++) await fn();
+  gc?.();
+  const samples: number[] = [];
+  for (let k = 0; k < iterations; k++) {
+    const start = nowMs();
+    await fn();
+    samples.push(nowMs() - start);
+  }
+  return stats(samples);
+}
+
+/** One connection, reused: requests are sent one at a time, as a UI paging would. */
+export class HttpClient {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+  constructor(private readonly port: number, private readonly host = '127.0.0.1') {}
+
+  get(path: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: this.host, port: this.port, path, method: 'GET', agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  /** GET that must answer 200; returns the body. */
+  async getOk(path: string): Promise<string> {
+    const res = await this.get(path);
+    if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${res.body.slice(0, 200)}`);
+    return res.body;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+export const fmt = (ms: number, digits = 2): string => (Number.isFinite(ms) ? ms.toFixed(digits) : '—');
+export const mb = (bytes: number): string => (bytes / 1048576).toFixed(0);
