@@ -117,7 +117,10 @@ export interface RunSpec {
   readonly failure?: { kind: string; message?: string };
   /** The run parks (status `waiting`) instead of finishing. */
   readonly park?: ParkSpec;
-  /** How the run ends; default `succeeded` (or `failed` with `failure`). `running`: no run.finished. */
+  /**
+   * How the run ends; default `succeeded`, or `failed` with `failure` or when a step failed (then the
+   * run.finished carries no error of its own). `running`: no run.finished.
+   */
   readonly status?: RunEndStatus | 'running';
   readonly reorg?: ReorgSpec;
 }
@@ -245,7 +248,8 @@ export function aRun(spec: RunSpec): JournalEvent[] {
       ...(spec.park.expiresAt ? { expires_at: spec.park.expiresAt } : {}),
     });
   } else if (spec.status !== 'running') {
-    const status = spec.status ?? (spec.failure ? 'failed' : 'succeeded');
+    const stepFailed = steps.some((st) => !st.unfinished && (st.status ?? (st.error ? 'failed' : 'succeeded')) === 'failed');
+    const status = spec.status ?? (spec.failure || stepFailed ? 'failed' : 'succeeded');
     events.push({
       type: 'run.finished', at: next(), run_id: runId, status,
       ...(spec.failure ? { error: { kind: spec.failure.kind, message: spec.failure.message ?? `${spec.failure.kind} in ${runId}` } } : {}),

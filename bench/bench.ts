@@ -1,0 +1,193 @@
+/**
+ * `npm run bench`: builds a journal of BENCH_RUNS runs (default 1,000,000, ~10 events each) through the import
+ * use case into SQLite, then times runs pages (first and deep, unfiltered and per filter) at the use-case level
+ * and over HTTP, prints the query plans, and times a cold `chainflow history --json`. Report: stdout and
+ * `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of rebuilding it.
+ */
+import 'reflect-metadata';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Knex } from 'knex';
+import { KnexRunRepository } from '../src/adapters/knex/knex-run.repository';
+import { Database } from '../src/adapters/knex/knex-journal.writer';
+import { ListRuns } from '../src/application/history/list-runs.use-case';
+import { ImportJournal } from '../src/application/journal/import-journal.use-case';
+import { openRoot, type Root } from '../src/bin/root';
+import { startServer } from '../src/bin/server';
+import { CursorCodec } from '../src/domain/cursor';
+import { PAGE_LIMIT, defineCases, prepareCase, sqlOf } from './cases';
+import { runLines, runRange, type JournalShape } from './generate';
+import { renderReport, type BuildFigures, type CaseTimings } from './report';
+import { HttpClient, measure, nowMs, stats } from './timing';
+
+const REPO = resolve(__dirname, '..', '..');
+const WORK = join(REPO, '.bench');
+const CHUNK_RUNS = 50_000;
+const ITERATIONS = positiveInt('BENCH_ITERATIONS', 200);
+const WARMUP = positiveInt('BENCH_WARMUP', 20);
+const CLI_RUNS = 10;
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = Number(raw.replace(/_/g, ''));
+  if (!Number.isSafeInteger(v) || v < 1) throw new Error(`${name} must be a positive integer, not '${raw}'`);
+  return v;
+}
+
+const log = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`);
+const fileMb = (path: string): number => (existsSync(path) ? statSync(path).size / 1048576 : 0);
+const peakRssMb = (): number => process.resourceUsage().maxRSS / 1024;
+type Row = Record<string, unknown>;
+const rowsOf = (result: unknown): Row[] => (Array.isArray(result) ? result : (result as { rows: Row[] }).rows);
+
+async function build(root: Root, shape: JournalShape): Promise<Omit<BuildFigures, 'dbMb' | 'walMb' | 'peakRssMb' | 'reused'>> {
+  // The generator's own cost, for reading the import figure (not part of it).
+  const probeRuns = Math.min(CHUNK_RUNS, shape.runs);
+  const g0 = nowMs();
+  let probeLines = 0;
+  for (let i = 0; i < probeRuns; i++) probeLines += runLines(shape, i).length;
+  const generatorLinesPerSec = probeLines / ((nowMs() - g0) / 1000);
+
+  const importer = root.container.get(ImportJournal);
+  const start = nowMs();
+  let events = 0;
+  let lines = 0;
+  for (let from = 0; from < shape.runs; from += CHUNK_RUNS) {
+    const to = Math.min(shape.runs, from + CHUNK_RUNS);
+    const report = await importer.execute(runRange(shape, from, to));
+    if (report.duplicates) throw new Error(`unexpected duplicates in runs ${from}..${to}: ${report.duplicates}`);
+    events += report.events;
+    lines += report.lines;
+    const secs = (nowMs() - start) / 1000;
+    log(`build: ${to.toLocaleString('en-US')}/${shape.runs.toLocaleString('en-US')} runs, ${events.toLocaleString('en-US')} events, ` +
+      `${secs.toFixed(1)} s, ${Math.round(events / secs).toLocaleString('en-US')} events/s, peak RSS ${peakRssMb().toFixed(0)} MB`);
+  }
+  const seconds = (nowMs() - start) / 1000;
+  return { runs: shape.runs, events, lines, seconds, eventsPerSec: events / seconds, generatorLinesPerSec };
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const runs = positiveInt('BENCH_RUNS', 1_000_000);
+  const reuseAsked = process.argv.includes('--reuse');
+  mkdirSync(WORK, { recursive: true });
+  const dbName = `journal-${runs}.db`;
+  const dbPath = join(WORK, dbName);
+  const configPath = join(WORK, 'chainflow.yaml');
+  writeFileSync(configPath, `chainflow_version: 1\nstorage:\n  url: sqlite:${dbName}\n`);
+  const reused = reuseAsked && existsSync(dbPath);
+  if (reuseAsked && !reused) log(`--reuse: ${dbPath} not found, building it`);
+  if (!reused) for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(dbPath + suffix, { force: true });
+
+  let root: Root | undefined = await openRoot({ cwd: WORK, configPath });
+  let server: Server | undefined;
+  let client: HttpClient | undefined;
+  try {
+    const db = root.container.get<Knex>(Database);
+    let built: Omit<BuildFigures, 'dbMb' | 'walMb' | 'peakRssMb' | 'reused'>;
+    if (!reused) {
+      log(`building a journal of ${runs.toLocaleString('en-US')} runs in ${dbPath}`);
+      built = await build(root, { runs, end: Math.floor(Date.now() / 1000) * 1000 });
+    } else {
+      log(`reusing ${dbPath}`);
+      const ev = Number(rowsOf(await db.raw('SELECT count(*) AS n FROM events'))[0]!.n);
+      built = { runs, events: ev, lines: ev, seconds: 0, eventsPerSec: 0, generatorLinesPerSec: 0 };
+    }
+    const counts: Record<string, number> = {};
+    for (const table of ['runs', 'events', 'sends', 'approvals', 'sessions', 'run_relayers', 'run_tx_hashes', 'run_step_ids']) {
+      counts[table] = Number(rowsOf(await db.raw(`SELECT count(*) AS n FROM ${table}`))[0]!.n);
+    }
+    if (counts.runs !== runs) throw new Error(`the journal holds ${counts.runs} runs, expected ${runs} (rebuild without --reuse)`);
+    const newest = Number(rowsOf(await db.raw('SELECT max(created_at) AS t FROM runs'))[0]!.t);
+    const buildFigures: BuildFigures = {
+      ...built, reused, peakRssMb: peakRssMb(), dbMb: fileMb(dbPath), walMb: fileMb(`${dbPath}-wal`),
+    };
+
+    // Cases: values, match counts, deep cursors, plans (untimed).
+    const repo = root.container.get(KnexRunRepository);
+    const codec = root.container.get(CursorCodec);
+    const listRuns = root.container.get(ListRuns);
+    const defs = await defineCases(db, runs, newest);
+    const cases = [];
+    for (const def of defs) {
+      const t = nowMs();
+      const c = await prepareCase(def, db, repo, codec);
+      log(`case ${c.name}: ${c.matches.toLocaleString('en-US')} matches, deep after ${c.deepOffset.toLocaleString('en-US')} (setup ${(nowMs() - t).toFixed(0)} ms)`);
+      cases.push(c);
+    }
+    const withPage = (q: Readonly<Record<string, string>>, cursor?: string): Record<string, string> =>
+      ({ ...q, limit: String(PAGE_LIMIT), ...(cursor ? { cursor } : {}) });
+
+    // Use case.
+    const useCase = new Map<string, Pick<CaseTimings, 'useCaseFirst' | 'useCaseDeep'>>();
+    for (const c of cases) {
+      const first = await listRuns.execute(withPage(c.query));
+      if (first.items.length !== Math.min(PAGE_LIMIT, c.matches)) throw new Error(`${c.name}: first page has ${first.items.length} items, expected ${Math.min(PAGE_LIMIT, c.matches)}`);
+      if (c.deepCursor) {
+        const deep = await listRuns.execute(withPage(c.query, c.deepCursor));
+        if (deep.items[0]?.run_id !== c.deepFirstId) throw new Error(`${c.name}: deep page starts at ${deep.items[0]?.run_id}, expected ${c.deepFirstId}`);
+      }
+      const useCaseFirst = await measure(() => listRuns.execute(withPage(c.query)), ITERATIONS, WARMUP);
+      const useCaseDeep = c.deepCursor ? await measure(() => listRuns.execute(withPage(c.query, c.deepCursor)), ITERATIONS, WARMUP) : undefined;
+      log(`use case ${c.name}: first p50 ${useCaseFirst.p50.toFixed(2)} ms${useCaseDeep ? `, deep p50 ${useCaseDeep.p50.toFixed(2)} ms` : ''}`);
+      useCase.set(c.name, { useCaseFirst, useCaseDeep });
+    }
+
+    // HTTP, against the real server.
+    server = await startServer(root, { port: 0, host: '127.0.0.1' });
+    client = new HttpClient((server.address() as AddressInfo).port);
+    const http = client;
+    const results = [];
+    for (const c of cases) {
+      const firstPath = `/api/history/runs?${new URLSearchParams(withPage(c.query)).toString()}`;
+      const deepPath = c.deepCursor ? `/api/history/runs?${new URLSearchParams(withPage(c.query, c.deepCursor)).toString()}` : undefined;
+      const body = JSON.parse(await http.getOk(firstPath)) as { items: unknown[] };
+      if (body.items.length !== Math.min(PAGE_LIMIT, c.matches)) throw new Error(`${c.name}: HTTP first page has ${body.items.length} items`);
+      const httpFirst = await measure(() => http.getOk(firstPath), ITERATIONS, WARMUP);
+      const httpDeep = deepPath ? await measure(() => http.getOk(deepPath), ITERATIONS, WARMUP) : undefined;
+      log(`HTTP ${c.name}: first p50 ${httpFirst.p50.toFixed(2)} ms${httpDeep ? `, deep p50 ${httpDeep.p50.toFixed(2)} ms` : ''}`);
+      results.push({ ...c, sql: sqlOf(repo, c.filter), timings: { ...useCase.get(c.name)!, httpFirst, httpDeep } });
+    }
+    client.close();
+    client = undefined;
+    await new Promise<void>((res) => server!.close(() => res()));
+    server = undefined;
+    await root.close();
+    root = undefined;
+
+    // CLI cold: a fresh process each time (one warm-up run first, for the OS file cache).
+    const samples: number[] = [];
+    for (let k = 0; k <= CLI_RUNS; k++) {
+      const t = nowMs();
+      const res = spawnSync(process.execPath, [join(REPO, 'bin', 'run.js'), 'history', '--json', '--config', configPath], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 });
+      const ms = nowMs() - t;
+      if (res.status !== 0) throw new Error(`chainflow history --json exited ${res.status}: ${(res.stderr || res.stdout || '').slice(0, 500)}`);
+      const items = (JSON.parse(res.stdout) as { items: unknown[] }).items;
+      if (items.length !== PAGE_LIMIT) throw new Error(`chainflow history --json printed ${items.length} runs, expected ${PAGE_LIMIT}`);
+      if (k > 0) samples.push(ms);
+    }
+    const cli = { runs: CLI_RUNS, p50: stats(samples).p50, max: stats(samples).max, samples };
+    log(`CLI cold: p50 ${cli.p50.toFixed(0)} ms, max ${cli.max.toFixed(0)} ms`);
+
+    const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, ${ITERATIONS} iterations`;
+    const { text, pass } = renderReport({ started, env, iterations: ITERATIONS, warmup: WARMUP, build: buildFigures, counts, cases: results, cli });
+    writeFileSync(join(WORK, 'report.md'), text);
+    process.stdout.write(text);
+    log(`report saved to ${join(WORK, 'report.md')} (${((Date.now() - started.getTime()) / 1000).toFixed(0)} s in all)`);
+    process.exitCode = pass ? 0 : 1;
+  } finally {
+    client?.close();
+    if (server) await new Promise<void>((res) => server!.close(() => res()));
+    if (root) await root.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`[bench] failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exitCode = 2;
+});

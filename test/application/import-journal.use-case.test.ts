@@ -1,0 +1,62 @@
+import { ImportJournal, ImportRejectedError, type LineSource } from '../../src/application/journal/import-journal.use-case';
+import { InMemoryJournal } from '../fakes/in-memory-journal';
+import { aRun, aTxHash, iso, T0 } from '../mothers/journal-events';
+
+const source = (lines: readonly string[]): LineSource => ({
+  lines: async function* () {
+    yield* lines;
+  },
+});
+const lines = (events: readonly unknown[]): string[] => events.map((e) => JSON.stringify(e));
+
+describe('ImportJournal', () => {
+  let journal: InMemoryJournal;
+  let importJournal: ImportJournal;
+
+  beforeEach(() => {
+    journal = new InMemoryJournal();
+    importJournal = new ImportJournal(journal);
+  });
+
+  it('imports every event, skipping blank lines, and is idempotent', async () => {
+    const input = [...lines(aRun({ runId: 'a', send: { txHash: aTxHash('a') } })), '', ...lines(aRun({ runId: 'b' }))];
+    const first = await importJournal.execute(source(input));
+    expect(first).toMatchObject({ lines: input.length, events: input.length - 1, applied: input.length - 1, duplicates: 0 });
+    const again = await importJournal.execute(source(input));
+    expect(again).toMatchObject({ applied: 0, duplicates: input.length - 1 });
+    expect((await journal.list({}, { limit: 10 })).map((r) => r.runId)).toEqual(['b', 'a']);
+  });
+
+  it('names every bad line with its number and reason, and imports nothing', async () => {
+    const good = lines(aRun({ runId: 'good' }));
+    const input = [
+      good[0]!,
+      '{not json',
+      JSON.stringify({ type: 'run.exploded', at: iso(T0) }),
+      JSON.stringify({ type: 'run.finished', at: 'yesterday', run_id: 'good', status: 'succeeded' }),
+      JSON.stringify({ type: 'send.queued', at: iso(T0), run_id: 'good', step_run_id: 's', send_id: 'x', network: 'n', chain_id: 1, relayer: 'r', to: '0x', value_wei: '1.5', idempotency_key: 'k' }),
+      ...good.slice(1),
+    ];
+    const error = await importJournal.execute(source(input)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImportRejectedError);
+    const problems = (error as ImportRejectedError).problems;
+    expect(problems.map((p) => p.line)).toEqual([2, 3, 4, 5]);
+    expect(problems[0]!.reason).toMatch(/JSON/);
+    expect(problems[1]!.reason).toMatch(/type: unknown event type/);
+    expect(problems[2]!.reason).toMatch(/^at: /);
+    expect(problems[3]!.reason).toMatch(/^value_wei: /);
+    expect(await journal.list({}, { limit: 10 })).toEqual([]);
+  });
+
+  it('names the line of an event the journal refuses, and imports nothing', async () => {
+    const input = [
+      ...lines(aRun({ runId: 'fine' })),
+      '',
+      JSON.stringify({ type: 'send.settled', at: iso(T0), send_id: 'ghost', outcome: 'confirmed' }),
+    ];
+    const error = await importJournal.execute(source(input)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImportRejectedError);
+    expect((error as ImportRejectedError).problems).toEqual([{ line: input.length, reason: expect.stringMatching(/unknown send_id ghost/) }]);
+    expect(await journal.get('fine')).toBeUndefined();
+  });
+});

@@ -1,0 +1,152 @@
+import { JournalRejectedError } from '../../src/domain/errors';
+import type { JournalEvent } from '../../src/domain/journal/journal-event';
+import type { JournalWriter } from '../../src/application/ports/journal-writer';
+import type { RunFilter, RunRepository } from '../../src/application/ports/run-repository';
+import type { StorageHealth } from '../../src/application/ports/storage-health';
+import { aRun, aTxHash, HOUR, iso, MINUTE, T0 } from '../mothers/journal-events';
+
+export type JournalPorts = JournalWriter & RunRepository & StorageHealth;
+
+/**
+ * What every implementation of the journal ports must do, the knex adapter and the in-memory fake alike.
+ * `open` gives a fresh, empty journal; `close` releases it.
+ */
+export function journalContract(name: string, open: () => Promise<{ ports: JournalPorts; close(): Promise<void> }>): void {
+  describe(`journal ports contract: ${name}`, () => {
+    let ports: JournalPorts;
+    let close: () => Promise<void>;
+    beforeEach(async () => {
+      ({ ports, close } = await open());
+    });
+    afterEach(async () => close());
+
+    const ids = async (filter: RunFilter, limit = 100): Promise<string[]> => (await ports.list(filter, { limit })).map((r) => r.runId);
+
+    it('projects a run from its events and reads it back', async () => {
+      const result = await ports.append(aRun({
+        runId: 'run-1', workflow: 'payouts', at: T0, network: 'sepolia', contract: '0xabc', block: 42,
+        send: { relayer: 'ops', txHash: aTxHash('one'), outcome: 'confirmed' },
+      }));
+      expect(result.duplicates).toBe(0);
+      const run = await ports.get('run-1');
+      expect(run).toMatchObject({
+        runId: 'run-1', workflow: 'payouts', status: 'succeeded', network: 'sepolia', contract: '0xabc', block: 42,
+        relayers: ['ops'], txHashes: [aTxHash('one')], createdAt: T0, session: 'live',
+      });
+      expect(run!.finishedAt).toBeGreaterThan(T0);
+      expect(run!.durationMs).toBe(run!.finishedAt! - T0);
+      expect(await ports.get('run-unknown')).toBeUndefined();
+    });
+
+    it('lists newest first on (created_at, run_id), ties broken by run id descending', async () => {
+      await ports.append([
+        ...aRun({ runId: 'a', at: T0 }), ...aRun({ runId: 'c', at: T0 }), ...aRun({ runId: 'b', at: T0 }),
+        ...aRun({ runId: 'z', at: T0 - HOUR }), ...aRun({ runId: 'new', at: T0 + HOUR }),
+      ]);
+      expect(await ids({})).toEqual(['new', 'c', 'b', 'a', 'z']);
+      expect((await ports.list({}, { limit: 2, after: { createdAt: T0, id: 'c' } })).map((r) => r.runId)).toEqual(['b', 'a']);
+      expect((await ports.list({}, { limit: 10, after: { createdAt: T0, id: 'a' } })).map((r) => r.runId)).toEqual(['z']);
+    });
+
+    it('answers every run filter', async () => {
+      await ports.append([
+        ...aRun({ runId: 'r1', workflow: 'payouts', at: T0, network: 'sepolia', contract: '0xc1', block: 10, trigger: { kind: 'cron' },
+          send: { relayer: 'ops', txHash: aTxHash('t1'), stepId: 'send_payout' } }),
+        ...aRun({ runId: 'r2', workflow: 'keeper', at: T0 + MINUTE, network: 'base', block: 11, trigger: { kind: 'event' },
+          failure: { kind: 'http_error' }, steps: [{ stepId: 'fetch_price' }] }),
+        ...aRun({ runId: 'r3', workflow: 'payouts', at: T0 + 2 * MINUTE, session: 'replay', sessionId: 's1',
+          approval: { decision: 'rejected', by: 'carol' }, send: { relayer: 'treasury', status: 'queued' } }),
+        ...aRun({ runId: 'r4', workflow: 'keeper', at: T0 + 3 * MINUTE, park: { waitKind: 'delay' } }),
+      ]);
+      expect(await ids({ workflow: 'payouts' })).toEqual(['r3', 'r1']);
+      expect(await ids({ status: 'failed' })).toEqual(['r2']);
+      expect(await ids({ status: 'waiting' })).toEqual(['r4']);
+      expect(await ids({ trigger: 'event' })).toEqual(['r2']);
+      expect(await ids({ network: 'base' })).toEqual(['r2']);
+      expect(await ids({ contract: '0xc1' })).toEqual(['r1']);
+      expect(await ids({ relayer: 'treasury' })).toEqual(['r3']);
+      expect(await ids({ txHash: aTxHash('t1') })).toEqual(['r1']);
+      expect(await ids({ block: 11 })).toEqual(['r2']);
+      expect(await ids({ runId: 'r3' })).toEqual(['r3']);
+      expect(await ids({ stepId: 'fetch_price' })).toEqual(['r2']);
+      expect(await ids({ stepId: 'send_payout' })).toEqual(['r1']);
+      expect(await ids({ errorKind: 'http_error' })).toEqual(['r2']);
+      expect(await ids({ approvalStatus: 'rejected' })).toEqual(['r3']);
+      expect(await ids({ session: 'replay' })).toEqual(['r3']);
+      expect(await ids({ since: T0 + MINUTE })).toEqual(['r4', 'r3', 'r2']);
+      expect(await ids({ until: T0 + MINUTE })).toEqual(['r2', 'r1']);
+      expect(await ids({ workflow: 'payouts', relayer: 'ops' })).toEqual(['r1']);
+      expect(await ids({ relayer: 'ops', txHash: aTxHash('t1'), since: T0 })).toEqual(['r1']);
+      expect(await ids({ workflow: 'nope' })).toEqual([]);
+    });
+
+    it('pages with a keyset position inside a filter', async () => {
+      const events = Array.from({ length: 7 }, (_, i) => aRun({ runId: `p${i}`, workflow: i % 2 ? 'odd' : 'even', at: T0 + i * MINUTE })).flat();
+      await ports.append(events);
+      const first = await ports.list({ workflow: 'even' }, { limit: 2 });
+      expect(first.map((r) => r.runId)).toEqual(['p6', 'p4']);
+      const last = first[first.length - 1]!;
+      const second = await ports.list({ workflow: 'even' }, { limit: 2, after: { createdAt: last.createdAt, id: last.runId } });
+      expect(second.map((r) => r.runId)).toEqual(['p2', 'p0']);
+    });
+
+    it('applies the same events twice as once (idempotent)', async () => {
+      const events = aRun({ runId: 'dup', send: { relayer: 'ops', txHash: aTxHash('d') }, approval: { decision: 'approved' } });
+      const first = await ports.append(events);
+      const before = await ports.get('dup');
+      const streamBefore = await ports.stream('dup');
+      const again = await ports.append(events);
+      expect(again).toEqual({ applied: 0, duplicates: first.applied });
+      expect(await ports.get('dup')).toEqual(before);
+      expect(await ports.stream('dup')).toEqual(streamBefore);
+    });
+
+    it('keeps every event of a run in its stream, in journal order', async () => {
+      const events = aRun({ runId: 'st', send: { relayer: 'ops', txHash: aTxHash('s') }, approval: { decision: 'approved' }, reorg: { reorgId: 'rg-1' } });
+      await ports.append(events);
+      const stream = await ports.stream('st');
+      expect(stream.map((e) => e.type)).toEqual(events.map((e) => e.type));
+      expect(stream).toEqual(JSON.parse(JSON.stringify(events)));
+    });
+
+    it('rejects an event that refers to what was never journaled, and writes nothing of the batch', async () => {
+      await ports.append(aRun({ runId: 'ok' }));
+      const bad: JournalEvent[] = [
+        ...aRun({ runId: 'half' }),
+        { type: 'send.submitted', at: iso(T0), send_id: 'never-queued', tx_hash: '0x1' },
+      ];
+      await expect(ports.append(bad)).rejects.toThrow(JournalRejectedError);
+      await expect(ports.append(bad)).rejects.toMatchObject({ index: bad.length - 1 });
+      expect(await ports.get('half')).toBeUndefined();
+      expect(await ids({})).toEqual(['ok']);
+    });
+
+    it('refuses a second, different run.started for the same run', async () => {
+      await ports.append(aRun({ runId: 'once', at: T0 }));
+      await expect(ports.append(aRun({ runId: 'once', at: T0 + HOUR }).slice(0, 1))).rejects.toThrow(/already started/);
+      expect((await ports.get('once'))!.createdAt).toBe(T0);
+    });
+
+    it('appends a stream of batches all or nothing', async () => {
+      async function* batches(): AsyncGenerator<JournalEvent[]> {
+        yield aRun({ runId: 'b1' });
+        yield [{ type: 'run.finished', at: iso(T0), run_id: 'no-such-run', status: 'succeeded' }];
+      }
+      await expect(ports.appendAll(batches())).rejects.toMatchObject({ index: aRun({ runId: 'b1' }).length });
+      expect(await ports.get('b1')).toBeUndefined();
+      const seen: number[] = [];
+      async function* good(): AsyncGenerator<JournalEvent[]> {
+        yield aRun({ runId: 'g1' });
+        yield aRun({ runId: 'g2', at: T0 + MINUTE });
+      }
+      const result = await ports.appendAll(good(), (done) => seen.push(done.applied));
+      expect(result.applied).toBe(aRun({ runId: 'g1' }).length * 2);
+      expect(seen).toEqual([result.applied / 2, result.applied]);
+      expect(await ids({})).toEqual(['g2', 'g1']);
+    });
+
+    it('answers a health ping', async () => {
+      await expect(ports.ping()).resolves.toBeUndefined();
+    });
+  });
+}
