@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Knex } from 'knex';
 import { KnexRunRepository } from '../src/adapters/knex/knex-run.repository';
@@ -73,6 +73,7 @@ async function build(root: Root, shape: JournalShape): Promise<Omit<BuildFigures
 
 async function main(): Promise<void> {
   const started = new Date();
+  const loadAtStart = loadavg()[0]!;
   const runs = positiveInt('BENCH_RUNS', 1_000_000);
   const reuseAsked = process.argv.includes('--reuse');
   mkdirSync(WORK, { recursive: true });
@@ -174,7 +175,7 @@ async function main(): Promise<void> {
     const cli = { runs: CLI_RUNS, p50: stats(samples).p50, max: stats(samples).max, samples };
     log(`CLI cold: p50 ${cli.p50.toFixed(0)} ms, max ${cli.max.toFixed(0)} ms`);
 
-    const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, ${ITERATIONS} iterations`;
+    const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadAtStart.toFixed(2)} at start / ${loadavg()[0]!.toFixed(2)} at end (other processes share the machine)`;
     const { text, pass } = renderReport({ started, env, iterations: ITERATIONS, warmup: WARMUP, build: buildFigures, counts, cases: results, cli });
     writeFileSync(join(WORK, 'report.md'), text);
     process.stdout.write(text);

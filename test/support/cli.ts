@@ -8,7 +8,13 @@ import * as path from 'node:path';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const BIN = path.join(REPO_ROOT, 'bin', 'run.js');
-const COMPILED_ENTRY = path.join(REPO_ROOT, 'dist', 'src', 'bin', 'cli.js');
+/** The compiled file bin/run.js loads: the bundle when it names one, else tsc's output. */
+function compiledEntry(): string {
+  const launcher = fs.readFileSync(BIN, 'utf8');
+  return launcher.includes("'chainflow.js'") || launcher.includes('dist/chainflow.js')
+    ? path.join(REPO_ROOT, 'dist', 'chainflow.js')
+    : path.join(REPO_ROOT, 'dist', 'src', 'bin', 'cli.js');
+}
 
 export interface CliResult {
   readonly status: number | null;
@@ -27,8 +33,9 @@ export interface CliOptions {
 
 /** Throws a clear message when dist/ is missing (the program runs the compiled code). */
 export function assertBuilt(): void {
-  if (!fs.existsSync(COMPILED_ENTRY)) {
-    throw new Error(`${COMPILED_ENTRY} is missing: run \`npm run build\` first (npm test does)`);
+  const entry = compiledEntry();
+  if (!fs.existsSync(entry)) {
+    throw new Error(`${entry} is missing: run \`npm run build\` first (npm test does)`);
   }
 }
 

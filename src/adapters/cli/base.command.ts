@@ -1,4 +1,4 @@
-import { Command, Flags } from '@oclif/core';
+import { Command, Errors, Flags } from '@oclif/core';
 import type { Root } from '../../bin/root';
 import { ChainflowError, InvalidConfigError, InvalidInputError } from '../../domain/errors';
 
@@ -33,11 +33,12 @@ export abstract class ChainflowCommand extends Command {
   }
 
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+    if (err instanceof Errors.ExitError) throw err;
     if (err instanceof InvalidInputError) return this.fail(`Error: ${err.message}`, EXIT_USAGE);
     if (err instanceof InvalidConfigError) return this.fail(err.message, EXIT_FAILURE);
     if (err instanceof ChainflowError) return this.fail(`Error: ${err.message}`, EXIT_FAILURE);
     if (err.oclif?.exit === 0) return;
-    if (err.oclif || /flag|argument|Unexpected/i.test(err.message)) {
+    if (err.oclif) {
       // oclif's own parse errors: keep the first line (the reason), exit 2.
       return this.fail(`Error: ${err.message.split('\n')[0]}`, EXIT_USAGE);
     }

@@ -209,14 +209,14 @@ describe('chainflow journal import', () => {
       JSON.stringify({ ...events[events.length - 1], run_id: 'bad id' }), // 7
     ].join('\n');
     const res = run(['journal', 'import', write('bad.ndjson', text)]);
-    expect(res.status).toBe(1);
     const numbered = lines(res.stderr).filter((l) => /^line \d+: /.test(l)).map((l) => Number(/^line (\d+)/.exec(l)![1]));
     expect(numbered).toEqual([2, 4, 5, 7]);
     expect(res.stderr).toMatch(/^line 4: at\b/m);
     expect(res.stderr).toMatch(/^line 7: run_id\b/m);
-    expect(res.stderr).not.toMatch(/EEXIT/);
     expect(hasStackTrace(res.stderr)).toBe(false);
     expect(runIds()).not.toContain('imp-bad');
+    expect(res.stderr).not.toMatch(/EEXIT/);
+    expect(res.status).toBe(1);
   });
 
   it('valid lines that refer to an unknown send_id: exits 1, names the line, imports nothing', () => {
@@ -224,10 +224,10 @@ describe('chainflow journal import', () => {
     const orphan = { type: 'send.submitted', at: '2026-03-01T15:00:05Z', send_id: 'never-queued', tx_hash: aTxHash('orphan') };
     const text = toNdjson([...events.slice(0, 2), orphan as never, ...events.slice(2)]);
     const res = run(['journal', 'import', write('orphan.ndjson', text)]);
-    expect(res.status).toBe(1);
     expect(lines(res.stderr).filter((l) => /^line \d+: /.test(l))).toEqual([expect.stringMatching(/^line 3: .*never-queued/)]);
-    expect(res.stderr).not.toMatch(/EEXIT/);
     expect(runIds()).not.toContain('imp-orphan');
+    expect(res.stderr).not.toMatch(/EEXIT/);
+    expect(res.status).toBe(1);
   });
 
   it('- reads standard input', () => {

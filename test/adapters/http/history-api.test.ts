@@ -222,6 +222,26 @@ describe('GET /api/history/runs: keyset pagination', () => {
     expectNewestFirst(seen);
   });
 
+  it('pages through a list filter (side table) and a combined filter without skips or repeats', async () => {
+    const events: JournalEvent[] = [];
+    for (let i = 0; i < 11; i++) {
+      events.push(...aRun({
+        runId: `pager-${String(i).padStart(2, '0')}`, workflow: i % 2 ? 'pager-odd' : 'pager-even', at: T0 - 5 * DAY - Math.floor(i / 3) * MINUTE,
+        send: { relayer: 'pager', txHash: aTxHash(`pager-${i}`) },
+      }));
+    }
+    await srv.append(events);
+    const expected = Array.from({ length: 11 }, (_, i) => `pager-${String(i).padStart(2, '0')}`)
+      .sort((a, b) => {
+        const ia = Number(a.slice(6));
+        const ib = Number(b.slice(6));
+        return Math.floor(ia / 3) - Math.floor(ib / 3) || (a < b ? 1 : -1);
+      });
+    expect(await allRunIds(srv, 'relayer=pager&limit=3')).toEqual(expected);
+    expect(await allRunIds(srv, 'step_id=submit_tx&relayer=pager&limit=2')).toEqual(expected);
+    expect(await allRunIds(srv, 'relayer=pager&workflow=pager-odd&limit=2')).toEqual(expected.filter((id) => Number(id.slice(6)) % 2 === 1));
+  });
+
   it('a page of exactly the remaining rows says has_more false', async () => {
     await srv.append(manyRuns(4, { prefix: 'exact', workflow: 'exact' }));
     const first = await srv.get('/api/history/runs?workflow=exact&limit=2');
@@ -315,6 +335,8 @@ describe('GET /api/history/*: bad input is a 400 naming the parameter', () => {
     ['a repeated parameter', () => 'status=failed&status=succeeded', 'status'],
     ['a repeated limit', () => 'limit=1&limit=2', 'limit'],
     ['an empty workflow', () => 'workflow=', 'workflow'],
+    ['a bracketed parameter name', () => 'status[]=failed', 'status[]'],
+    ['a nested parameter name', () => 'status[a]=failed', 'status[a]'],
   ];
 
   it.each(cases)('%s', async (_name, query, param) => {
@@ -523,7 +545,7 @@ describe('redaction of run items and timelines', () => {
           token: LITERALS[1],
           private_key: LITERALS[2],
         },
-        output: { message: `called with Bearer ${DECLARED} ok`, echoed: WORKFLOW_ENV, short: SHORT, short_inside: `x${SHORT}y` },
+        output: { message: `called with Bearer ${DECLARED} ok`, echoed: WORKFLOW_ENV, short: SHORT, short_inside: `x${SHORT}y`, by_key: { [DECLARED]: 'x' } },
       }, {
         stepId: 'notify', error: { kind: 'http_error', message: `401 for key ${WORKFLOW_ENV}` },
       }],
@@ -556,7 +578,7 @@ describe('redaction of run items and timelines', () => {
     expect(trigger.trigger.summary).toBe('POST with <redacted>');
     expect(trigger.trigger.payload).toMatchObject({ note: 'token is <redacted>', key: '<redacted>' });
     const call = events.find((e: { step_id?: string }) => e.step_id === 'call_api');
-    expect(call.output).toMatchObject({ message: 'called with Bearer <redacted> ok', echoed: '<redacted>' });
+    expect(call.output).toMatchObject({ message: 'called with Bearer <redacted> ok', echoed: '<redacted>', by_key: { '<redacted>': 'x' } });
     expect(call.input.url).toBe('https://payouts.example/?key=<redacted>');
     const notify = events.find((e: { step_id?: string }) => e.step_id === 'notify');
     expect(notify.error).toEqual({ kind: 'http_error', message: '401 for key <redacted>' });

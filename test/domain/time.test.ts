@@ -1,0 +1,20 @@
+import { parseRfc3339, toIso } from '../../src/domain/time';
+
+describe('parseRfc3339', () => {
+  it('reads UTC and offset timestamps, with or without fractions', () => {
+    expect(parseRfc3339('2026-03-01T12:00:00Z')).toBe(Date.UTC(2026, 2, 1, 12));
+    expect(parseRfc3339('2026-03-01T12:00:00.250Z')).toBe(Date.UTC(2026, 2, 1, 12, 0, 0, 250));
+    expect(parseRfc3339('2026-03-01T14:00:00+02:00')).toBe(Date.UTC(2026, 2, 1, 12));
+    expect(parseRfc3339('2024-02-29T00:00:00Z')).toBe(Date.UTC(2024, 1, 29));
+  });
+
+  it.each(['2026-02-30T00:00:00Z', '2025-02-29T00:00:00Z', '2026-13-01T00:00:00Z', '2026-01-01T24:00:00Z',
+    '2026-01-01T00:60:00Z', '2026-01-01T00:00:00+25:00', '2026-01-01', 'yesterday', '2026-01-01T00:00:00'])('refuses %s', (text) => {
+    expect(parseRfc3339(text)).toBeUndefined();
+  });
+
+  it('renders RFC 3339 UTC with milliseconds', () => {
+    expect(toIso(Date.UTC(2026, 0, 2, 3, 4, 5, 6))).toBe('2026-01-02T03:04:05.006Z');
+    expect(toIso(null)).toBeNull();
+  });
+});
