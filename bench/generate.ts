@@ -193,7 +193,7 @@ export function runLines(shape: JournalShape, i: number): string[] {
       const sid = `${id}.tx${k + 1}`;
       emit({
         type: 'send.queued', at: at(), run_id: id, step_run_id: srid, send_id: sid, network: wf.net.name, chain_id: wf.net.chainId,
-        relayer: wf.relayer, to: `0x${hex(5)}`, value_wei: String(Math.floor(rand() * 1e6)) + '000000000000', idempotency_key: `${wf.name}:${id}:${step.id}`,
+        relayer: wf.relayer, to: `0x${hex(5)}`, value_wei: `${1 + Math.floor(rand() * 1e6)}000000000000`, idempotency_key: `${wf.name}:${id}:${step.id}`,
       });
       const txHash = `0x${hex(8)}`;
       emit({ type: 'send.submitted', at: at(), send_id: sid, tx_hash: txHash, nonce: (i * 7 + k) % 1_000_000 });

@@ -18,3 +18,9 @@ describe('parseRfc3339', () => {
     expect(toIso(null)).toBeNull();
   });
 });
+
+describe('parseRfc3339 agrees with Date.parse on valid input', () => {
+  it.each(['2026-03-01T12:00:00.123456789Z', '1999-12-31T23:59:59-05:30', '2000-02-29T00:00:00.5+00:00', '2026-11-21 19:10:00Z'])('%s', (text) => {
+    expect(parseRfc3339(text)).toBe(Date.parse(text.replace(' ', 'T')));
+  });
+});

@@ -53,7 +53,7 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   }
 
   async stream(runId: string): Promise<JournalEvent[]> {
-    return this.events.filter((e) => e.stream === runId).map((e) => JSON.parse(e.body) as JournalEvent);
+    return this.events.filter((e) => e.stream === runId).map((e) => JSON.parse(JSON.stringify(e.event)) as JournalEvent);
   }
 
   async ping(): Promise<void> {}

@@ -4,6 +4,8 @@ import type { Knex } from 'knex';
 const MAX_ROWS = 500;
 /** Bound variables per statement (SQLite allows 32766; PostgreSQL 65535). */
 const MAX_VARS = 10000;
+/** Rows per statement when SQLite unpacks them from one JSON array. */
+const JSON_ROWS = 5000;
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
@@ -23,15 +25,15 @@ export async function selectIn(db: Knex | Knex.Transaction, table: string, colum
 }
 
 /**
- * Multi-row INSERT; with `conflictKey`, an upsert that overwrites every other column, and with
- * `ignoreConflicts`, rows whose key exists are skipped.
+ * Multi-row INSERT; with `conflictKey`, an upsert that overwrites every other column, with
+ * `ignoreConflicts`, rows whose key exists are skipped; `jsonColumns` hold values stored as JSON text.
  */
 export async function insertRows(
   db: Knex | Knex.Transaction,
   table: string,
   columns: readonly string[],
   rows: readonly unknown[][],
-  options: { conflictKey?: readonly string[]; ignoreConflicts?: boolean } = {},
+  options: { conflictKey?: readonly string[]; ignoreConflicts?: boolean; jsonColumns?: readonly string[] } = {},
 ): Promise<void> {
   if (!rows.length) return;
   const perStatement = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_VARS / columns.length)));
@@ -44,7 +46,18 @@ export async function insertRows(
     const updates = columns.filter((c) => !options.conflictKey!.includes(c)).map((c) => `"${c}" = excluded."${c}"`);
     suffix = ` ON CONFLICT (${options.conflictKey.join(',')}) DO UPDATE SET ${updates.join(', ')}`;
   }
-  for (const part of chunks(rows, perStatement)) {
+  if (db.client.config.client === 'sqlite3') {
+    // One JSON document per statement, unpacked by SQLite itself: binding thousands of parameters one by one
+    // (and knex scanning the SQL for them) costs more than the insert. `WHERE true` lets an upsert follow a SELECT.
+    // A JSON column travels as JSON inside the document (`->` keeps it JSON text), not as an escaped string.
+    const picks = columns.map((c, i) => (options.jsonColumns?.includes(c) ? `value->${i}` : `value->>${i}`)).join(',');
+    const sql = `INSERT INTO ${table} (${quoted}) SELECT ${picks} FROM json_each(?) WHERE true${suffix}`;
+    for (const part of chunks(rows, JSON_ROWS)) await db.raw(sql, [JSON.stringify(part)]);
+    return;
+  }
+  const json = columns.map((c) => options.jsonColumns?.includes(c) ?? false);
+  const encoded = json.includes(true) ? rows.map((r) => r.map((v, i) => (json[i] ? JSON.stringify(v) : v))) : rows;
+  for (const part of chunks(encoded, perStatement)) {
     const sql = `INSERT INTO ${table} (${quoted}) VALUES ${part.map(() => tuple).join(',')}${suffix}`;
     await db.raw(sql, part.flat() as Knex.RawBinding[]);
   }

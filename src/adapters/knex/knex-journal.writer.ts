@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
 import type { JournalEvent } from '../../domain/journal/journal-event';
-import { applyEvents, references } from '../../domain/journal/projector';
+import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
 import { emptyWorkingSet, type ChangeSet, type WorkingSet } from '../../domain/journal/working-set';
 import type { AppendResult, JournalWriter } from '../../application/ports/journal-writer';
 import { insertRows, selectIn } from './bulk';
@@ -14,16 +14,25 @@ import {
 
 export const Database = Symbol('Database');
 
+/** The rows a batch refers to, and the next ordinal of each stream that already holds events. */
+interface Loaded {
+  readonly ws: WorkingSet;
+  readonly nextSeq: Map<string, number>;
+}
+
 /**
  * The journal's write side on knex: each batch loads the projection rows it refers to, folds the events
  * with the domain projector, and writes the changed rows and the new events in the same transaction.
+ * Within a stream of batches the writes of one batch run while the next batch is read and hashed.
  */
 @injectable()
 export class KnexJournalWriter implements JournalWriter {
   constructor(@inject(Database) private readonly db: Knex) {}
 
   async append(events: readonly JournalEvent[]): Promise<AppendResult> {
-    return this.db.transaction((trx) => this.applyBatch(trx, events, 0));
+    return this.appendAll((async function* () {
+      yield events;
+    })());
   }
 
   async appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
@@ -31,26 +40,32 @@ export class KnexJournalWriter implements JournalWriter {
       let applied = 0;
       let duplicates = 0;
       let offset = 0;
-      for await (const batch of batches) {
-        const result = await this.applyBatch(trx, batch, offset);
-        offset += batch.length;
-        applied += result.applied;
-        duplicates += result.duplicates;
-        onBatch?.({ applied, duplicates });
+      let writing: Promise<void> = Promise.resolve();
+      try {
+        for await (const batch of batches) {
+          if (!batch.length) continue;
+          const hashes = contentHashes(batch);
+          await writing;
+          const { ws, nextSeq } = await this.load(trx, batch);
+          const changes = applyEvents(ws, batch, offset, hashes);
+          offset += batch.length;
+          applied += changes.events.length;
+          duplicates += changes.duplicates;
+          writing = this.write(trx, ws, changes, nextSeq);
+          writing.catch(() => undefined);
+          onBatch?.({ applied, duplicates });
+        }
+        await writing;
+      } catch (err) {
+        // Every statement must have finished before the transaction rolls back.
+        await writing.catch(() => undefined);
+        throw err;
       }
       return { applied, duplicates };
     });
   }
 
-  private async applyBatch(trx: Knex.Transaction, events: readonly JournalEvent[], offset: number): Promise<AppendResult> {
-    if (!events.length) return { applied: 0, duplicates: 0 };
-    const ws = await this.load(trx, events);
-    const changes = applyEvents(ws, events, offset);
-    await this.write(trx, ws, changes);
-    return { applied: changes.events.length, duplicates: changes.duplicates };
-  }
-
-  private async load(trx: Knex.Transaction, events: readonly JournalEvent[]): Promise<WorkingSet> {
+  private async load(trx: Knex.Transaction, events: readonly JournalEvent[]): Promise<Loaded> {
     const refs = references(events);
     const ws = emptyWorkingSet();
     const runIds = new Set(refs.runIds);
@@ -81,31 +96,45 @@ export class KnexJournalWriter implements JournalWriter {
       const wf = rowToWorkflow(row);
       ws.workflows.set(wf.workflow, wf);
     }
-    // Only streams that already hold events can hold a duplicate.
+    // Only streams that already hold events can hold a duplicate, or need their ordinals continued.
     const streams = [
       ...ws.runs.keys(),
       ...[...refs.sessionIds].map((id) => `session:${id}`),
       ...[...refs.workflows].map((w) => `workflow:${w}`),
     ];
-    for (const row of await selectIn(trx, 'events', 'stream', streams, 'stream, hash')) {
-      ws.eventKeys.add(`${row.stream as string}\n${row.hash as string}`);
+    const nextSeq = new Map<string, number>();
+    for (const row of await selectIn(trx, 'events', 'stream', streams, 'stream, seq, hash')) {
+      const stream = row.stream as string;
+      ws.eventKeys.add(`${stream}\n${row.hash as string}`);
+      nextSeq.set(stream, Math.max(nextSeq.get(stream) ?? 1, Number(row.seq) + 1));
     }
-    return ws;
+    return { ws, nextSeq };
   }
 
-  private async write(trx: Knex.Transaction, ws: WorkingSet, ch: ChangeSet): Promise<void> {
+  /** Writes the changed rows and the new events of a batch. */
+  private async write(trx: Knex.Transaction, ws: WorkingSet, ch: ChangeSet, nextSeq: Map<string, number>): Promise<void> {
     const pick = <T>(keys: Set<string>, map: Map<string, T>): T[] => [...keys].map((k) => map.get(k)!);
-    await insertRows(trx, 'runs', RUN_COLUMNS, pick(ch.runs, ws.runs).map(runToRow), { conflictKey: ['run_id'] });
     const lists = pick(ch.runLists, ws.runs);
-    for (const [field, { table, column }] of Object.entries(RUN_LIST_TABLES)) {
-      const rows = lists.flatMap((run) => (run[field as keyof typeof RUN_LIST_TABLES] as string[]).map((v) => [v, run.createdAt, run.runId]));
-      await insertRows(trx, table, [column, 'created_at', 'run_id'], rows, { conflictKey: [column, 'created_at', 'run_id'], ignoreConflicts: true });
-    }
-    await insertRows(trx, 'sends', SEND_COLUMNS, pick(ch.sends, ws.sends).map(sendToRow), { conflictKey: ['send_id'] });
-    await insertRows(trx, 'approvals', APPROVAL_COLUMNS, pick(ch.approvals, ws.approvals).map(approvalToRow), { conflictKey: ['approval_id'] });
-    await insertRows(trx, 'reorgs', REORG_COLUMNS, pick(ch.reorgs, ws.reorgs).map(reorgToRow), { conflictKey: ['reorg_id'] });
-    await insertRows(trx, 'sessions', SESSION_COLUMNS, pick(ch.sessions, ws.sessions).map(sessionToRow), { conflictKey: ['session_id'] });
-    await insertRows(trx, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] });
-    await insertRows(trx, 'events', ['stream', 'hash', 'type', 'at', 'body'], ch.events.map((e) => [e.stream, e.hash, e.type, e.at, e.body]));
+    const events = ch.events.map((e) => {
+      const seq = nextSeq.get(e.stream) ?? 1;
+      nextSeq.set(e.stream, seq + 1);
+      return [e.stream, seq, e.hash, e.type, e.at, e.event];
+    });
+    const writes: (() => Promise<void>)[] = [
+      () => insertRows(trx, 'runs', RUN_COLUMNS, pick(ch.runs, ws.runs).map(runToRow), { conflictKey: ['run_id'] }),
+      ...Object.entries(RUN_LIST_TABLES).map(([field, { table, column }]) => () => {
+        const rows = lists.flatMap((run) => (run[field as keyof typeof RUN_LIST_TABLES] as string[]).map((v) => [v, run.createdAt, run.runId]));
+        return insertRows(trx, table, [column, 'created_at', 'run_id'], rows, { conflictKey: [column, 'created_at', 'run_id'], ignoreConflicts: true });
+      }),
+      () => insertRows(trx, 'sends', SEND_COLUMNS, pick(ch.sends, ws.sends).map(sendToRow), { conflictKey: ['send_id'] }),
+      () => insertRows(trx, 'approvals', APPROVAL_COLUMNS, pick(ch.approvals, ws.approvals).map(approvalToRow), { conflictKey: ['approval_id'] }),
+      () => insertRows(trx, 'reorgs', REORG_COLUMNS, pick(ch.reorgs, ws.reorgs).map(reorgToRow), { conflictKey: ['reorg_id'] }),
+      () => insertRows(trx, 'sessions', SESSION_COLUMNS, pick(ch.sessions, ws.sessions).map(sessionToRow), { conflictKey: ['session_id'] }),
+      () => insertRows(trx, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] }),
+      () => insertRows(trx, 'events', ['stream', 'seq', 'hash', 'type', 'at', 'body'], events, { jsonColumns: ['body'] }),
+    ];
+    // One statement at a time: SQLite runs one statement per connection anyway, and queuing them all at once
+    // only makes the driver's threads wait on each other.
+    for (const write of writes) await write();
   }
 }

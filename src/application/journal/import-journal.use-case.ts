@@ -39,6 +39,8 @@ export interface ImportReport {
 const MAX_REPORTED = 100;
 /** Events appended per batch inside the import's one transaction. */
 const BATCH = 5000;
+/** Up to this many validated events are kept for the import pass instead of reading and parsing them again. */
+const KEEP_PARSED = 250_000;
 
 /**
  * `chainflow journal import`: every line is validated first; if any is bad, each bad line is named with
@@ -51,9 +53,13 @@ export class ImportJournal {
 
   async execute(source: LineSource, onProgress?: (p: ImportProgress) => void): Promise<ImportReport> {
     const checked = await this.validate(source, onProgress);
-    const blankLines: number[] = [];
+    const blankLines: number[] = checked.parsed ? checked.blankLines : [];
     let lineNo = 0;
     const batches = async function* (): AsyncGenerator<JournalEvent[]> {
+      if (checked.parsed) {
+        for (let i = 0; i < checked.parsed.length; i += BATCH) yield checked.parsed.slice(i, i + BATCH);
+        return;
+      }
       let batch: JournalEvent[] = [];
       for await (const line of source.lines()) {
         lineNo++;
@@ -81,18 +87,27 @@ export class ImportJournal {
     }
   }
 
-  private async validate(source: LineSource, onProgress?: (p: ImportProgress) => void): Promise<{ lines: number; events: number }> {
+  private async validate(source: LineSource, onProgress?: (p: ImportProgress) => void): Promise<Validated> {
     const problems: LineProblem[] = [];
+    const blankLines: number[] = [];
+    let parsed: JournalEvent[] | undefined = [];
     let bad = 0;
     let lines = 0;
     let events = 0;
     for await (const line of source.lines()) {
       lines++;
-      if (!line.trim()) continue;
+      if (!line.trim()) {
+        blankLines.push(lines);
+        continue;
+      }
       let reason: string | undefined;
       try {
         const checked = checkEvent(JSON.parse(line));
         if ('problem' in checked) reason = checked.problem;
+        else if (parsed) {
+          parsed.push(checked.event);
+          if (parsed.length > KEEP_PARSED) parsed = undefined;
+        }
       } catch (e) {
         reason = `not valid JSON (${(e as Error).message})`;
       }
@@ -105,8 +120,16 @@ export class ImportJournal {
       if (onProgress && lines % 50000 === 0) onProgress({ phase: 'validate', lines, events });
     }
     if (bad) throw new ImportRejectedError(problems, bad - problems.length);
-    return { lines, events };
+    return { lines, events, parsed, blankLines };
   }
+}
+
+interface Validated {
+  readonly lines: number;
+  readonly events: number;
+  /** Every event, parsed, when there were few enough to keep; otherwise the import reads the source again. */
+  readonly parsed: JournalEvent[] | undefined;
+  readonly blankLines: number[];
 }
 
 /** The line number of the index-th event, given the (sorted) numbers of the blank lines skipped. */

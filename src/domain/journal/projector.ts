@@ -40,20 +40,24 @@ const msOrNull = (iso: string | undefined): number | null => (iso === undefined 
  * rows, whatever the storage. An event already stored (same stream, same content) is skipped, so applying
  * a journal twice leaves the same state.
  */
-export function applyEvents(ws: WorkingSet, events: readonly JournalEvent[], offset = 0): ChangeSet {
+export function applyEvents(ws: WorkingSet, events: readonly JournalEvent[], offset = 0, hashes?: readonly string[]): ChangeSet {
   const changes = new ChangeSet();
-  events.forEach((event, i) => applyOne(ws, changes, event, offset + i));
+  events.forEach((event, i) => applyOne(ws, changes, event, offset + i, hashes?.[i]));
   return changes;
 }
 
-function applyOne(ws: WorkingSet, ch: ChangeSet, e: JournalEvent, index: number): void {
+/** The identity of each event's content (see `applyEvents`); may be computed ahead, off the write path. */
+export function contentHashes(events: readonly JournalEvent[]): string[] {
+  return events.map((e) => eventHash(canonicalJson(e)));
+}
+
+function applyOne(ws: WorkingSet, ch: ChangeSet, e: JournalEvent, index: number, precomputed: string | undefined): void {
   const reject = (reason: string): never => {
     throw new JournalRejectedError(index, reason);
   };
   const runOf = (runId: string): Run => ws.runs.get(runId) ?? reject(`unknown run_id ${runId} (no run.started)`);
   const stream = streamOf(ws, e, reject);
-  const body = canonicalJson(e);
-  const hash = eventHash(body);
+  const hash = precomputed ?? eventHash(canonicalJson(e));
   const key = `${stream}\n${hash}`;
   if (ws.eventKeys.has(key)) {
     ch.duplicates++;
@@ -237,7 +241,7 @@ function applyOne(ws: WorkingSet, ch: ChangeSet, e: JournalEvent, index: number)
     }
   }
   ws.eventKeys.add(key);
-  ch.events.push({ stream, hash, type: e.type, at, body });
+  ch.events.push({ stream, hash, type: e.type, at, event: e });
 }
 
 /** The stream an event is stored in: the run it belongs to, or its session / workflow. */

@@ -1,4 +1,5 @@
 import type { Approval } from '../approval';
+import type { JournalEvent } from './journal-event';
 import type { ReorgResponseRecord } from '../reorg';
 import type { Run } from '../run';
 import type { SendAttempt } from '../send-attempt';
@@ -33,7 +34,8 @@ export interface StoredEvent {
   readonly hash: string;
   readonly type: string;
   readonly at: number;
-  readonly body: string;
+  /** The event itself (stored as JSON). */
+  readonly event: JournalEvent;
 }
 
 /** What an append changed: keys of the rows to write back, and the new events. */

@@ -1,0 +1,347 @@
+import * as path from 'path';
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type {
+  BudgetConfig,
+  ChainflowConfig,
+  NetworkConfig,
+  RelayerConfig,
+  ServerConfig,
+  WorkflowConfig,
+} from '../../application/config';
+import { InvalidConfigError, InvalidInputError } from '../../domain/errors';
+import { parseDuration } from '../../domain/duration';
+import { parseAmount } from '../../domain/wei';
+import { childPath, configSchema, describeValue, REFERENCE_WORDS, schemaProblems } from './config.schema';
+
+/** Keys whose value is a secret wherever they appear; they take a reference, never a literal. */
+const SECRET_KEYS = new Set([
+  ...['headers', 'hmac', 'env', 'signer', 'token'],
+  ...['password', 'authorization', 'api_key', 'private_key'],
+]);
+/** Secret-typed keys that may also hold a map whose values are all references. */
+const MAP_SECRET_KEYS = new Set(['headers', 'env']);
+/** Top-level sections whose keys are names chosen by the operator, not field names. */
+const NAMED_SECTIONS = new Set(['secrets', 'networks', 'relayers', 'budgets', 'workflows']);
+
+export type Raw = Record<string, unknown>;
+type Reference = { readonly env: string } | { readonly secret: string };
+
+let compiled: ValidateFunction | undefined;
+
+/** Compiled on first use: a start on the embedded defaults (no file) never pays for it. */
+function validator(): ValidateFunction {
+  if (!compiled) {
+    const ajv = new Ajv({ allErrors: true, verbose: true, allowUnionTypes: true, validateSchema: false });
+    addFormats(ajv);
+    compiled = ajv.compile(configSchema);
+  }
+  return compiled;
+}
+
+export function isMap(value: unknown): value is Raw {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+function isReference(value: unknown): value is Reference {
+  if (!isMap(value)) return false;
+  const keys = Object.keys(value);
+  return keys.length === 1 && (keys[0] === 'env' || keys[0] === 'secret') && typeof value[keys[0]] === 'string';
+}
+
+function entries(value: unknown): Array<[string, Raw]> {
+  return isMap(value) ? Object.entries(value).filter((e): e is [string, Raw] => isMap(e[1])) : [];
+}
+
+/** One pass over a parsed config: collects every problem, then builds the config or throws them all. */
+export class ConfigReader {
+  private readonly problems = new Map<string, string>();
+  /** Declared secret name → its environment variable. */
+  private readonly declared = new Map<string, string>();
+  private readonly referencedEnv = new Set<string>();
+
+  constructor(
+    private readonly raw: Raw,
+    private readonly file: string,
+    /** The embedded defaults (`defaultConfig(cwd)`), for the listen address and storage when not set. */
+    private readonly defaults: ChainflowConfig,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  read(): ChainflowConfig {
+    const version = this.raw.chainflow_version;
+    if (version === undefined) this.problem('chainflow_version', 'is required (expected 1)');
+    else if (version !== 1) {
+      this.problem('chainflow_version', `unsupported version ${JSON.stringify(version)} (expected 1)`);
+    }
+    const validate = validator();
+    if (!validate(this.raw)) for (const p of schemaProblems(validate.errors ?? [])) this.problem(p.path, p.message);
+
+    for (const [name, decl] of Object.entries(isMap(this.raw.secrets) ? this.raw.secrets : {})) {
+      if (isReference(decl) && 'env' in decl) this.declared.set(name, decl.env);
+    }
+    this.walkTopLevel();
+
+    const networks = this.networks();
+    const relayers = this.relayers(networks);
+    const budgets = this.budgets(relayers);
+    const config: ChainflowConfig = {
+      source: this.file,
+      server: this.server(),
+      storage: { url: this.storageUrl() },
+      networks,
+      relayers,
+      budgets,
+      workflows: this.workflows(budgets),
+      secretValues: this.secretValues(),
+    };
+    if (this.problems.size > 0) {
+      const lines = [...this.problems].map(([at, message]) => ({ order: documentOrder(this.raw, at), at, message }));
+      lines.sort((a, b) => compareOrder(a.order, b.order));
+      throw new InvalidConfigError(lines.map(({ at, message }) => `${at || '(top level)'}: ${message}`));
+    }
+    return config;
+  }
+
+  /**
+   * One line per fault: the first problem at a path wins, and nothing is added under a path already
+   * reported (the schema's line about a value says more than the checks that then trip over it).
+   */
+  private problem(at: string, message: string): void {
+    for (const known of this.problems.keys()) {
+      if (at === known || at.startsWith(`${known}.`) || at.startsWith(`${known}[`)) return;
+    }
+    this.problems.set(at, message);
+  }
+
+  private walkTopLevel(): void {
+    for (const [key, value] of Object.entries(this.raw)) {
+      if (NAMED_SECTIONS.has(key) && isMap(value)) {
+        for (const [name, entry] of Object.entries(value)) this.walk(entry, childPath(key, name));
+      } else {
+        this.walk(value, key);
+      }
+    }
+  }
+
+  /** Notes every reference and refuses literals in secret-typed fields, at any depth. */
+  private walk(value: unknown, at: string): void {
+    if (isReference(value)) return this.noteReference(value, at);
+    if (Array.isArray(value)) return value.forEach((item, i) => this.walk(item, childPath(at, i)));
+    if (!isMap(value)) return;
+    for (const [key, child] of Object.entries(value)) {
+      const childAt = childPath(at, key);
+      if (!SECRET_KEYS.has(key)) this.walk(child, childAt);
+      else if (isReference(child)) this.noteReference(child, childAt);
+      else if (MAP_SECRET_KEYS.has(key) && isMap(child)) {
+        for (const [name, item] of Object.entries(child)) {
+          if (isReference(item)) this.noteReference(item, childPath(childAt, name));
+          else this.problem(childPath(childAt, name), `${REFERENCE_WORDS}, not ${describeValue(item)}`);
+        }
+      } else {
+        const orMap = MAP_SECRET_KEYS.has(key) ? ' (or a map of references)' : '';
+        this.problem(childAt, `${REFERENCE_WORDS}${orMap}, not ${describeValue(child)}`);
+      }
+    }
+  }
+
+  private noteReference(ref: Reference, at: string): void {
+    if ('env' in ref) this.referencedEnv.add(ref.env);
+    else if (!this.declared.has(ref.secret)) this.problem(at, `secret '${ref.secret}' is not declared under secrets`);
+  }
+
+  /** Resolves a reference whose value the program needs to run; an unset variable is a problem. */
+  private resolveRequired(value: unknown, at: string): string | undefined {
+    if (!isReference(value)) return undefined;
+    let variable: string;
+    let via = '';
+    if ('env' in value) variable = value.env;
+    else {
+      const declared = this.declared.get(value.secret);
+      if (declared === undefined) {
+        return void this.problem(at, `secret '${value.secret}' is not declared under secrets`);
+      }
+      variable = declared;
+      via = ` (secret '${value.secret}')`;
+    }
+    const resolved = this.env[variable];
+    if (resolved === undefined || resolved === '') {
+      this.problem(at, `environment variable ${variable} is ${resolved === undefined ? 'not set' : 'empty'}${via}`);
+      return undefined;
+    }
+    return resolved;
+  }
+
+  private server(): ServerConfig {
+    const raw = isMap(this.raw.server) ? this.raw.server : {};
+    let { host, port } = this.defaults.server;
+    if (typeof raw.listen === 'string') {
+      const match = /^(?:\[([^\]]+)\]|([^:\s[\]]+)):([0-9]{1,5})$/.exec(raw.listen);
+      const parsedPort = match ? Number(match[3]) : 0;
+      if (match && parsedPort >= 1 && parsedPort <= 65535) [host, port] = [match[1] ?? match[2], parsedPort];
+      else this.problem('server.listen', `must be host:port with port 1..65535, not '${raw.listen}'`);
+    }
+    const auth = isMap(raw.auth) ? raw.auth : {};
+    return {
+      host,
+      port,
+      authToken: auth.token === undefined ? undefined : this.resolveRequired(auth.token, 'server.auth.token'),
+      healthPublic: typeof raw.health_public === 'boolean' ? raw.health_public : true,
+      metricsPublic: typeof raw.metrics_public === 'boolean' ? raw.metrics_public : false,
+    };
+  }
+
+  /** `sqlite:<path>` (relative to the config file's folder) or `postgres://…`, kept as is. */
+  private storageUrl(): string {
+    const url = isMap(this.raw.storage) ? this.raw.storage.url : undefined;
+    if (typeof url !== 'string') return this.defaults.storage.url;
+    if (/^postgres(ql)?:\/\//.test(url)) return url;
+    if (url.startsWith('sqlite:') && url.length > 'sqlite:'.length) {
+      const file = url.slice('sqlite:'.length);
+      return file === ':memory:' ? url : `sqlite:${path.resolve(path.dirname(this.file), file)}`;
+    }
+    this.problem('storage.url', `must be sqlite:<path> or postgres://…, not '${url}'`);
+    return url;
+  }
+
+  private networks(): Map<string, NetworkConfig> {
+    const networks = new Map<string, NetworkConfig>();
+    for (const [name, raw] of entries(this.raw.networks)) {
+      const at = childPath('networks', name);
+      const rpc = Array.isArray(raw.rpc) ? raw.rpc : [];
+      networks.set(name, {
+        name,
+        chainId: typeof raw.chain_id === 'number' ? raw.chain_id : 0,
+        nativeSymbol: typeof raw.native_symbol === 'string' ? raw.native_symbol : 'ETH',
+        rpc: rpc.map((ref, i) => this.resolveRequired(ref, childPath(childPath(at, 'rpc'), i)) ?? ''),
+        ...(typeof raw.explorer === 'string' ? { explorer: raw.explorer } : {}),
+      });
+    }
+    return networks;
+  }
+
+  private relayers(networks: ReadonlyMap<string, NetworkConfig>): Map<string, RelayerConfig> {
+    const relayers = new Map<string, RelayerConfig>();
+    for (const [name, raw] of entries(this.raw.relayers)) {
+      const at = childPath('relayers', name);
+      const network = typeof raw.network === 'string' ? raw.network : '';
+      if (network && !networks.has(network)) {
+        this.problem(childPath(at, 'network'), `names no configured network '${network}'${known(networks)}`);
+      }
+      const signer = raw.signer === undefined ? undefined : this.resolveRequired(raw.signer, childPath(at, 'signer'));
+      const lowBalanceWei = this.amount(raw.low_balance, childPath(at, 'low_balance'));
+      relayers.set(name, {
+        name,
+        network,
+        ...(signer ? { signer } : {}),
+        ...(lowBalanceWei !== undefined ? { lowBalanceWei } : {}),
+      });
+    }
+    return relayers;
+  }
+
+  private budgets(relayers: ReadonlyMap<string, RelayerConfig>): Map<string, BudgetConfig> {
+    const budgets = new Map<string, BudgetConfig>();
+    for (const [name, raw] of entries(this.raw.budgets)) {
+      const at = childPath('budgets', name);
+      let windowMs = 0;
+      if (typeof raw.window === 'string') {
+        try {
+          windowMs = parseDuration(raw.window, childPath(at, 'window'));
+        } catch (error) {
+          this.inputProblem(error);
+        }
+      }
+      const maxGasSpendWei = this.amount(raw.max_gas_spend, childPath(at, 'max_gas_spend'));
+      const maxNativeValueWei = this.amount(raw.max_native_value, childPath(at, 'max_native_value'));
+      const maxTokenValue = this.baseUnits(raw.max_token_value, childPath(at, 'max_token_value'));
+      if ([raw.max_gas_spend, raw.max_native_value, raw.max_token_value].every((cap) => cap === undefined)) {
+        this.problem(at, 'sets no cap: give at least one of max_gas_spend, max_native_value, max_token_value');
+      }
+      const scoped = isMap(raw.scope) && Array.isArray(raw.scope.relayers) ? raw.scope.relayers.map(String) : undefined;
+      scoped?.forEach((relayer, i) => {
+        if (!relayers.has(relayer)) {
+          const where = childPath(`${at}.scope.relayers`, i);
+          this.problem(where, `names no configured relayer '${relayer}'${known(relayers)}`);
+        }
+      });
+      budgets.set(name, {
+        name,
+        windowMs,
+        ...(maxGasSpendWei !== undefined ? { maxGasSpendWei } : {}),
+        ...(maxNativeValueWei !== undefined ? { maxNativeValueWei } : {}),
+        ...(maxTokenValue !== undefined ? { maxTokenValue } : {}),
+        scope: scoped ? { relayers: scoped } : {},
+      });
+    }
+    return budgets;
+  }
+
+  private workflows(budgets: ReadonlyMap<string, BudgetConfig>): Map<string, WorkflowConfig> {
+    const workflows = new Map<string, WorkflowConfig>();
+    for (const [name, raw] of entries(this.raw.workflows)) {
+      const names = Array.isArray(raw.budgets) ? raw.budgets.map(String) : [];
+      names.forEach((budget, i) => {
+        if (!budgets.has(budget)) {
+          const where = childPath(`workflows.${name}.budgets`, i);
+          this.problem(where, `names no configured budget '${budget}'${known(budgets)}`);
+        }
+      });
+      workflows.set(name, { name, budgets: names, definition: raw });
+    }
+    return workflows;
+  }
+
+  /** Values of every declared secret and every referenced environment variable that is set and non-empty. */
+  private secretValues(): string[] {
+    const variables = new Set([...this.declared.values(), ...this.referencedEnv]);
+    const values = [...variables].map((variable) => this.env[variable]);
+    return [...new Set(values.filter((v): v is string => typeof v === 'string' && v !== ''))];
+  }
+
+  private amount(value: unknown, at: string): bigint | undefined {
+    if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+    try {
+      return parseAmount(value, at);
+    } catch (error) {
+      return void this.inputProblem(error);
+    }
+  }
+
+  /** Token amounts are integers in the token's own base units: a safe integer or a digit string. */
+  private baseUnits(value: unknown, at: string): bigint | undefined {
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+    if (typeof value === 'string' && /^[0-9]+$/.test(value)) return BigInt(value);
+    if (value !== undefined) {
+      this.problem(at, `must be a non-negative integer in the token's base units, not ${describeValue(value)}`);
+    }
+    return undefined;
+  }
+
+  private inputProblem(error: unknown): void {
+    if (!(error instanceof InvalidInputError)) throw error;
+    this.problem(error.field, error.reason);
+  }
+}
+
+/** Position of a dotted path in the file, as key indexes per level; keys not in the file sort last. */
+function documentOrder(raw: unknown, at: string): number[] {
+  const ranks: number[] = [];
+  let node = raw;
+  for (const segment of at.split(/\.|(?=\[)/)) {
+    const index = /^\[(\d+)\]$/.exec(segment);
+    const rank = index ? Number(index[1]) : isMap(node) ? Object.keys(node).indexOf(segment) : -1;
+    ranks.push(rank < 0 ? Number.MAX_SAFE_INTEGER : rank);
+    node = index ? (Array.isArray(node) ? node[rank] : undefined) : isMap(node) ? node[segment] : undefined;
+  }
+  return ranks;
+}
+
+function compareOrder(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
+function known(names: ReadonlyMap<string, unknown>): string {
+  return names.size > 0 ? ` (configured: ${[...names.keys()].join(', ')})` : ' (none configured)';
+}
