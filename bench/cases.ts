@@ -22,7 +22,7 @@ export interface CaseDef {
 
 export interface PlanLine {
   readonly text: string;
-  /** FULL SCAN, TEMP SORT, INDEX WALK (informational) or empty. */
+  /** FULL SCAN, TEMP SORT, NO CURSOR SEEK (deep page walks from the filter bound), INDEX WALK (informational) or empty. */
   readonly flag: string;
 }
 
@@ -89,6 +89,10 @@ export async function prepareCase(def: CaseDef, db: Knex, repo: KnexRunRepositor
   }
   const firstPlan = await explain(db, repo.listQuery(filter, { limit: PAGE_LIMIT + 1 }), def.name);
   const deepPlan = after ? await explain(db, repo.listQuery(filter, { limit: PAGE_LIMIT + 1, after }), def.name) : [];
+  // A deep page must seek to its cursor: the (created_at, run_id) bound has to be part of the index range.
+  if (deepPlan.length && !deepPlan.some((l) => /\(created_at,run_id\)<\(\?,\?\)/.test(l.text))) {
+    deepPlan[0] = { ...deepPlan[0]!, flag: [deepPlan[0]!.flag, 'NO CURSOR SEEK'].filter(Boolean).join(', ') };
+  }
   return { ...def, filter, matches, deepOffset, deepCursor, deepFirstId, firstPlan, deepPlan };
 }
 

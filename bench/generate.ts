@@ -3,7 +3,6 @@
  * only on (i, total runs, end time), so the same range can be generated twice (the import's validate pass,
  * then its import pass) and gives the same lines.
  */
-import type { LineSource } from '../src/application/journal/import-journal.use-case';
 
 export const DAY = 86_400_000;
 /** The journal spans this many days, ending at `end`. */
@@ -230,13 +229,4 @@ export function runLines(shape: JournalShape, i: number): string[] {
     emit({ type: 'session.finished', at: iso(t0 + 60_000), session_id: `test-${win}` });
   }
   return out;
-}
-
-/** The lines of runs [from, to): readable as often as asked, the same each time. */
-export function runRange(shape: JournalShape, from: number, to: number): LineSource {
-  return {
-    async *lines() {
-      for (let i = from; i < to; i++) yield* runLines(shape, i);
-    },
-  };
 }

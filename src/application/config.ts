@@ -72,3 +72,4 @@ export interface ChainflowConfig {
    */
   readonly secretValues: readonly string[];
 }
+export const ChainflowConfig = Symbol('ChainflowConfig');

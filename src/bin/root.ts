@@ -3,23 +3,29 @@ import type { Knex } from 'knex';
 import { loadConfig } from '../adapters/config/config.loader';
 import { openDatabase } from '../adapters/knex/connection';
 import { Database, KnexJournalWriter } from '../adapters/knex/knex-journal.writer';
+import { KnexHistoryRepository } from '../adapters/knex/knex-history.repository';
 import { KnexRunRepository } from '../adapters/knex/knex-run.repository';
 import { SystemClock } from '../adapters/system-clock';
-import type { ChainflowConfig } from '../application/config';
+import { ChainflowConfig } from '../application/config';
 import { CheckHealth } from '../application/health/check-health.use-case';
 import { GetRunTimeline } from '../application/history/get-run-timeline.use-case';
+import { ListApprovals } from '../application/history/list-approvals.use-case';
+import { ListReorgs } from '../application/history/list-reorgs.use-case';
+import { ListReplays } from '../application/history/list-replays.use-case';
 import { ListRuns } from '../application/history/list-runs.use-case';
+import { ListSends } from '../application/history/list-sends.use-case';
+import { ListWaiting } from '../application/history/list-waiting.use-case';
+import { ListWorkflows } from '../application/history/list-workflows.use-case';
 import { WriteDemoJournal } from '../application/journal/demo-journal.use-case';
 import { ImportJournal } from '../application/journal/import-journal.use-case';
 import { Clock } from '../application/ports/clock';
+import { HistoryRepository } from '../application/ports/history-repository';
 import { JournalWriter } from '../application/ports/journal-writer';
 import { RunRepository } from '../application/ports/run-repository';
 import { StorageHealth } from '../application/ports/storage-health';
 import { CursorCodec } from '../domain/cursor';
 import { ExplorerLinks } from '../domain/explorer';
 import { Redactor } from '../domain/redactor';
-
-export const Config = Symbol('Config');
 
 export interface RootOptions {
   /** Working directory (config file and default SQLite location). Default `process.cwd()`. */
@@ -46,7 +52,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   const cursorKey = (await db('meta').where({ key: 'cursor_key' }).first()) as { value: string };
   const container = new Container({ defaultScope: 'Singleton' });
 
-  container.bind<ChainflowConfig>(Config).toConstantValue(config);
+  container.bind<ChainflowConfig>(ChainflowConfig).toConstantValue(config);
   container.bind<Knex>(Database).toConstantValue(db);
   container.bind(Clock).to(SystemClock);
   container.bind(CursorCodec).toConstantValue(new CursorCodec(cursorKey.value));
@@ -59,8 +65,13 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(KnexRunRepository).toSelf();
   container.bind(RunRepository).toService(KnexRunRepository);
   container.bind(StorageHealth).toService(KnexRunRepository);
+  container.bind(HistoryRepository).to(KnexHistoryRepository);
 
-  for (const useCase of [ListRuns, GetRunTimeline, ImportJournal, WriteDemoJournal, CheckHealth]) container.bind(useCase).toSelf();
+  const useCases = [
+    ListRuns, GetRunTimeline, ListSends, ListApprovals, ListWaiting, ListReorgs, ListReplays, ListWorkflows,
+    ImportJournal, WriteDemoJournal, CheckHealth,
+  ];
+  for (const useCase of useCases) container.bind(useCase).toSelf();
 
   return { container, config, close: () => db.destroy() };
 }

@@ -1,3 +1,4 @@
+import { DurationHistogram } from '../../src/domain/duration-histogram';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import { applyEvents } from '../../src/domain/journal/projector';
 import { emptyWorkingSet, type StoredEvent, type WorkingSet } from '../../src/domain/journal/working-set';
@@ -5,13 +6,18 @@ import type { Run } from '../../src/domain/run';
 import type { AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
 import type { PageRequest, RunFilter, RunRepository } from '../../src/application/ports/run-repository';
 import type { StorageHealth } from '../../src/application/ports/storage-health';
+import type { HistoryRepository, ListFilter, WorkflowOverview } from '../../src/application/ports/history-repository';
+import type { Approval } from '../../src/domain/approval';
+import type { ReorgResponseRecord } from '../../src/domain/reorg';
+import type { SendAttempt } from '../../src/domain/send-attempt';
+import type { ReplaySession } from '../../src/domain/session';
 
 /**
  * The journal ports in memory, for use-case tests. It folds events with the same domain projector as the
  * knex adapter and passes the same contract tests (test/contract). Appends are atomic: a rejected batch
  * leaves nothing behind.
  */
-export class InMemoryJournal implements JournalWriter, RunRepository, StorageHealth {
+export class InMemoryJournal implements JournalWriter, RunRepository, StorageHealth, HistoryRepository {
   private ws: WorkingSet = emptyWorkingSet();
   private events: StoredEvent[] = [];
 
@@ -57,6 +63,57 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   }
 
   async ping(): Promise<void> {}
+
+  async listSends(filter: ListFilter, page: PageRequest): Promise<SendAttempt[]> {
+    return keysetPage([...this.ws.sends.values()], filter, page, (s) => s.createdAt, (s) => s.sendId);
+  }
+
+  async listApprovals(filter: ListFilter, page: PageRequest): Promise<Approval[]> {
+    return keysetPage([...this.ws.approvals.values()], filter, page, (a) => a.requestedAt, (a) => a.approvalId);
+  }
+
+  async listWaiting(filter: ListFilter, page: PageRequest): Promise<Run[]> {
+    const waiting = [...this.ws.runs.values()].filter((r) => r.status === 'waiting');
+    return keysetPage(waiting, filter, page, (r) => r.parkedAt ?? 0, (r) => r.runId);
+  }
+
+  async listReorgs(filter: ListFilter, page: PageRequest): Promise<ReorgResponseRecord[]> {
+    return keysetPage([...this.ws.reorgs.values()], filter, page, (r) => r.createdAt, (r) => r.reorgId);
+  }
+
+  async listSessions(filter: ListFilter, page: PageRequest): Promise<ReplaySession[]> {
+    return keysetPage([...this.ws.sessions.values()], filter, page, (s) => s.createdAt, (s) => s.sessionId);
+  }
+
+  async listWorkflows(known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]> {
+    const names = [...new Set([...known, ...this.ws.workflowStats.keys(), ...this.ws.workflows.keys()])]
+      .filter((n) => afterName === undefined || n > afterName)
+      .sort()
+      .slice(0, limit);
+    const runs = [...this.ws.runs.values()];
+    return names.map((workflow) => {
+      const stats = this.ws.workflowStats.get(workflow);
+      return {
+        workflow,
+        state: this.ws.workflows.has(workflow) ? structuredClone(this.ws.workflows.get(workflow)!) : undefined,
+        stats: stats && { ...stats, durations: DurationHistogram.fromJson(stats.durations.toJson()) },
+        runsWaiting: runs.filter((r) => r.workflow === workflow && r.status === 'waiting').length,
+      };
+    });
+  }
+}
+
+/** snake_case API field name to the domain's camelCase. */
+const camel = (field: string): string => field.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function keysetPage<T extends object>(rows: T[], filter: ListFilter, page: PageRequest, time: (row: T) => number, id: (row: T) => string): T[] {
+  return rows
+    .filter((row) => Object.entries(filter.equals).every(([field, value]) => (row as Record<string, unknown>)[camel(field)] === value))
+    .filter((row) => (filter.since === undefined || time(row) >= filter.since) && (filter.until === undefined || time(row) <= filter.until))
+    .filter((row) => !page.after || time(row) < page.after.createdAt || (time(row) === page.after.createdAt && id(row) < page.after.id))
+    .sort((a, b) => time(b) - time(a) || (id(a) < id(b) ? 1 : id(a) > id(b) ? -1 : 0))
+    .slice(0, page.limit)
+    .map((row) => structuredClone(row));
 }
 
 function matches(r: Run, f: RunFilter): boolean {
@@ -85,6 +142,7 @@ function cloneWorkingSet(ws: WorkingSet): WorkingSet {
     reorgs: new Map([...ws.reorgs].map(([k, v]) => [k, structuredClone(v)])),
     sessions: new Map([...ws.sessions].map(([k, v]) => [k, structuredClone(v)])),
     workflows: new Map([...ws.workflows].map(([k, v]) => [k, structuredClone(v)])),
+    workflowStats: new Map([...ws.workflowStats].map(([k, v]) => [k, { ...v, durations: DurationHistogram.fromJson(v.durations.toJson()) }])),
     eventKeys: new Set(ws.eventKeys),
   };
 }

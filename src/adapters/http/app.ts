@@ -1,14 +1,11 @@
 import { join } from 'node:path';
 import express, { type Express } from 'express';
 import type { CheckHealth } from '../../application/health/check-health.use-case';
-import type { GetRunTimeline } from '../../application/history/get-run-timeline.use-case';
-import type { ListRuns } from '../../application/history/list-runs.use-case';
 import { apiNotFound, errorHandler } from './error-handler';
-import { historyRoutes } from './history.routes';
+import { historyRoutes, type HistoryUseCases } from './history.routes';
 
 export interface HttpDependencies {
-  readonly listRuns: ListRuns;
-  readonly getRunTimeline: GetRunTimeline;
+  readonly history: HistoryUseCases;
   readonly checkHealth: CheckHealth;
   /** Where errors that are not the caller's fault are logged (never to the response). */
   readonly log: (message: string, err: unknown) => void;
@@ -36,7 +33,7 @@ export function createHttpApp(deps: HttpDependencies): Express {
     res.set('Cache-Control', 'no-store');
     next();
   });
-  api.use('/history', historyRoutes(deps));
+  api.use('/history', historyRoutes(deps.history));
   api.use(apiNotFound);
   app.use('/api', api);
 

@@ -22,8 +22,7 @@ export const apiNotFound: RequestHandler = (_req, res) => {
 export function errorHandler(log: (message: string, err: unknown) => void): ErrorRequestHandler {
   return (err, _req, res, _next) => {
     if (err instanceof ChainflowError) {
-      const status = STATUS[err.code];
-      res.status(status).json({ error: err.code === 'not_found' ? err.message : err.message });
+      res.status(STATUS[err.code]).json({ error: err.message });
       return;
     }
     const status = typeof err?.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 500;

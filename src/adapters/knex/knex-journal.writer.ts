@@ -1,13 +1,14 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
 import type { JournalEvent } from '../../domain/journal/journal-event';
-import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
+import { applyEvents, contentHashes, references, statsWorkflows } from '../../domain/journal/projector';
 import { emptyWorkingSet, type ChangeSet, type WorkingSet } from '../../domain/journal/working-set';
 import type { AppendResult, JournalWriter } from '../../application/ports/journal-writer';
 import { insertRows, selectIn } from './bulk';
 import { RUN_LIST_TABLES } from './migrations';
 import {
-  APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, WORKFLOW_COLUMNS,
+  APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, WORKFLOW_COLUMNS, WORKFLOW_STATS_COLUMNS,
+  rowToWorkflowStats, workflowStatsToRow,
   approvalToRow, reorgToRow, rowToApproval, rowToReorg, rowToRun, rowToSend, rowToSession, rowToWorkflow, runToRow,
   sendToRow, sessionToRow, workflowToRow,
 } from './rows';
@@ -96,6 +97,10 @@ export class KnexJournalWriter implements JournalWriter {
       const wf = rowToWorkflow(row);
       ws.workflows.set(wf.workflow, wf);
     }
+    for (const row of await selectIn(trx, 'workflow_stats', 'workflow', statsWorkflows(ws, events))) {
+      const stats = rowToWorkflowStats(row);
+      ws.workflowStats.set(stats.workflow, stats);
+    }
     // Only streams that already hold events can hold a duplicate, or need their ordinals continued.
     const streams = [
       ...ws.runs.keys(),
@@ -131,6 +136,7 @@ export class KnexJournalWriter implements JournalWriter {
       () => insertRows(trx, 'reorgs', REORG_COLUMNS, pick(ch.reorgs, ws.reorgs).map(reorgToRow), { conflictKey: ['reorg_id'] }),
       () => insertRows(trx, 'sessions', SESSION_COLUMNS, pick(ch.sessions, ws.sessions).map(sessionToRow), { conflictKey: ['session_id'] }),
       () => insertRows(trx, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] }),
+      () => insertRows(trx, 'workflow_stats', WORKFLOW_STATS_COLUMNS, pick(ch.workflowStats, ws.workflowStats).map(workflowStatsToRow), { conflictKey: ['workflow'] }),
       () => insertRows(trx, 'events', ['stream', 'seq', 'hash', 'type', 'at', 'body'], events, { jsonColumns: ['body'] }),
     ];
     // One statement at a time: SQLite runs one statement per connection anyway, and queuing them all at once

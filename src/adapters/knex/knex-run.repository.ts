@@ -59,7 +59,9 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
       if (filter[name] !== undefined) q.where(`r.${column}`, filter[name] as string | number);
     }
     if (filter.since !== undefined) q.where(`${key}.created_at`, '>=', filter.since);
-    if (filter.until !== undefined) q.where(`${key}.created_at`, '<=', filter.until);
+    // Below a cursor that already lies before `until`, the bound is implied; left in, SQLite would take it as
+    // the range of the scan and walk every row from `until` down to the cursor.
+    if (filter.until !== undefined && !(page.after && page.after.createdAt <= filter.until)) q.where(`${key}.created_at`, '<=', filter.until);
     if (page.after) {
       q.whereRaw(`(${key}.created_at, ${key}.run_id) < (?, ?)`, [page.after.createdAt, page.after.id]);
     }

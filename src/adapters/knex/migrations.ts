@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { listIndexes } from './migration-lists';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -160,7 +161,7 @@ const initial: Migration = {
   },
 };
 
-const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['0001_journal', initial]];
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['0001_journal', initial], ['0002_history_lists', listIndexes]];
 
 /** Migrations compiled into the program (no directory scan at start-up). */
 export const migrationSource: Knex.MigrationSource<Migration> = {

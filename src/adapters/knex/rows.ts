@@ -2,7 +2,8 @@ import type { Approval } from '../../domain/approval';
 import type { ReorgResponseRecord } from '../../domain/reorg';
 import type { Run } from '../../domain/run';
 import type { SendAttempt } from '../../domain/send-attempt';
-import type { ReplaySession, WorkflowStateRecord } from '../../domain/session';
+import { DurationHistogram } from '../../domain/duration-histogram';
+import type { ReplaySession, WorkflowStateRecord, WorkflowStats } from '../../domain/session';
 
 /** Maps projection rows to domain records and back. Integers may come back as strings (PostgreSQL bigint). */
 type Row = Record<string, unknown>;
@@ -167,5 +168,32 @@ export function rowToWorkflow(row: Row): WorkflowStateRecord {
     cursorBlock: numOrNull(row.cursor_block),
     headBlock: numOrNull(row.head_block),
     updatedAt: num(row.updated_at),
+  };
+}
+
+export const WORKFLOW_STATS_COLUMNS = [
+  'workflow', 'last_run_at', 'last_success_at', 'last_failure_at', 'success_count', 'failure_count', 'tx_count',
+  'recent_error_kind', 'recent_error_at', 'durations',
+] as const;
+
+export function workflowStatsToRow(w: WorkflowStats): unknown[] {
+  return [
+    w.workflow, w.lastRunAt, w.lastSuccessAt, w.lastFailureAt, w.successCount, w.failureCount, w.txCount,
+    w.recentErrorKind, w.recentErrorAt, w.durations.toJson(),
+  ];
+}
+
+export function rowToWorkflowStats(row: Row): WorkflowStats {
+  return {
+    workflow: String(row.workflow),
+    lastRunAt: numOrNull(row.last_run_at),
+    lastSuccessAt: numOrNull(row.last_success_at),
+    lastFailureAt: numOrNull(row.last_failure_at),
+    successCount: num(row.success_count),
+    failureCount: num(row.failure_count),
+    txCount: num(row.tx_count),
+    recentErrorKind: str(row.recent_error_kind),
+    recentErrorAt: numOrNull(row.recent_error_at),
+    durations: DurationHistogram.fromJson(String(row.durations)),
   };
 }

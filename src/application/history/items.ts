@@ -2,6 +2,7 @@ import type { Approval } from '../../domain/approval';
 import type { ReorgResponseRecord } from '../../domain/reorg';
 import type { Run } from '../../domain/run';
 import type { SendAttempt } from '../../domain/send-attempt';
+import type { ReplaySession } from '../../domain/session';
 import { toIso } from '../../domain/time';
 
 /**
@@ -159,4 +160,52 @@ export interface ListEnvelope<T> {
   items: T[];
   cursor: string | null;
   has_more: boolean;
+}
+
+export interface WaitingItem {
+  run_id: string;
+  workflow: string;
+  wait_kind: string | null;
+  step_run_id: string | null;
+  parked_at: string | null;
+  due_at: string | null;
+  expires_at: string | null;
+}
+
+export function toWaitingItem(run: Run): WaitingItem {
+  return {
+    run_id: run.runId,
+    workflow: run.workflow,
+    wait_kind: run.waitKind,
+    step_run_id: run.waitStepRunId,
+    parked_at: toIso(run.parkedAt),
+    due_at: toIso(run.dueAt),
+    expires_at: toIso(run.expiresAt),
+  };
+}
+
+export interface ReplaySessionItem {
+  session_id: string;
+  kind: string;
+  workflow: string;
+  created_at: string;
+  finished_at: string | null;
+  run_count: number;
+  from_block: number | null;
+  to_block: number | null;
+  note: string | null;
+}
+
+export function toReplaySessionItem(s: ReplaySession): ReplaySessionItem {
+  return {
+    session_id: s.sessionId,
+    kind: s.kind,
+    workflow: s.workflow,
+    created_at: toIso(s.createdAt),
+    finished_at: toIso(s.finishedAt),
+    run_count: s.runCount,
+    from_block: s.fromBlock,
+    to_block: s.toBlock,
+    note: s.note,
+  };
 }

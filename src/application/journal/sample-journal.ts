@@ -64,7 +64,8 @@ export function sampleJournal(now: number): JournalEvent[] {
     let t = now - (runCount - i) * 3 * HOUR - Math.floor(rand() * HOUR);
     const at = (): string => iso((t += Math.floor(5_000 + rand() * 40_000)));
     const block = 7_000_000 + i * 97;
-    const scenario = i === runCount - 1 ? 'park-approval' : i === runCount - 2 ? 'park-tx' : i === runCount - 3 ? 'park-delay' : i === runCount - 4 ? 'park-event'
+    // The newest runs of each workflow are parked, one per wait kind (the approval one on treasury-sweep).
+    const scenario = i === runCount - 1 ? 'park-event' : i === runCount - 2 ? 'park-approval' : i === runCount - 3 ? 'park-tx' : i === runCount - 4 ? 'park-delay'
       : i % 11 === 5 ? 'fail-http' : i % 13 === 7 ? 'revert' : i % 17 === 3 ? 'budget' : i % 9 === 4 ? 'retry' : 'ok';
     out.push({
       type: 'run.started', at: at(), run_id: runId, workflow: wf.name, session: 'live',

@@ -1,5 +1,7 @@
 import { JournalRejectedError } from '../errors';
-import { addOnce, type Run } from '../run';
+import { DurationHistogram } from '../duration-histogram';
+import { addOnce, TERMINAL_RUN_STATUSES, type Run } from '../run';
+import type { WorkflowStats } from '../session';
 import { parseRfc3339 } from '../time';
 import { canonicalJson, eventHash } from './canonical';
 import type { JournalEvent } from './journal-event';
@@ -29,6 +31,17 @@ export function references(events: readonly JournalEvent[]): References {
     if (e.type === 'workflow.state') r.workflows.add(e.workflow);
   }
   return r;
+}
+
+/**
+ * Workflows whose overview statistics an append may change: those of the runs it starts and of every run
+ * already loaded into the working set. A storage adapter loads their stats before applying the events.
+ */
+export function statsWorkflows(ws: WorkingSet, events: readonly JournalEvent[]): Set<string> {
+  const out = new Set<string>();
+  for (const e of events) if (e.type === 'run.started') out.add(e.workflow);
+  for (const run of ws.runs.values()) out.add(run.workflow);
+  return out;
 }
 
 const ms = (iso: string): number => parseRfc3339(iso) as number;
@@ -79,6 +92,8 @@ function applyOne(ws: WorkingSet, ch: ChangeSet, e: JournalEvent, index: number,
       ws.runs.set(run.runId, run);
       touch(run);
       ch.runLists.add(run.runId);
+      const stats = statsOf(ws, ch, run.workflow);
+      stats.lastRunAt = Math.max(stats.lastRunAt ?? at, at);
       if (e.session_id) countSessionRun(ws, ch, e.session_id, run, at);
       break;
     }
@@ -120,6 +135,7 @@ function applyOne(ws: WorkingSet, ch: ChangeSet, e: JournalEvent, index: number,
     case 'send.submitted':
     case 'send.settled': {
       const send = ws.sends.get(e.send_id)!;
+      const hadTx = send.txHash !== null;
       send.updatedAt = Math.max(send.updatedAt, at);
       if (e.type === 'send.parked') {
         if (send.status !== 'settled') send.status = 'parked';
@@ -134,6 +150,7 @@ function applyOne(ws: WorkingSet, ch: ChangeSet, e: JournalEvent, index: number,
       }
       ch.sends.add(send.sendId);
       const run = runOf(send.runId);
+      if (!hadTx && send.txHash) statsOf(ws, ch, send.workflow).txCount++;
       if (send.txHash && addOnce(run.txHashes, send.txHash)) {
         ch.runLists.add(run.runId);
         touch(run);
@@ -185,6 +202,7 @@ function applyOne(ws: WorkingSet, ch: ChangeSet, e: JournalEvent, index: number,
     }
     case 'run.finished': {
       const run = runOf(e.run_id);
+      if (!TERMINAL_RUN_STATUSES.includes(run.status)) countFinish(statsOf(ws, ch, run.workflow), e, at, Math.max(0, at - run.createdAt));
       run.status = e.status;
       run.finishedAt = at;
       run.durationMs = Math.max(0, at - run.createdAt);
@@ -287,4 +305,33 @@ function countSessionRun(ws: WorkingSet, ch: ChangeSet, sessionId: string, run: 
   }
   session.runCount++;
   ch.sessions.add(sessionId);
+}
+
+function statsOf(ws: WorkingSet, ch: ChangeSet, workflow: string): WorkflowStats {
+  let stats = ws.workflowStats.get(workflow);
+  if (!stats) {
+    stats = {
+      workflow, lastRunAt: null, lastSuccessAt: null, lastFailureAt: null, successCount: 0, failureCount: 0,
+      txCount: 0, recentErrorKind: null, recentErrorAt: null, durations: DurationHistogram.empty(),
+    };
+    ws.workflowStats.set(workflow, stats);
+  }
+  ch.workflowStats.add(workflow);
+  return stats;
+}
+
+/** A run reached its end: success / failure counts, last success / failure, duration, most recent error. */
+function countFinish(stats: WorkflowStats, e: Extract<JournalEvent, { type: 'run.finished' }>, at: number, durationMs: number): void {
+  if (e.status === 'succeeded') {
+    stats.successCount++;
+    stats.lastSuccessAt = Math.max(stats.lastSuccessAt ?? at, at);
+  } else if (e.status === 'failed' || e.status === 'dead_lettered') {
+    stats.failureCount++;
+    stats.lastFailureAt = Math.max(stats.lastFailureAt ?? at, at);
+  }
+  if (e.error && at >= (stats.recentErrorAt ?? at)) {
+    stats.recentErrorKind = e.error.kind;
+    stats.recentErrorAt = at;
+  }
+  stats.durations.add(durationMs);
 }

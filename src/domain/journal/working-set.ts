@@ -3,7 +3,7 @@ import type { JournalEvent } from './journal-event';
 import type { ReorgResponseRecord } from '../reorg';
 import type { Run } from '../run';
 import type { SendAttempt } from '../send-attempt';
-import type { ReplaySession, WorkflowStateRecord } from '../session';
+import type { ReplaySession, WorkflowStateRecord, WorkflowStats } from '../session';
 
 /**
  * The projection rows an append touches, loaded before the events are applied. A storage adapter loads
@@ -17,6 +17,8 @@ export interface WorkingSet {
   readonly reorgs: Map<string, ReorgResponseRecord>;
   readonly sessions: Map<string, ReplaySession>;
   readonly workflows: Map<string, WorkflowStateRecord>;
+  /** Overview statistics of every workflow whose runs the batch touches (loaded, or created empty). */
+  readonly workflowStats: Map<string, WorkflowStats>;
   /** `stream + '\n' + hash` of every stored event of the loaded streams. */
   readonly eventKeys: Set<string>;
 }
@@ -24,7 +26,7 @@ export interface WorkingSet {
 export function emptyWorkingSet(): WorkingSet {
   return {
     runs: new Map(), sends: new Map(), approvals: new Map(), reorgs: new Map(),
-    sessions: new Map(), workflows: new Map(), eventKeys: new Set(),
+    sessions: new Map(), workflows: new Map(), workflowStats: new Map(), eventKeys: new Set(),
   };
 }
 
@@ -48,6 +50,7 @@ export class ChangeSet {
   readonly reorgs = new Set<string>();
   readonly sessions = new Set<string>();
   readonly workflows = new Set<string>();
+  readonly workflowStats = new Set<string>();
   readonly events: StoredEvent[] = [];
   duplicates = 0;
 }

@@ -1,6 +1,12 @@
 import Demo from './demo';
 import History from './history/index';
+import HistoryApprovals from './history/approvals';
+import HistoryReorgs from './history/reorgs';
+import HistoryReplays from './history/replays';
 import HistoryRuns from './history/runs';
+import HistoryTxs from './history/txs';
+import HistoryWaiting from './history/waiting';
+import HistoryWorkflows from './history/workflows';
 import JournalImport from './journal/import';
 import RunsTimeline from './runs/timeline';
 import Start from './start';
@@ -9,7 +15,13 @@ import Start from './start';
 export const COMMANDS = {
   demo: Demo,
   history: History,
+  'history:approvals': HistoryApprovals,
+  'history:reorgs': HistoryReorgs,
+  'history:replays': HistoryReplays,
   'history:runs': HistoryRuns,
+  'history:txs': HistoryTxs,
+  'history:waiting': HistoryWaiting,
+  'history:workflows': HistoryWorkflows,
   'journal:import': JournalImport,
   'runs:timeline': RunsTimeline,
   start: Start,

@@ -1,17 +1,11 @@
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { Args } from '@oclif/core';
-import { ImportJournal, ImportRejectedError, type ImportProgress, type LineSource } from '../../../../application/journal/import-journal.use-case';
+import { ImportJournal, ImportRejectedError, type ImportProgress } from '../../../../application/journal/import-journal.use-case';
+import { ndjsonFile } from '../../../ndjson-file';
 import { ChainflowCommand, EXIT_FAILURE } from '../../base.command';
-
-function fileLines(path: string): LineSource {
-  return {
-    lines: () => createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity }),
-  };
-}
 
 /** `chainflow journal import FILE|-`: validate every line, then import all of it or nothing. */
 export default class JournalImport extends ChainflowCommand {
@@ -31,7 +25,7 @@ export default class JournalImport extends ChainflowCommand {
     try {
       const root = await this.root(flags.config);
       const progress = process.stderr.isTTY ? progressBar() : undefined;
-      const report = await root.container.get(ImportJournal).execute(fileLines(path), progress);
+      const report = await root.container.get(ImportJournal).execute(ndjsonFile(path), progress);
       if (progress) process.stderr.write('\n');
       this.log(`imported ${report.applied} events (${report.duplicates} already present) from ${report.lines} lines`);
     } catch (err) {

@@ -1,0 +1,69 @@
+import type { CursorCodec, CursorPosition } from '../../domain/cursor';
+import { InvalidInputError } from '../../domain/errors';
+import type { Redactor } from '../../domain/redactor';
+import type { ListFilter } from '../ports/history-repository';
+import type { PageRequest } from '../ports/run-repository';
+import { QueryParser, type ParamSpecs, type ParsedParams } from '../query/query-params';
+import type { ListEnvelope } from './items';
+import { CURSOR, HISTORY_LIMIT } from './run-query';
+
+const SINCE = { kind: 'time', description: 'a duration back from now (24h, 7d) or an RFC 3339 timestamp' } as const;
+
+/** The parameters of a history list: its filters, then since / until on its time field, limit and cursor. */
+export function listParams(filters: ParamSpecs, timeField: string): ParamSpecs {
+  return {
+    ...filters,
+    since: { ...SINCE, description: `${SINCE.description}; ${timeField} >= since` },
+    until: { ...SINCE, description: `${SINCE.description}; ${timeField} <= until` },
+    limit: HISTORY_LIMIT,
+    cursor: CURSOR,
+  };
+}
+
+export function toListFilter(params: ParsedParams, filters: ParamSpecs): ListFilter {
+  const equals: Record<string, string | number> = {};
+  for (const name of Object.keys(filters)) if (params[name] !== undefined) equals[name] = params[name]!;
+  return { equals, since: params.since as number | undefined, until: params.until as number | undefined };
+}
+
+/**
+ * One keyset-paged, redacted history list: validates the query, decodes the cursor (refused when malformed,
+ * tampered or from another list), reads one row more than asked to learn whether a next page exists.
+ */
+export class KeysetList<Row, Item> {
+  readonly params: ParamSpecs;
+  private readonly parser: QueryParser;
+
+  constructor(
+    private readonly options: {
+      readonly list: string;
+      readonly filters: ParamSpecs;
+      readonly timeField: string;
+      readonly fetch: (filter: ListFilter, page: PageRequest) => Promise<Row[]>;
+      readonly position: (row: Row) => CursorPosition;
+      readonly item: (row: Row) => Item;
+      readonly cursors: CursorCodec;
+      readonly redactor: Redactor;
+      readonly now: () => number;
+    },
+  ) {
+    this.params = listParams(options.filters, options.timeField);
+    this.parser = new QueryParser(this.params, options.now);
+  }
+
+  async page(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<Item>> {
+    const params = this.parser.parse(query);
+    const limit = params.limit as number;
+    const after = params.cursor === undefined ? undefined : this.options.cursors.decode(this.options.list, params.cursor as string);
+    if (params.cursor !== undefined && !after) throw new InvalidInputError('cursor', 'malformed or tampered cursor');
+    const rows = await this.options.fetch(toListFilter(params, this.options.filters), { limit: limit + 1, after });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const hasMore = rows.length > limit;
+    return {
+      items: page.map((row) => this.options.redactor.redact(this.options.item(row))),
+      cursor: hasMore && last ? this.options.cursors.encode(this.options.list, this.options.position(last)) : null,
+      has_more: hasMore,
+    };
+  }
+}

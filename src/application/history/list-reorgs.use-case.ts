@@ -1,0 +1,39 @@
+import { inject, injectable } from 'inversify';
+import { CursorCodec } from '../../domain/cursor';
+import { Redactor } from '../../domain/redactor';
+import type { ReorgResponseRecord } from '../../domain/reorg';
+import { Clock } from '../ports/clock';
+import { HistoryRepository } from '../ports/history-repository';
+import { REORG_FILTERS } from './history-lists';
+import { toReorgItem, type ReorgResponseItem, type ListEnvelope } from './items';
+import { KeysetList } from './keyset-list';
+
+/** Lists the durable on_reorg responses with their steps, newest first. */
+@injectable()
+export class ListReorgs {
+  private readonly list: KeysetList<ReorgResponseRecord, ReorgResponseItem>;
+
+  constructor(
+    @inject(HistoryRepository) history: HistoryRepository,
+    @inject(CursorCodec) cursors: CursorCodec,
+    @inject(Redactor) redactor: Redactor,
+    @inject(Clock) clock: Clock,
+  ) {
+    this.list = new KeysetList<ReorgResponseRecord, ReorgResponseItem>({
+      list: 'reorgs',
+      filters: REORG_FILTERS,
+      timeField: 'created_at',
+      fetch: (filter, page) => history.listReorgs(filter, page),
+      position: (row) => ({ createdAt: row.createdAt, id: row.reorgId }),
+      item: toReorgItem,
+      cursors,
+      redactor,
+      now: () => clock.now(),
+    });
+  }
+
+  /** `query`: raw parameters (HTTP query or CLI flags), validated here. */
+  async execute(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<ReorgResponseItem>> {
+    return this.list.page(query);
+  }
+}

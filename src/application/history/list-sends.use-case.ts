@@ -1,0 +1,41 @@
+import { inject, injectable } from 'inversify';
+import { CursorCodec } from '../../domain/cursor';
+import { ExplorerLinks } from '../../domain/explorer';
+import { Redactor } from '../../domain/redactor';
+import type { SendAttempt } from '../../domain/send-attempt';
+import { Clock } from '../ports/clock';
+import { HistoryRepository } from '../ports/history-repository';
+import { SEND_FILTERS } from './history-lists';
+import { toSendAttemptItem, type SendAttemptItem, type ListEnvelope } from './items';
+import { KeysetList } from './keyset-list';
+
+/** Lists every send attempted or that would have been sent (replay/test sessions), newest first. */
+@injectable()
+export class ListSends {
+  private readonly list: KeysetList<SendAttempt, SendAttemptItem>;
+
+  constructor(
+    @inject(HistoryRepository) history: HistoryRepository,
+    @inject(CursorCodec) cursors: CursorCodec,
+    @inject(Redactor) redactor: Redactor,
+    @inject(Clock) clock: Clock,
+    @inject(ExplorerLinks) explorer: ExplorerLinks,
+  ) {
+    this.list = new KeysetList<SendAttempt, SendAttemptItem>({
+      list: 'txs',
+      filters: SEND_FILTERS,
+      timeField: 'created_at',
+      fetch: (filter, page) => history.listSends(filter, page),
+      position: (row) => ({ createdAt: row.createdAt, id: row.sendId }),
+      item: (row) => toSendAttemptItem(row, (n, c, h) => explorer.tx(n, c, h)),
+      cursors,
+      redactor,
+      now: () => clock.now(),
+    });
+  }
+
+  /** `query`: raw parameters (HTTP query or CLI flags), validated here. */
+  async execute(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<SendAttemptItem>> {
+    return this.list.page(query);
+  }
+}

@@ -1,0 +1,40 @@
+import type { Approval } from '../../domain/approval';
+import type { ReorgResponseRecord } from '../../domain/reorg';
+import type { Run } from '../../domain/run';
+import type { SendAttempt } from '../../domain/send-attempt';
+import type { ReplaySession, WorkflowStateRecord, WorkflowStats } from '../../domain/session';
+import type { PageRequest } from './run-repository';
+
+/** Filters of a history list: exact matches on named fields (snake_case, as the API names them) and a time range. */
+export interface ListFilter {
+  readonly equals: Readonly<Record<string, string | number>>;
+  /** Time field >= since (epoch ms). */
+  readonly since?: number;
+  /** Time field <= until (epoch ms). */
+  readonly until?: number;
+}
+
+/** Everything the workflows overview shows of one workflow, before formatting. */
+export interface WorkflowOverview {
+  readonly workflow: string;
+  readonly state: WorkflowStateRecord | undefined;
+  readonly stats: WorkflowStats | undefined;
+  readonly runsWaiting: number;
+}
+
+/**
+ * Reads the history lists other than runs. Each pages newest first on (its time field, its id):
+ * sends on (created_at, send_id), approvals on (requested_at, approval_id), waiting runs on (parked_at, run_id),
+ * reorg responses on (created_at, reorg_id), sessions on (created_at, session_id).
+ */
+export interface HistoryRepository {
+  listSends(filter: ListFilter, page: PageRequest): Promise<SendAttempt[]>;
+  listApprovals(filter: ListFilter, page: PageRequest): Promise<Approval[]>;
+  /** Runs parked now. */
+  listWaiting(filter: ListFilter, page: PageRequest): Promise<Run[]>;
+  listReorgs(filter: ListFilter, page: PageRequest): Promise<ReorgResponseRecord[]>;
+  listSessions(filter: ListFilter, page: PageRequest): Promise<ReplaySession[]>;
+  /** Workflows by name (ascending), after `afterName`, among those named in `known` or seen in the journal. */
+  listWorkflows(known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]>;
+}
+export const HistoryRepository = Symbol('HistoryRepository');
