@@ -4,10 +4,15 @@ import { loadConfig } from '../adapters/config/config.loader';
 import { openDatabase } from '../adapters/knex/connection';
 import { Database, KnexJournalWriter } from '../adapters/knex/knex-journal.writer';
 import { KnexHistoryRepository } from '../adapters/knex/knex-history.repository';
+import { KnexRetentionRepository } from '../adapters/knex/knex-retention.repository';
 import { KnexRunRepository } from '../adapters/knex/knex-run.repository';
 import { SystemClock } from '../adapters/system-clock';
 import { ChainflowConfig } from '../application/config';
 import { CheckHealth } from '../application/health/check-health.use-case';
+import { ArchiveExport } from '../application/history/archive-export.use-case';
+import { PruneHistory } from '../application/history/prune-history.use-case';
+import { DiffRuns } from '../application/history/diff-runs.use-case';
+import { ExportHistory } from '../application/history/export-history.use-case';
 import { GetRunTimeline } from '../application/history/get-run-timeline.use-case';
 import { ListApprovals } from '../application/history/list-approvals.use-case';
 import { ListReorgs } from '../application/history/list-reorgs.use-case';
@@ -20,6 +25,7 @@ import { WriteDemoJournal } from '../application/journal/demo-journal.use-case';
 import { ImportJournal } from '../application/journal/import-journal.use-case';
 import { Clock } from '../application/ports/clock';
 import { HistoryRepository } from '../application/ports/history-repository';
+import { RetentionRepository } from '../application/ports/retention-repository';
 import { JournalWriter } from '../application/ports/journal-writer';
 import { RunRepository } from '../application/ports/run-repository';
 import { StorageHealth } from '../application/ports/storage-health';
@@ -66,10 +72,11 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(RunRepository).toService(KnexRunRepository);
   container.bind(StorageHealth).toService(KnexRunRepository);
   container.bind(HistoryRepository).to(KnexHistoryRepository);
+  container.bind(RetentionRepository).to(KnexRetentionRepository);
 
   const useCases = [
-    ListRuns, GetRunTimeline, ListSends, ListApprovals, ListWaiting, ListReorgs, ListReplays, ListWorkflows,
-    ImportJournal, WriteDemoJournal, CheckHealth,
+    ListRuns, GetRunTimeline, DiffRuns, ExportHistory, ListSends, ListApprovals, ListWaiting, ListReorgs, ListReplays, ListWorkflows,
+    PruneHistory, ArchiveExport, ImportJournal, WriteDemoJournal, CheckHealth,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
 

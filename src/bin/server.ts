@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
 import { createHttpApp } from '../adapters/http/app';
 import { CheckHealth } from '../application/health/check-health.use-case';
+import { DiffRuns } from '../application/history/diff-runs.use-case';
+import { ExportHistory } from '../application/history/export-history.use-case';
 import { GetRunTimeline } from '../application/history/get-run-timeline.use-case';
 import { ListApprovals } from '../application/history/list-approvals.use-case';
 import { ListReorgs } from '../application/history/list-reorgs.use-case';
@@ -29,6 +31,8 @@ export async function startServer(root: Root, options: { port?: number; host?: s
       listReorgs: container.get(ListReorgs),
       listReplays: container.get(ListReplays),
       listWorkflows: container.get(ListWorkflows),
+      exportHistory: container.get(ExportHistory),
+      diffRuns: container.get(DiffRuns),
     },
     checkHealth: container.get(CheckHealth),
     log: (msg, err) => logLine('error', msg, { err: err instanceof Error ? err.message : String(err) }),

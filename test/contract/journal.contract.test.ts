@@ -20,6 +20,7 @@ journalContract('knex on a SQLite file', async () => {
     list: (f, p) => repo.list(f, p),
     get: (id) => repo.get(id),
     stream: (id) => repo.stream(id),
+    streams: (ids) => repo.streams(ids),
     ping: () => repo.ping(),
   };
   return {

@@ -109,6 +109,14 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
       expect(stream).toEqual(JSON.parse(JSON.stringify(events)));
     });
 
+    it('reads the streams of several runs at once', async () => {
+      await ports.append([...aRun({ runId: 'm1', send: { txHash: aTxHash('m1') } }), ...aRun({ runId: 'm2' })]);
+      const streams = await ports.streams(['m1', 'm2', 'nothing']);
+      expect([...streams.keys()].sort()).toEqual(['m1', 'm2']);
+      expect(streams.get('m1')).toEqual(await ports.stream('m1'));
+      expect(streams.get('m2')).toEqual(await ports.stream('m2'));
+    });
+
     it('rejects an event that refers to what was never journaled, and writes nothing of the batch', async () => {
       await ports.append(aRun({ runId: 'ok' }));
       const bad: JournalEvent[] = [

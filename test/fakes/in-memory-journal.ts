@@ -6,6 +6,7 @@ import type { Run } from '../../src/domain/run';
 import type { AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
 import type { PageRequest, RunFilter, RunRepository } from '../../src/application/ports/run-repository';
 import type { StorageHealth } from '../../src/application/ports/storage-health';
+import type { PruneCounts, RetentionRepository } from '../../src/application/ports/retention-repository';
 import type { HistoryRepository, ListFilter, WorkflowOverview } from '../../src/application/ports/history-repository';
 import type { Approval } from '../../src/domain/approval';
 import type { ReorgResponseRecord } from '../../src/domain/reorg';
@@ -17,7 +18,7 @@ import type { ReplaySession } from '../../src/domain/session';
  * knex adapter and passes the same contract tests (test/contract). Appends are atomic: a rejected batch
  * leaves nothing behind.
  */
-export class InMemoryJournal implements JournalWriter, RunRepository, StorageHealth, HistoryRepository {
+export class InMemoryJournal implements JournalWriter, RunRepository, StorageHealth, HistoryRepository, RetentionRepository {
   private ws: WorkingSet = emptyWorkingSet();
   private events: StoredEvent[] = [];
 
@@ -62,7 +63,54 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
     return this.events.filter((e) => e.stream === runId).map((e) => JSON.parse(JSON.stringify(e.event)) as JournalEvent);
   }
 
+  async streams(runIds: readonly string[]): Promise<Map<string, JournalEvent[]>> {
+    const out = new Map<string, JournalEvent[]>();
+    for (const id of runIds) {
+      const events = await this.stream(id);
+      if (events.length) out.set(id, events);
+    }
+    return out;
+  }
+
+  async sendsOfRuns(runIds: readonly string[]): Promise<SendAttempt[]> {
+    const ids = new Set(runIds);
+    return [...this.ws.sends.values()].filter((s) => ids.has(s.runId))
+      .sort((a, b) => a.createdAt - b.createdAt || (a.sendId < b.sendId ? -1 : 1)).map((s) => structuredClone(s));
+  }
+
+  async approvalsOfRuns(runIds: readonly string[]): Promise<Approval[]> {
+    const ids = new Set(runIds);
+    return [...this.ws.approvals.values()].filter((a) => ids.has(a.runId))
+      .sort((a, b) => a.requestedAt - b.requestedAt || (a.approvalId < b.approvalId ? -1 : 1)).map((a) => structuredClone(a));
+  }
+
   async ping(): Promise<void> {}
+
+  async countBefore(cut: number): Promise<PruneCounts> {
+    const old = new Set([...this.ws.runs.values()].filter((r) => r.createdAt < cut).map((r) => r.runId));
+    return {
+      runs: old.size,
+      events: this.events.filter((e) => old.has(e.stream)).length,
+      sends: [...this.ws.sends.values()].filter((s) => old.has(s.runId)).length,
+      approvals: [...this.ws.approvals.values()].filter((a) => old.has(a.runId)).length,
+      reorgs: [...this.ws.reorgs.values()].filter((r) => old.has(r.runId)).length,
+    };
+  }
+
+  async pruneBefore(cut: number): Promise<PruneCounts> {
+    const counts = await this.countBefore(cut);
+    const old = new Set([...this.ws.runs.values()].filter((r) => r.createdAt < cut).map((r) => r.runId));
+    this.events = this.events.filter((e) => !old.has(e.stream));
+    for (const key of [...this.ws.eventKeys]) if (old.has(key.slice(0, key.indexOf('\n')))) this.ws.eventKeys.delete(key);
+    const drop = <T>(map: Map<string, T>, runOf: (v: T) => string): void => {
+      for (const [k, v] of map) if (old.has(runOf(v))) map.delete(k);
+    };
+    drop(this.ws.sends, (s) => s.runId);
+    drop(this.ws.approvals, (a) => a.runId);
+    drop(this.ws.reorgs, (r) => r.runId);
+    drop(this.ws.runs, (r) => r.runId);
+    return counts;
+  }
 
   async listSends(filter: ListFilter, page: PageRequest): Promise<SendAttempt[]> {
     return keysetPage([...this.ws.sends.values()], filter, page, (s) => s.createdAt, (s) => s.sendId);

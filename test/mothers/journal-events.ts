@@ -302,3 +302,96 @@ export function manyRuns(count: number, options: { prefix?: string; newest?: num
 export function toNdjson(events: readonly JournalEvent[]): string {
   return events.map((e) => JSON.stringify(e)).join('\n') + '\n';
 }
+
+/** epoch ms, RFC 3339 text or Date, as epoch ms. */
+function msOf(at: number | string | Date): number {
+  return typeof at === 'number' ? at : Date.parse(iso(at));
+}
+
+export interface SessionSpec {
+  readonly sessionId: string;
+  readonly kind?: 'replay' | 'test';
+  readonly workflow?: string;
+  /** session.started time; default T0. */
+  readonly at?: number | string | Date;
+  /** session.finished time; absent: the session is still open. */
+  readonly finishedAt?: number | string | Date;
+  readonly fromBlock?: number;
+  readonly toBlock?: number;
+  readonly note?: string;
+}
+
+/** A replay / test session: session.started, and session.finished when `finishedAt` is given. */
+export function aSession(spec: SessionSpec): JournalEvent[] {
+  const events: JournalEvent[] = [{
+    type: 'session.started', at: iso(spec.at ?? T0), session_id: spec.sessionId, kind: spec.kind ?? 'replay',
+    workflow: spec.workflow ?? 'payouts',
+    ...(spec.fromBlock !== undefined ? { from_block: spec.fromBlock } : {}),
+    ...(spec.toBlock !== undefined ? { to_block: spec.toBlock } : {}),
+    ...(spec.note !== undefined ? { note: spec.note } : {}),
+  }];
+  if (spec.finishedAt !== undefined) events.push({ type: 'session.finished', at: iso(spec.finishedAt), session_id: spec.sessionId });
+  return events;
+}
+
+export interface WorkflowStateSpec {
+  readonly workflow: string;
+  readonly at?: number | string | Date;
+  readonly paused?: boolean;
+  readonly trigger?: string;
+  readonly network?: string;
+  readonly cursorBlock?: number;
+  readonly headBlock?: number;
+}
+
+/** One workflow.state event (the engine's word on a workflow's trigger state); only the given fields. */
+export function aWorkflowState(spec: WorkflowStateSpec): JournalEvent {
+  return {
+    type: 'workflow.state', at: iso(spec.at ?? T0), workflow: spec.workflow,
+    ...(spec.paused !== undefined ? { paused: spec.paused } : {}),
+    ...(spec.trigger !== undefined ? { trigger: spec.trigger } : {}),
+    ...(spec.network !== undefined ? { network: spec.network } : {}),
+    ...(spec.cursorBlock !== undefined ? { cursor_block: spec.cursorBlock } : {}),
+    ...(spec.headBlock !== undefined ? { head_block: spec.headBlock } : {}),
+  };
+}
+
+/** A bare run of an exact duration: run.started, then run.finished `durationMs` later (no steps). */
+export function aTimedRun(spec: {
+  readonly runId: string;
+  readonly workflow?: string;
+  readonly at?: number | string | Date;
+  readonly durationMs: number;
+  readonly status?: RunEndStatus;
+  /** The error kind the run.finished carries. */
+  readonly errorKind?: string;
+}): JournalEvent[] {
+  const start = msOf(spec.at ?? T0);
+  return [
+    { type: 'run.started', at: iso(start), run_id: spec.runId, workflow: spec.workflow ?? 'payouts', session: 'live', trigger: { kind: 'cron' } },
+    {
+      type: 'run.finished', at: iso(start + spec.durationMs), run_id: spec.runId, status: spec.status ?? 'succeeded',
+      ...(spec.errorKind ? { error: { kind: spec.errorKind, message: `${spec.errorKind} in ${spec.runId}` } } : {}),
+    },
+  ];
+}
+
+/** A run.parked event for a run already started (e.g. one left `running`, or resumed before). */
+export function aPark(runId: string, at: number | string | Date, park: ParkSpec): JournalEvent {
+  return {
+    type: 'run.parked', at: iso(at), run_id: runId, wait_kind: park.waitKind,
+    ...(park.stepRunId ? { step_run_id: park.stepRunId } : {}),
+    ...(park.dueAt ? { due_at: park.dueAt } : {}),
+    ...(park.expiresAt ? { expires_at: park.expiresAt } : {}),
+  };
+}
+
+/** A run.resumed event. */
+export function aResume(runId: string, at: number | string | Date): JournalEvent {
+  return { type: 'run.resumed', at: iso(at), run_id: runId };
+}
+
+/** A run.finished event for a run already started. */
+export function aFinish(runId: string, at: number | string | Date, status: RunEndStatus = 'succeeded', errorKind?: string): JournalEvent {
+  return { type: 'run.finished', at: iso(at), run_id: runId, status, ...(errorKind ? { error: { kind: errorKind } } : {}) };
+}

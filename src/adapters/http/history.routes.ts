@@ -1,4 +1,6 @@
 import { Router } from 'express';
+import type { DiffRuns } from '../../application/history/diff-runs.use-case';
+import type { ExportHistory } from '../../application/history/export-history.use-case';
 import type { GetRunTimeline } from '../../application/history/get-run-timeline.use-case';
 import type { ListApprovals } from '../../application/history/list-approvals.use-case';
 import type { ListReorgs } from '../../application/history/list-reorgs.use-case';
@@ -7,6 +9,7 @@ import type { ListRuns } from '../../application/history/list-runs.use-case';
 import type { ListSends } from '../../application/history/list-sends.use-case';
 import type { ListWaiting } from '../../application/history/list-waiting.use-case';
 import type { ListWorkflows } from '../../application/history/list-workflows.use-case';
+import { StreamSink } from '../stream-sink';
 
 /** The use cases behind the history API. */
 export interface HistoryUseCases {
@@ -18,6 +21,8 @@ export interface HistoryUseCases {
   readonly listReorgs: ListReorgs;
   readonly listReplays: ListReplays;
   readonly listWorkflows: ListWorkflows;
+  readonly exportHistory: ExportHistory;
+  readonly diffRuns: DiffRuns;
 }
 
 type Query = Record<string, unknown>;
@@ -40,5 +45,21 @@ export function historyRoutes(uc: HistoryUseCases): Router {
   list('/reorgs', uc.listReorgs);
   list('/replays', uc.listReplays);
   list('/workflows', uc.listWorkflows);
+  router.get('/diff', async (req, res) => {
+    res.json(await uc.diffRuns.fromQuery(req.query as Query));
+  });
+  router.get('/export', async (req, res) => {
+    // Bad input is refused before the first byte; after it, a failure can only cut the stream short.
+    const { filter, format } = uc.exportHistory.parse(req.query as Query);
+    res.type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
+    res.set('Content-Disposition', `attachment; filename="chainflow-history.${format}"`);
+    const sink = new StreamSink(res);
+    try {
+      await uc.exportHistory.execute(filter, format, sink);
+      await sink.end();
+    } catch (err) {
+      res.destroy(err as Error);
+    }
+  });
   return router;
 }

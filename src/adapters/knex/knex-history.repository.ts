@@ -7,6 +7,7 @@ import type { SendAttempt } from '../../domain/send-attempt';
 import type { ReplaySession } from '../../domain/session';
 import type { HistoryRepository, ListFilter, WorkflowOverview } from '../../application/ports/history-repository';
 import type { PageRequest } from '../../application/ports/run-repository';
+import { selectIn } from './bulk';
 import { Database } from './knex-journal.writer';
 import { rowToApproval, rowToReorg, rowToRun, rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats } from './rows';
 
@@ -71,6 +72,16 @@ export class KnexHistoryRepository implements HistoryRepository {
     return names.map((workflow) => ({
       workflow, stats: statsBy.get(workflow), state: statesBy.get(workflow), runsWaiting: waitingBy.get(workflow) ?? 0,
     }));
+  }
+
+  async sendsOfRuns(runIds: readonly string[]): Promise<SendAttempt[]> {
+    const rows = await selectIn(this.db, 'sends', 'run_id', runIds);
+    return rows.map(rowToSend).sort((a, b) => a.createdAt - b.createdAt || (a.sendId < b.sendId ? -1 : 1));
+  }
+
+  async approvalsOfRuns(runIds: readonly string[]): Promise<Approval[]> {
+    const rows = await selectIn(this.db, 'approvals', 'run_id', runIds);
+    return rows.map(rowToApproval).sort((a, b) => a.requestedAt - b.requestedAt || (a.approvalId < b.approvalId ? -1 : 1));
   }
 
   /** The query of one page (exposed for EXPLAIN in the benchmark). */

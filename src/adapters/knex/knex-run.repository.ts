@@ -6,6 +6,7 @@ import type { PageRequest, RunFilter, RunRepository } from '../../application/po
 import type { StorageHealth } from '../../application/ports/storage-health';
 import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
+import { selectIn } from './bulk';
 import { rowToRun } from './rows';
 
 /** Run filters that are plain columns of `runs`, by filter name. */
@@ -76,6 +77,18 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   async stream(runId: string): Promise<JournalEvent[]> {
     const rows: { body: string }[] = await this.db('events').select('body').where({ stream: runId }).orderBy('seq');
     return rows.map((r) => JSON.parse(r.body) as JournalEvent);
+  }
+
+  async streams(runIds: readonly string[]): Promise<Map<string, JournalEvent[]>> {
+    const out = new Map<string, JournalEvent[]>();
+    for (const row of await selectIn(this.db, 'events', 'stream', runIds, 'stream, seq, body')) {
+      const stream = row.stream as string;
+      let events = out.get(stream);
+      if (!events) out.set(stream, (events = []));
+      events[Number(row.seq) - 1] = JSON.parse(row.body as string) as JournalEvent;
+    }
+    for (const [stream, events] of out) out.set(stream, events.filter((e) => e !== undefined));
+    return out;
   }
 
   async ping(): Promise<void> {

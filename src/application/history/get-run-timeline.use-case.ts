@@ -15,8 +15,9 @@ export class GetRunTimeline {
     @inject(Redactor) private readonly redactor: Redactor,
   ) {}
 
-  async execute(runId: string): Promise<Timeline> {
-    if (!isValidId(runId)) throw new InvalidInputError('run_id', 'malformed run id');
+  /** `field`: the parameter that named the run, for the error message (default `run_id`). */
+  async execute(runId: string, field = 'run_id'): Promise<Timeline> {
+    if (!isValidId(runId)) throw new InvalidInputError(field, 'malformed run id');
     const run = await this.runs.get(runId);
     if (!run) throw new NotFoundError('run');
     const stream = await this.runs.stream(runId);

@@ -36,5 +36,9 @@ export interface HistoryRepository {
   listSessions(filter: ListFilter, page: PageRequest): Promise<ReplaySession[]>;
   /** Workflows by name (ascending), after `afterName`, among those named in `known` or seen in the journal. */
   listWorkflows(known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]>;
+  /** Every send of these runs (for exports), oldest first. */
+  sendsOfRuns(runIds: readonly string[]): Promise<SendAttempt[]>;
+  /** Every approval of these runs (for exports), oldest first. */
+  approvalsOfRuns(runIds: readonly string[]): Promise<Approval[]>;
 }
 export const HistoryRepository = Symbol('HistoryRepository');

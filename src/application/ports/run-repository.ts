@@ -41,5 +41,7 @@ export interface RunRepository {
   get(runId: string): Promise<Run | undefined>;
   /** Every journal event of the run's stream (its steps, sends, approvals, reorg steps), in journal order. */
   stream(runId: string): Promise<JournalEvent[]>;
+  /** The streams of several runs at once (for exports), keyed by run id; runs without events are absent. */
+  streams(runIds: readonly string[]): Promise<Map<string, JournalEvent[]>>;
 }
 export const RunRepository = Symbol('RunRepository');

@@ -1,6 +1,8 @@
+import ArchiveExportCommand from './archive/export';
 import Demo from './demo';
 import History from './history/index';
 import HistoryApprovals from './history/approvals';
+import HistoryExport from './history/export';
 import HistoryReorgs from './history/reorgs';
 import HistoryReplays from './history/replays';
 import HistoryRuns from './history/runs';
@@ -8,14 +10,18 @@ import HistoryTxs from './history/txs';
 import HistoryWaiting from './history/waiting';
 import HistoryWorkflows from './history/workflows';
 import JournalImport from './journal/import';
+import Retention from './retention';
+import RunsDiff from './runs/diff';
 import RunsTimeline from './runs/timeline';
 import Start from './start';
 
 /** Every command of the `chainflow` program, by oclif id (oclif's "explicit" command discovery). */
 export const COMMANDS = {
+  'archive:export': ArchiveExportCommand,
   demo: Demo,
   history: History,
   'history:approvals': HistoryApprovals,
+  'history:export': HistoryExport,
   'history:reorgs': HistoryReorgs,
   'history:replays': HistoryReplays,
   'history:runs': HistoryRuns,
@@ -23,6 +29,8 @@ export const COMMANDS = {
   'history:waiting': HistoryWaiting,
   'history:workflows': HistoryWorkflows,
   'journal:import': JournalImport,
+  retention: Retention,
+  'runs:diff': RunsDiff,
   'runs:timeline': RunsTimeline,
   start: Start,
 };

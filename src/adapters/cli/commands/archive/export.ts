@@ -1,0 +1,26 @@
+import { createWriteStream } from 'node:fs';
+import { Flags } from '@oclif/core';
+import { ArchiveExport } from '../../../../application/history/archive-export.use-case';
+import { StreamSink } from '../../../stream-sink';
+import { ChainflowCommand } from '../../base.command';
+
+/** `chainflow archive export --older-than <d> --out FILE`: keep what retention would remove, redacted. */
+export default class ArchiveExportCommand extends ChainflowCommand {
+  static override summary = 'Write the runs older than a duration to a file, in the redacted export shape, before retention';
+  static override examples = ['<%= config.bin %> archive export --older-than 90d --out archive-2026-q3.json'];
+  static override flags = {
+    'older-than': Flags.string({ description: 'runs created more than this long ago (e.g. 90d)', required: true }),
+    out: Flags.string({ description: 'file to write', required: true }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ArchiveExportCommand);
+    const root = await this.root(flags.config);
+    const archive = root.container.get(ArchiveExport);
+    const sink = new StreamSink(createWriteStream(flags.out));
+    const report = await archive.execute(flags['older-than'], sink);
+    await sink.end();
+    this.log(`archived ${report.runs} runs created before ${report.cut} (${report.steps} steps, ${report.sends} sends, ` +
+      `${report.approvals} approvals, ${report.failures} failures) to ${flags.out}`);
+  }
+}

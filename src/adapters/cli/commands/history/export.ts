@@ -1,0 +1,44 @@
+import { createWriteStream } from 'node:fs';
+import { Flags } from '@oclif/core';
+import { ExportHistory, type ExportReport } from '../../../../application/history/export-history.use-case';
+import { ChainflowCommand, toQuery } from '../../base.command';
+import { RUN_FILTER_FLAG_NAMES, runFilterFlags } from '../../run-filter.flags';
+import { StreamSink } from '../../../stream-sink';
+
+/** `chainflow history export`: the redacted audit export, streamed to a file (or stdout). */
+export default class HistoryExport extends ChainflowCommand {
+  static override summary = 'Write the redacted audit export (json: runs, steps, sends, approvals, failures; csv: one row per run)';
+  static override examples = ['<%= config.bin %> history export --workflow payouts --since 30d --format csv --out payouts.csv'];
+  static override flags = {
+    ...runFilterFlags,
+    format: Flags.string({ description: 'json or csv', default: 'json' }),
+    out: Flags.string({ description: 'file to write (default: standard output)' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(HistoryExport);
+    const root = await this.root(flags.config);
+    const exporter = root.container.get(ExportHistory);
+    const { filter, format } = exporter.parse(toQuery(flags, [...RUN_FILTER_FLAG_NAMES, 'format']));
+    const out = flags.out ? createWriteStream(flags.out) : process.stdout;
+    const sink = new StreamSink(out);
+    const progress = flags.out && process.stderr.isTTY ? counter() : undefined;
+    const report = await exporter.execute(filter, format, sink, progress);
+    if (flags.out) {
+      await sink.end();
+      if (progress) process.stderr.write('\n');
+      this.log(`exported ${report.runs} runs${format === 'json' ? `, ${report.steps} steps, ${report.sends} sends, ${report.approvals} approvals, ${report.failures} failures` : ''} to ${flags.out}`);
+    } else {
+      await sink.flush();
+    }
+  }
+}
+
+function counter(): (r: ExportReport) => void {
+  let last = 0;
+  return (r) => {
+    if (Date.now() - last < 100) return;
+    last = Date.now();
+    process.stderr.write(`\rexporting: ${r.runs.toLocaleString()} runs, ${r.steps.toLocaleString()} steps, ${r.sends.toLocaleString()} sends`);
+  };
+}

@@ -1,0 +1,56 @@
+import type { JournalEvent } from '../../domain/journal/journal-event';
+import type { Run } from '../../domain/run';
+import { toIso } from '../../domain/time';
+import { toRunItem, type RunItem } from './items';
+import type { StepEvent } from './timeline';
+
+/** A step run in an export: the timeline's step, with its run, without the sends (they have their own list). */
+export type ExportStep = Omit<StepEvent, 'kind' | 'sends'> & { run_id: string };
+
+export function toExportSteps(runId: string, steps: readonly StepEvent[]): ExportStep[] {
+  return steps.map(({ kind: _kind, sends: _sends, ...step }) => ({ run_id: runId, ...step }));
+}
+
+/** A failed or dead-lettered run, with the error that ended it. */
+export interface ExportFailure {
+  run_id: string;
+  workflow: string;
+  status: string;
+  error_kind: string | null;
+  error_message: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export function toExportFailure(run: Run, stream: readonly JournalEvent[]): ExportFailure {
+  let message: string | null = null;
+  for (const e of stream) if (e.type === 'run.finished' && e.error) message = e.error.message ?? null;
+  return {
+    run_id: run.runId, workflow: run.workflow, status: run.status, error_kind: run.errorKind, error_message: message,
+    created_at: toIso(run.createdAt), finished_at: toIso(run.finishedAt),
+  };
+}
+
+/** The scalar fields of a run item, in order: the CSV columns of the history export. */
+export const RUN_CSV_COLUMNS: readonly (keyof RunItem)[] = [
+  'run_id', 'workflow', 'status', 'trigger', 'session', 'session_id', 'network', 'contract', 'relayers', 'tx_hashes',
+  'block', 'step_ids', 'error_kind', 'approval_status', 'wait_kind', 'replay_of', 'created_at', 'finished_at', 'duration_ms',
+];
+
+/**
+ * One CSV line of a run (RFC 4180 quoting; lists joined by a space). A cell that a spreadsheet would run as a
+ * formula (starting with = + - @, tab or carriage return) is prefixed with a quote, since run data is untrusted.
+ */
+export function runCsvLine(run: RunItem): string {
+  return RUN_CSV_COLUMNS.map((column) => {
+    const value = run[column];
+    return csvCell(Array.isArray(value) ? value.join(' ') : value === null ? '' : String(value));
+  }).join(',');
+}
+
+export function csvCell(text: string): string {
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export { toRunItem };

@@ -1,0 +1,72 @@
+import { ExportHistory } from '../../src/application/history/export-history.use-case';
+import type { TextSink } from '../../src/application/ports/text-sink';
+import { InvalidInputError } from '../../src/domain/errors';
+import { ExplorerLinks } from '../../src/domain/explorer';
+import { REDACTED, Redactor } from '../../src/domain/redactor';
+import { FixedClock } from '../fakes/fixed-clock';
+import { InMemoryJournal } from '../fakes/in-memory-journal';
+import { aRun, aTxHash, DAY, MINUTE, T0 } from '../mothers/journal-events';
+
+class StringSink implements TextSink {
+  text = '';
+  writes = 0;
+  async write(chunk: string): Promise<void> {
+    this.text += chunk;
+    this.writes++;
+  }
+}
+
+describe('ExportHistory', () => {
+  let journal: InMemoryJournal;
+  let exporter: ExportHistory;
+
+  beforeEach(async () => {
+    journal = new InMemoryJournal();
+    exporter = new ExportHistory(journal, journal, new ExplorerLinks(), new Redactor(['s3cr3t-token']), new FixedClock(T0 + DAY));
+    await journal.append([
+      ...aRun({ runId: 'ok-1', workflow: 'payouts', at: T0, send: { txHash: aTxHash('a'), relayer: 'ops' }, approval: { decision: 'approved', reason: 'ok s3cr3t-token' } }),
+      ...aRun({ runId: 'bad-1', workflow: 'payouts', at: T0 + MINUTE, failure: { kind: 'http_error', message: 'boom s3cr3t-token' } }),
+      ...aRun({ runId: 'other', workflow: 'keeper', at: T0 + 2 * MINUTE }),
+    ]);
+  });
+
+  it('writes { runs, steps, sends, approvals, failures } for the filtered runs, redacted', async () => {
+    const sink = new StringSink();
+    const { filter, format } = exporter.parse({ workflow: 'payouts' });
+    const report = await exporter.execute(filter, format, sink);
+    const doc = JSON.parse(sink.text) as Record<string, Array<Record<string, unknown>>>;
+    expect(Object.keys(doc)).toEqual(['runs', 'steps', 'sends', 'approvals', 'failures']);
+    expect(doc.runs!.map((r) => r.run_id)).toEqual(['bad-1', 'ok-1']);
+    expect(doc.steps!.every((s) => s.run_id === 'ok-1' || s.run_id === 'bad-1')).toBe(true);
+    expect(doc.sends!.map((s) => s.tx_hash)).toEqual([aTxHash('a')]);
+    expect(doc.approvals!.map((a) => a.reason)).toEqual([`ok ${REDACTED}`]);
+    expect(doc.failures).toEqual([expect.objectContaining({ run_id: 'bad-1', error_kind: 'http_error', error_message: `boom ${REDACTED}` })]);
+    expect(sink.text).not.toContain('s3cr3t-token');
+    expect(report).toEqual({ runs: 2, steps: doc.steps!.length, sends: 1, approvals: 1, failures: 1 });
+  });
+
+  it('writes csv: a header and one row per run, lists joined by a space, cells quoted and defused', async () => {
+    await journal.append(aRun({ runId: 'csv-1', workflow: '=cmd|x,y', at: T0 + 3 * MINUTE, send: { txHash: aTxHash('c'), relayer: 'ops' } }));
+    const sink = new StringSink();
+    const { filter, format } = exporter.parse({ format: 'csv' });
+    await exporter.execute(filter, format, sink);
+    const lines = sink.text.trimEnd().split('\n');
+    expect(lines[0]).toBe('run_id,workflow,status,trigger,session,session_id,network,contract,relayers,tx_hashes,block,step_ids,error_kind,approval_status,wait_kind,replay_of,created_at,finished_at,duration_ms');
+    expect(lines).toHaveLength(5);
+    expect(lines[1]).toMatch(/^csv-1,"'=cmd\|x,y",succeeded,/);
+    expect(lines[1]).toContain(`,ops,${aTxHash('c')},`);
+  });
+
+  it('refuses a bad format or filter before writing anything', () => {
+    expect(() => exporter.parse({ format: 'xml' })).toThrow(InvalidInputError);
+    expect(() => exporter.parse({ bogus: '1' })).toThrow(InvalidInputError);
+  });
+
+  it('pages through many runs with constant-size reads', async () => {
+    await journal.append(Array.from({ length: 1200 }, (_, i) => aRun({ runId: `bulk-${i}`, workflow: 'bulk', at: T0 - i * MINUTE, steps: [] })).flat());
+    const sink = new StringSink();
+    const report = await exporter.execute(exporter.parse({ workflow: 'bulk', format: 'csv' }).filter, 'csv', sink);
+    expect(report.runs).toBe(1200);
+    expect(new Set(sink.text.trimEnd().split('\n').slice(1).map((l) => l.split(',')[0])).size).toBe(1200);
+  });
+});
