@@ -7,7 +7,7 @@ import type { StorageHealth } from '../../application/ports/storage-health';
 import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
-import { rowToRun } from './rows';
+import { packedColumns, rowToRun, RUN_COLUMNS, unpackRow } from './rows';
 
 /** Run filters that are plain columns of `runs`, by filter name. */
 const COLUMN_FILTERS: ReadonlyArray<readonly [keyof RunFilter, string]> = [
@@ -30,8 +30,8 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   constructor(@inject(Database) private readonly db: Knex) {}
 
   async list(filter: RunFilter, page: PageRequest): Promise<Run[]> {
-    const rows = await this.listQuery(filter, page);
-    return rows.map(rowToRun);
+    const rows: Record<string, unknown>[] = await this.listQuery(filter, page);
+    return rows.map((row) => rowToRun(unpackRow(row, RUN_COLUMNS)));
   }
 
   /** The query `list` runs (exposed for EXPLAIN in the benchmark). */
@@ -48,7 +48,7 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
       q = this.db('runs as r');
       key = 'r';
     }
-    q.select('r.*');
+    q.select(this.db.client.config.client === 'sqlite3' ? this.db.raw(packedColumns('r', RUN_COLUMNS)) : 'r.*');
     for (const [name, spec] of LIST_FILTERS) {
       if (filter[name] === undefined || (driver && driver[0] === name)) continue;
       q.whereExists(

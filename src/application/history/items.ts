@@ -193,7 +193,6 @@ export interface ReplaySessionItem {
   run_count: number;
   from_block: number | null;
   to_block: number | null;
-  note: string | null;
 }
 
 export function toReplaySessionItem(s: ReplaySession): ReplaySessionItem {
@@ -206,6 +205,5 @@ export function toReplaySessionItem(s: ReplaySession): ReplaySessionItem {
     run_count: s.runCount,
     from_block: s.fromBlock,
     to_block: s.toBlock,
-    note: s.note,
   };
 }

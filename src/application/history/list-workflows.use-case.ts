@@ -50,17 +50,16 @@ export class ListWorkflows {
   async execute(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<WorkflowRow>> {
     const params = this.parser.parse(query);
     const limit = params.limit as number;
-    // Workflows are listed by name; the cursor carries the last name shown (base64url, so any name fits an id).
-    const after = params.cursor === undefined ? undefined : this.cursors.decode('workflows', params.cursor as string);
-    if (params.cursor !== undefined && !after) throw new InvalidInputError('cursor', 'malformed or tampered cursor');
-    const afterName = after ? Buffer.from(after.id.slice(1), 'base64url').toString('utf8') : undefined;
+    // Workflows are listed by name; the cursor carries the last name shown.
+    const afterName = params.cursor === undefined ? undefined : this.cursors.decodeKey('workflows', params.cursor as string);
+    if (params.cursor !== undefined && afterName === undefined) throw new InvalidInputError('cursor', 'malformed or tampered cursor');
     const rows = await this.history.listWorkflows([...this.config.workflows.keys()], limit + 1, afterName);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const hasMore = rows.length > limit;
     return {
       items: page.map((row) => this.redactor.redact(this.toRow(row))),
-      cursor: hasMore && last ? this.cursors.encode('workflows', { createdAt: 0, id: `w${Buffer.from(last.workflow).toString('base64url')}` }) : null,
+      cursor: hasMore && last ? this.cursors.encodeKey('workflows', last.workflow) : null,
       has_more: hasMore,
     };
   }

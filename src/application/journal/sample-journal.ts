@@ -157,7 +157,12 @@ export function sampleJournal(now: number): JournalEvent[] {
     out.push({ type: 'run.finished', at: at(), run_id: runId, status: reverted || dropped ? 'failed' : 'succeeded', error: reverted ? { kind: 'tx_reverted', message: 'send_payout reverted' } : dropped ? { kind: 'tx_dropped', message: 'send_payout dropped' } : undefined });
   }
 
-  // A queued send that is still waiting for a relayer slot.
+  // A send parked for a nonce gap, and a queued send still waiting for a relayer slot.
+  out.push({ type: 'run.started', at: iso(now - 9 * MIN), run_id: 'demo-0050', workflow: 'payouts', session: 'live', trigger: { kind: 'cron', summary: 'schedule 0 */3 * * *' }, network: 'sepolia' });
+  out.push({ type: 'step.started', at: iso(now - 9 * MIN + 1000), run_id: 'demo-0050', step_run_id: 'demo-0050.send', step_id: 'send_payout', step_type: 'send', attempt: 1 });
+  out.push({ type: 'send.queued', at: iso(now - 9 * MIN + 2000), run_id: 'demo-0050', step_run_id: 'demo-0050.send', send_id: 'demo-send-parked', network: 'sepolia', chain_id: 11155111, relayer: 'ops', to: `0x${hex(40)}`, value_wei: '20000000000000000', idempotency_key: 'payouts:demo-0050:send_payout' });
+  out.push({ type: 'send.parked', at: iso(now - 9 * MIN + 3000), send_id: 'demo-send-parked', reason: 'nonce gap on relayer ops' });
+  out.push({ type: 'run.parked', at: iso(now - 9 * MIN + 3500), run_id: 'demo-0050', wait_kind: 'tx', step_run_id: 'demo-0050.send', expires_at: iso(now + HOUR) });
   out.push({ type: 'run.started', at: iso(now - 2 * MIN), run_id: 'demo-0049', workflow: 'payouts', session: 'live', trigger: { kind: 'manual', summary: 'chainflow run payouts' }, network: 'sepolia' });
   out.push({ type: 'step.started', at: iso(now - 2 * MIN + 1000), run_id: 'demo-0049', step_run_id: 'demo-0049.send', step_id: 'send_payout', step_type: 'send', attempt: 1 });
   out.push({ type: 'send.queued', at: iso(now - 2 * MIN + 2000), run_id: 'demo-0049', step_run_id: 'demo-0049.send', send_id: 'demo-send-queued', network: 'sepolia', chain_id: 11155111, relayer: 'ops', to: `0x${hex(40)}`, value_wei: '10000000000000000', idempotency_key: 'payouts:demo-0049:send_payout' });

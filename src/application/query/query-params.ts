@@ -1,4 +1,5 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { MAX_KEY_CURSOR } from '../../domain/cursor';
 import { parseDuration } from '../../domain/duration';
 import { InvalidInputError } from '../../domain/errors';
 import { ID_PATTERN } from '../../domain/ids';
@@ -31,7 +32,7 @@ function schemaOf(spec: ParamSpec): Record<string, unknown> {
     case 'int': return { ...base, pattern: '^[0-9]{1,15}$' };
     case 'time': return { ...base, pattern: TIME };
     case 'limit': return { ...base, pattern: '^[0-9]{1,6}$', default: String(spec.default) };
-    case 'cursor': return { ...base, minLength: 1, maxLength: 512 };
+    case 'cursor': return { ...base, minLength: 1, maxLength: MAX_KEY_CURSOR };
   }
 }
 
