@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: builds a journal of BENCH_RUNS runs (default 1,000,000, ~10 events each) through the import
  * use case into SQLite, then times runs pages (first and deep, unfiltered and per filter) at the use-case level
- * and over HTTP, prints the query plans, and times a cold `chainflow history --json`. Report: stdout and
+ * and over HTTP, prints the query plans, and times a cold `chainflow history --json`; then the other history
+ * lists (txs, approvals, waiting, reorgs, replays) the same way, the workflows overview, and the CSV and JSON
+ * exports of every run, each in a child process (time, peak RSS). Report: stdout and
  * `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of rebuilding it.
  */
 import 'reflect-metadata';
@@ -14,15 +16,24 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Knex } from 'knex';
+import { KnexHistoryRepository } from '../src/adapters/knex/knex-history.repository';
 import { KnexRunRepository } from '../src/adapters/knex/knex-run.repository';
 import { Database } from '../src/adapters/knex/knex-journal.writer';
+import { ListApprovals } from '../src/application/history/list-approvals.use-case';
+import { ListReorgs } from '../src/application/history/list-reorgs.use-case';
+import { ListReplays } from '../src/application/history/list-replays.use-case';
 import { ListRuns } from '../src/application/history/list-runs.use-case';
+import { ListSends } from '../src/application/history/list-sends.use-case';
+import { ListWaiting } from '../src/application/history/list-waiting.use-case';
+import { ListWorkflows } from '../src/application/history/list-workflows.use-case';
 import { ImportJournal } from '../src/application/journal/import-journal.use-case';
 import { openRoot, type Root } from '../src/bin/root';
 import { startServer } from '../src/bin/server';
 import { CursorCodec } from '../src/domain/cursor';
 import { PAGE_LIMIT, defineCases, prepareCase, sqlOf } from './cases';
+import { measureExport, type ExportFigures } from './export';
 import { runLines, type JournalShape } from './generate';
+import { defineListCases, prepareListCase, timeListCase, timeWorkflows, type ListCase, type ListTimings, type PagedUseCase, type WorkflowsFigures } from './lists';
 import { renderReport, type BuildFigures, type CaseTimings } from './report';
 import { HttpClient, measure, nowMs, stats } from './timing';
 
@@ -125,7 +136,7 @@ async function main(): Promise<void> {
       built = { runs, events: ev, lines: ev, seconds: 0, eventsPerSec: 0, generatorLinesPerSec: 0 };
     }
     const counts: Record<string, number> = {};
-    for (const table of ['runs', 'events', 'sends', 'approvals', 'sessions', 'run_relayers', 'run_tx_hashes', 'run_step_ids']) {
+    for (const table of ['runs', 'events', 'sends', 'approvals', 'reorgs', 'sessions', 'run_relayers', 'run_tx_hashes', 'run_step_ids']) {
       counts[table] = Number(rowsOf(await db.raw(`SELECT count(*) AS n FROM ${table}`))[0]!.n);
     }
     if (counts.runs !== runs) throw new Error(`the journal holds ${counts.runs} runs, expected ${runs} (rebuild without --reuse)`);
@@ -145,6 +156,19 @@ async function main(): Promise<void> {
       const c = await prepareCase(def, db, repo, codec);
       log(`case ${c.name}: ${c.matches.toLocaleString('en-US')} matches, deep after ${c.deepOffset.toLocaleString('en-US')} (setup ${(nowMs() - t).toFixed(0)} ms)`);
       cases.push(c);
+    }
+    const historyRepo = new KnexHistoryRepository(db);
+    const listUseCases: Record<string, PagedUseCase> = {
+      txs: root.container.get(ListSends), approvals: root.container.get(ListApprovals), waiting: root.container.get(ListWaiting),
+      reorgs: root.container.get(ListReorgs), replays: root.container.get(ListReplays),
+    };
+    const listCases: ListCase[] = [];
+    const listRows = new Map<string, number>();
+    for (const def of await defineListCases(db)) {
+      const t = nowMs();
+      const c = await prepareListCase(def, db, historyRepo, codec, listRows);
+      log(`case ${c.spec.list} ${c.name}: ${c.matches.toLocaleString('en-US')} matches of ${c.listRows.toLocaleString('en-US')}, deep after ${c.deepOffset.toLocaleString('en-US')} (setup ${(nowMs() - t).toFixed(0)} ms)`);
+      listCases.push(c);
     }
     const withPage = (q: Readonly<Record<string, string>>, cursor?: string): Record<string, string> =>
       ({ ...q, limit: String(PAGE_LIMIT), ...(cursor ? { cursor } : {}) });
@@ -179,6 +203,17 @@ async function main(): Promise<void> {
       log(`HTTP ${c.name}: first p50 ${httpFirst.p50.toFixed(2)} ms${httpDeep ? `, deep p50 ${httpDeep.p50.toFixed(2)} ms` : ''}`);
       results.push({ ...c, sql: sqlOf(repo, c.filter), timings: { ...useCase.get(c.name)!, httpFirst, httpDeep } });
     }
+
+    // The other history lists and the workflows overview: use case and HTTP, while the server is up.
+    const listResults: Array<ListCase & { timings: ListTimings }> = [];
+    for (const c of listCases) {
+      const timings = await timeListCase(c, listUseCases[c.spec.list]!, http, ITERATIONS, WARMUP);
+      log(`${c.spec.list} ${c.name}: use case first p50 ${timings.useCaseFirst.p50.toFixed(2)} ms, HTTP first p50 ${timings.httpFirst.p50.toFixed(2)} ms` +
+        `${timings.httpDeep ? `, HTTP deep p50 ${timings.httpDeep.p50.toFixed(2)} ms` : ''}`);
+      listResults.push({ ...c, timings });
+    }
+    const workflows: WorkflowsFigures = await timeWorkflows(db, root.container.get(ListWorkflows), http, ITERATIONS, WARMUP);
+    log(`workflows (${workflows.workflows}): use case p50 ${workflows.useCase.p50.toFixed(2)} ms, HTTP p50 ${workflows.http.p50.toFixed(2)} ms`);
     client.close();
     client = undefined;
     await new Promise<void>((res) => server!.close(() => res()));
@@ -206,8 +241,18 @@ async function main(): Promise<void> {
     const cli = { runs: CLI_RUNS, p50: stats(samples).p50, max: stats(samples).max, samples, nodeBaselineMs: stats(bare).p50 };
     log(`CLI cold: p50 ${cli.p50.toFixed(0)} ms, max ${cli.max.toFixed(0)} ms (bare node start ${cli.nodeBaselineMs.toFixed(0)} ms)`);
 
+    // Exports of every run, each in a child process of its own (the root is closed: no other reader).
+    const exports: ExportFigures[] = [];
+    for (const format of ['csv', 'json'] as const) {
+      const e = measureExport(format, REPO, WORK, configPath, log);
+      log(`export ${format}: ${e.runs.toLocaleString('en-US')} runs in ${e.seconds.toFixed(1)} s, ${Math.round(e.runsPerSec).toLocaleString('en-US')} runs/s, ` +
+        `peak RSS ${e.peakRssMb.toFixed(0)} MB, ${(e.bytes / 1048576).toFixed(0)} MB written`);
+      exports.push(e);
+    }
+
     const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadAtStart.toFixed(2)} at start / ${loadavg()[0]!.toFixed(2)} at end (other processes share the machine)`;
-    const { text, pass } = renderReport({ started, env, iterations: ITERATIONS, warmup: WARMUP, build: buildFigures, counts, cases: results, cli });
+    const { text, pass } = renderReport({ started, env, iterations: ITERATIONS, warmup: WARMUP, build: buildFigures, counts, cases: results, cli,
+      lists: { cases: listResults, workflows, exports, totalRuns: runs } });
     writeFileSync(join(WORK, 'report.md'), text);
     process.stdout.write(text);
     log(`report saved to ${join(WORK, 'report.md')} (${((Date.now() - started.getTime()) / 1000).toFixed(0)} s in all)`);

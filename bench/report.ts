@@ -1,5 +1,6 @@
 /** The benchmark's report: markdown tables, the query plans, and PASS/FAIL per target. */
 import type { PreparedCase } from './cases';
+import { renderLists, type ListsInput } from './report-lists';
 import { fmt, type Stats } from './timing';
 
 export const TARGETS = { importEventsPerSec: 50_000, httpP50Ms: 5, cliColdMs: 400 } as const;
@@ -43,6 +44,8 @@ export interface ReportInput {
   readonly counts: Record<string, number>;
   readonly cases: ReadonlyArray<PreparedCase & { timings: CaseTimings; sql: string }>;
   readonly cli: CliFigures;
+  /** The other history lists, the workflows overview and the export (absent: not measured). */
+  readonly lists?: ListsInput;
 }
 
 const n = (x: number): string => Math.round(x).toLocaleString('en-US');
@@ -84,6 +87,8 @@ export function renderReport(r: ReportInput): { text: string; pass: boolean } {
   out.push('## CLI cold: `node bin/run.js history --json --config .bench/chainflow.yaml`', '');
   out.push(`| runs | p50 (ms) | max (ms) | samples (ms) | bare \`node -e ''\` p50 (ms) |`, '|---:|---:|---:|---|---:|');
   out.push(`| ${r.cli.runs} | ${fmt(r.cli.p50, 0)} | ${fmt(r.cli.max, 0)} | ${r.cli.samples.map((s) => s.toFixed(0)).join(' ')} | ${fmt(r.cli.nodeBaselineMs, 0)} |`, '');
+  const lists = r.lists ? renderLists(r.lists) : undefined;
+  if (lists) out.push(...lists.lines);
 
   // Verdicts.
   const verdicts: Array<[boolean | undefined, string]> = [];
@@ -101,6 +106,7 @@ export function renderReport(r: ReportInput): { text: string; pass: boolean } {
   const noSeek = r.cases.filter((c) => c.deepPlan.some((l) => l.flag.includes('NO CURSOR SEEK'))).map((c) => c.name);
   verdicts.push([noSeek.length === 0, `plans: every deep page seeks to its cursor${noSeek.length ? ` (not in: ${noSeek.join(', ')})` : ''}`]);
   verdicts.push([r.cli.max <= TARGETS.cliColdMs, `CLI cold: p50 ${fmt(r.cli.p50, 0)} ms, max ${fmt(r.cli.max, 0)} ms (target: every run <= ${TARGETS.cliColdMs}; bare node start here: ${fmt(r.cli.nodeBaselineMs, 0)} ms)`]);
+  if (lists) verdicts.push(...lists.verdicts);
   out.push('## Targets', '');
   for (const [ok, text] of verdicts) out.push(`- ${ok === undefined ? 'SKIP' : ok ? 'PASS' : 'FAIL'} ${text}`);
   const pass = verdicts.every(([ok]) => ok !== false);

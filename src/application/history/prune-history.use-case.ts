@@ -24,10 +24,10 @@ export class PruneHistory {
   ) {}
 
   /** `olderThan`: a duration such as `90d`. */
-  async execute(olderThan: string | undefined, dryRun: boolean): Promise<PruneReport> {
+  async execute(olderThan: string | undefined, dryRun: boolean | undefined): Promise<PruneReport> {
     const cut = cutOf(olderThan, this.clock.now());
     const counts = dryRun ? await this.retention.countBefore(cut) : await this.retention.pruneBefore(cut);
-    return { ...counts, cut: toIso(cut), dry_run: dryRun };
+    return { ...counts, cut: toIso(cut), dry_run: dryRun === true };
   }
 }
 

@@ -1,0 +1,54 @@
+/**
+ * The audit export of every run, timed in a child process (`chainflow history export --out FILE`) so that its
+ * peak RSS is the export's alone: wall time from the parent (node start included), peak RSS from GNU time.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { nowMs } from './timing';
+
+const GNU_TIME = '/usr/bin/time';
+/** A JSON export of 1M runs reads every run five times (once a section) and every event twice. */
+const TIMEOUT_MS = 30 * 60_000;
+
+export interface ExportFigures {
+  readonly format: 'csv' | 'json';
+  /** Runs the command says it exported. */
+  readonly runs: number;
+  readonly seconds: number;
+  readonly runsPerSec: number;
+  /** NaN when GNU time is not there. */
+  readonly peakRssMb: number;
+  readonly bytes: number;
+  /** The command's summary line. */
+  readonly summary: string;
+}
+
+/** Runs the export to `.bench/export.<format>`, measures it, then deletes the file (it is large). */
+export function measureExport(format: 'csv' | 'json', repo: string, work: string, configPath: string, log: (msg: string) => void): ExportFigures {
+  const out = join(work, `export.${format}`);
+  const timeFile = join(work, 'export.time');
+  const node = [join(repo, 'bin', 'run.js'), 'history', 'export', '--format', format, '--out', out, '--config', configPath];
+  const timed = existsSync(GNU_TIME);
+  rmSync(out, { force: true });
+  rmSync(timeFile, { force: true });
+  try {
+    log(`export ${format}: ${timed ? `${GNU_TIME} -f %M ` : ''}node ${node.join(' ')}`);
+    const t = nowMs();
+    const res = timed
+      ? spawnSync(GNU_TIME, ['-f', '%M', '-o', timeFile, process.execPath, ...node], { cwd: repo, encoding: 'utf8', timeout: TIMEOUT_MS })
+      : spawnSync(process.execPath, node, { cwd: repo, encoding: 'utf8', timeout: TIMEOUT_MS });
+    const seconds = (nowMs() - t) / 1000;
+    if (res.error) throw res.error;
+    if (res.status !== 0) throw new Error(`history export --format ${format} exited ${res.status ?? res.signal}: ${(res.stderr || res.stdout || '').slice(0, 500)}`);
+    const summary = res.stdout.trim().split('\n').pop() ?? '';
+    const runs = Number(/exported (\d+) runs/.exec(summary)?.[1] ?? NaN);
+    // GNU time writes "Command exited with non-zero status N" before the figure when the command fails.
+    const kb = timed ? Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop()) : NaN;
+    const bytes = existsSync(out) ? statSync(out).size : 0;
+    return { format, runs, seconds, runsPerSec: runs / seconds, peakRssMb: kb / 1024, bytes, summary };
+  } finally {
+    rmSync(out, { force: true });
+    rmSync(timeFile, { force: true });
+  }
+}

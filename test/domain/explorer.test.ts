@@ -1,0 +1,27 @@
+import { ExplorerLinks } from '../../src/domain/explorer';
+
+describe('ExplorerLinks', () => {
+  const links = new ExplorerLinks(new Map([['base', 'https://my-explorer.example/']]));
+
+  it('builds EIP-3091 links by chain id, then by network name', () => {
+    expect(links.tx('anything', 1, '0xabc')).toBe('https://etherscan.io/tx/0xabc');
+    expect(links.address('sepolia', null, '0xdef')).toBe('https://sepolia.etherscan.io/address/0xdef');
+    expect(links.block('arbitrum', undefined, 42)).toBe('https://arbiscan.io/block/42');
+    expect(links.tx('Polygon', null, '0x1')).toBe('https://polygonscan.com/tx/0x1');
+  });
+
+  it('lets the configuration override a network', () => {
+    expect(links.tx('base', 8453, '0x1')).toBe('https://my-explorer.example/tx/0x1');
+  });
+
+  it('gives no link for an unknown network', () => {
+    expect(links.tx('devnet-local', 31337, '0x1')).toBeNull();
+    expect(links.base('nowhere')).toBeNull();
+  });
+
+  it('knows at least twenty networks with their main testnets', () => {
+    const names = ['mainnet', 'sepolia', 'holesky', 'optimism', 'op-sepolia', 'arbitrum', 'arbitrum-sepolia', 'base', 'base-sepolia',
+      'polygon', 'amoy', 'bsc', 'bsc-testnet', 'avalanche', 'fuji', 'gnosis', 'linea', 'scroll', 'zksync', 'celo', 'fantom', 'mantle', 'blast'];
+    expect(names.filter((n) => links.base(n) === null)).toEqual([]);
+  });
+});
