@@ -81,8 +81,11 @@ export async function prepareCase(def: CaseDef, db: Knex, repo: KnexRunRepositor
   let deepFirstId: string | undefined;
   let after: { createdAt: number; id: string } | undefined;
   if (deepOffset > 0) {
-    const [last] = (await repo.listQuery(filter, { limit: 1 }).offset(deepOffset - 1)) as Row[];
-    const [next] = (await repo.listQuery(filter, { limit: 1 }).offset(deepOffset)) as Row[];
+    // The page's own select may be packed (one JSON array per row on SQLite): read the position columns alone.
+    const position = (offset: number): Knex.QueryBuilder =>
+      repo.listQuery(filter, { limit: 1 }).clearSelect().select({ created_at: 'r.created_at', run_id: 'r.run_id' }).offset(offset);
+    const [last] = (await position(deepOffset - 1)) as Row[];
+    const [next] = (await position(deepOffset)) as Row[];
     after = { createdAt: Number(last!.created_at), id: String(last!.run_id) };
     deepCursor = codec.encode('runs', after);
     deepFirstId = next ? String(next.run_id) : undefined;

@@ -3,12 +3,16 @@ import type { Knex } from 'knex';
 import { loadConfig } from '../adapters/config/config.loader';
 import { openDatabase } from '../adapters/knex/connection';
 import { Database, KnexJournalWriter } from '../adapters/knex/knex-journal.writer';
+import { KnexBearerRepository } from '../adapters/knex/knex-bearer.repository';
 import { KnexHistoryRepository } from '../adapters/knex/knex-history.repository';
 import { KnexRetentionRepository } from '../adapters/knex/knex-retention.repository';
 import { KnexRunRepository } from '../adapters/knex/knex-run.repository';
 import { SystemClock } from '../adapters/system-clock';
 import { ChainflowConfig } from '../application/config';
+import { Authenticate } from '../application/auth/authenticate.use-case';
+import { ListBearers, MintBearer, RevokeBearer } from '../application/auth/manage-bearers.use-case';
 import { CheckHealth } from '../application/health/check-health.use-case';
+import { JournalSizes } from '../application/health/journal-sizes.use-case';
 import { ArchiveExport } from '../application/history/archive-export.use-case';
 import { PruneHistory } from '../application/history/prune-history.use-case';
 import { DiffRuns } from '../application/history/diff-runs.use-case';
@@ -23,6 +27,7 @@ import { ListWaiting } from '../application/history/list-waiting.use-case';
 import { ListWorkflows } from '../application/history/list-workflows.use-case';
 import { WriteDemoJournal } from '../application/journal/demo-journal.use-case';
 import { ImportJournal } from '../application/journal/import-journal.use-case';
+import { BearerRepository } from '../application/ports/bearer-repository';
 import { Clock } from '../application/ports/clock';
 import { HistoryRepository } from '../application/ports/history-repository';
 import { RetentionRepository } from '../application/ports/retention-repository';
@@ -73,10 +78,12 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(StorageHealth).toService(KnexRunRepository);
   container.bind(HistoryRepository).to(KnexHistoryRepository);
   container.bind(RetentionRepository).to(KnexRetentionRepository);
+  container.bind(BearerRepository).to(KnexBearerRepository);
 
   const useCases = [
     ListRuns, GetRunTimeline, DiffRuns, ExportHistory, ListSends, ListApprovals, ListWaiting, ListReorgs, ListReplays, ListWorkflows,
-    PruneHistory, ArchiveExport, ImportJournal, WriteDemoJournal, CheckHealth,
+    PruneHistory, ArchiveExport, ImportJournal, WriteDemoJournal, CheckHealth, JournalSizes,
+    Authenticate, MintBearer, RevokeBearer, ListBearers,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
 

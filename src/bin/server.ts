@@ -1,6 +1,10 @@
 import type { Server } from 'node:http';
+import pino from 'pino';
 import { createHttpApp } from '../adapters/http/app';
+import { HttpMetrics } from '../adapters/http/metrics';
+import { Authenticate } from '../application/auth/authenticate.use-case';
 import { CheckHealth } from '../application/health/check-health.use-case';
+import { JournalSizes } from '../application/health/journal-sizes.use-case';
 import { DiffRuns } from '../application/history/diff-runs.use-case';
 import { ExportHistory } from '../application/history/export-history.use-case';
 import { GetRunTimeline } from '../application/history/get-run-timeline.use-case';
@@ -11,16 +15,27 @@ import { ListRuns } from '../application/history/list-runs.use-case';
 import { ListSends } from '../application/history/list-sends.use-case';
 import { ListWaiting } from '../application/history/list-waiting.use-case';
 import { ListWorkflows } from '../application/history/list-workflows.use-case';
+import { Redactor } from '../domain/redactor';
 import type { Root } from './root';
 
-/** Writes one JSON log line to stderr. */
-export function logLine(level: 'info' | 'warn' | 'error', msg: string, extra: Record<string, unknown> = {}): void {
-  process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), msg, ...extra })}\n`);
+/**
+ * The server's JSON log (pino). Request lines carry method, path, status and time, never headers; the
+ * credential headers are also censored should anything ever log a request. Level: $CHAINFLOW_LOG_LEVEL (info).
+ */
+export function createLogger(): pino.Logger {
+  return pino({
+    level: process.env.CHAINFLOW_LOG_LEVEL ?? 'info',
+    base: undefined,
+    redact: { paths: ['req.headers.authorization', 'req.headers["x-service-token"]', 'headers.authorization', 'headers["x-service-token"]'], censor: '<redacted>' },
+  });
 }
 
 /** Starts the HTTP server on the configured address (or `port`); resolves once it listens. */
-export async function startServer(root: Root, options: { port?: number; host?: string } = {}): Promise<Server> {
+export async function startServer(root: Root, options: { port?: number; host?: string; logger?: pino.Logger } = {}): Promise<Server> {
   const { container, config } = root;
+  const logger = options.logger ?? createLogger();
+  const redactor = container.get(Redactor);
+  const sizes = container.get(JournalSizes);
   const app = createHttpApp({
     history: {
       listRuns: container.get(ListRuns),
@@ -35,7 +50,12 @@ export async function startServer(root: Root, options: { port?: number; host?: s
       diffRuns: container.get(DiffRuns),
     },
     checkHealth: container.get(CheckHealth),
-    log: (msg, err) => logLine('error', msg, { err: err instanceof Error ? err.message : String(err) }),
+    authenticate: container.get(Authenticate),
+    metrics: new HttpMetrics(() => sizes.execute()),
+    healthPublic: config.server.healthPublic,
+    metricsPublic: config.server.metricsPublic,
+    logRequest: (entry) => logger.info({ ...entry, url: redactor.redactText(entry.url) }, 'request'),
+    log: (msg, err) => logger.error({ err: redactor.redactText(err instanceof Error ? err.message : String(err)) }, msg),
   });
   const host = options.host ?? config.server.host;
   const port = options.port ?? config.server.port;
@@ -45,3 +65,4 @@ export async function startServer(root: Root, options: { port?: number; host?: s
     server.once('error', reject);
   });
 }
+

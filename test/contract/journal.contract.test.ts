@@ -22,6 +22,7 @@ journalContract('knex on a SQLite file', async () => {
     stream: (id) => repo.stream(id),
     streams: (ids) => repo.streams(ids),
     ping: () => repo.ping(),
+    sizes: () => repo.sizes(),
   };
   return {
     ports,

@@ -86,6 +86,10 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
 
   async ping(): Promise<void> {}
 
+  async sizes(): Promise<Record<string, number>> {
+    return { runs: this.ws.runs.size, events: this.events.length, sends: this.ws.sends.size, approvals: this.ws.approvals.size };
+  }
+
   async countBefore(cut: number): Promise<PruneCounts> {
     const old = new Set([...this.ws.runs.values()].filter((r) => r.createdAt < cut).map((r) => r.runId));
     return {

@@ -1,12 +1,25 @@
 import { join } from 'node:path';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
+import type { Authenticate } from '../../application/auth/authenticate.use-case';
 import type { CheckHealth } from '../../application/health/check-health.use-case';
+import { requireAuth } from './auth.middleware';
 import { apiNotFound, errorHandler } from './error-handler';
 import { historyRoutes, type HistoryUseCases } from './history.routes';
+import type { HttpMetrics } from './metrics';
+import { securityHeaders } from './security-headers';
 
+/** What the HTTP server needs; the composition root provides it. */
 export interface HttpDependencies {
   readonly history: HistoryUseCases;
   readonly checkHealth: CheckHealth;
+  readonly authenticate: Authenticate;
+  readonly metrics: HttpMetrics;
+  /** `/live` and `/health` without a token. Default true. */
+  readonly healthPublic: boolean;
+  /** `/metrics` without a token. Default false. */
+  readonly metricsPublic: boolean;
+  /** One line per answered request (method, route, status, time); never headers. */
+  readonly logRequest: (entry: { method: string; url: string; status: number; ms: number }) => void;
   /** Where errors that are not the caller's fault are logged (never to the response). */
   readonly log: (message: string, err: unknown) => void;
 }
@@ -14,21 +27,38 @@ export interface HttpDependencies {
 /** The folder of the embedded page (copied next to the compiled adapter by the build). */
 export const UI_DIR = join(__dirname, 'ui');
 
-/** The HTTP server: the embedded page at `/`, the JSON API under `/api`, and the probes. */
+/**
+ * The HTTP server: the embedded page at `/` (public), the JSON API under `/api` (bearer auth when on),
+ * the probes and `/metrics`. `/hooks/*` belongs to the engine's triggers and is never under the bearer.
+ */
 export function createHttpApp(deps: HttpDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  const auth = requireAuth(deps.authenticate);
+  const open: RequestHandler = (_req, _res, next) => next();
 
-  app.get('/live', (_req, res) => {
+  app.use(securityHeaders(join(UI_DIR, 'index.html')));
+  app.use(deps.metrics.middleware);
+  app.use((req, res, next) => {
+    const start = process.hrtime.bigint();
+    res.once('finish', () => deps.logRequest({
+      method: req.method, url: req.originalUrl.split('?')[0]!, status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6,
+    }));
+    next();
+  });
+
+  app.get('/live', deps.healthPublic ? open : auth, (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/health', async (_req, res) => {
+  app.get('/health', deps.healthPublic ? open : auth, async (_req, res) => {
     const report = await deps.checkHealth.execute();
     res.status(report.status === 'ok' ? 200 : 503).json(report);
   });
+  app.get('/metrics', deps.metricsPublic ? open : auth, deps.metrics.handler);
 
   const api = express.Router();
+  api.use(auth);
   api.use((_req, res, next) => {
     res.set('Cache-Control', 'no-store');
     next();

@@ -91,6 +91,15 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
     return out;
   }
 
+  async sizes(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const table of ['runs', 'events', 'sends', 'approvals']) {
+      const row = (await this.db(table).count({ n: '*' }).first()) as { n: number | string };
+      out[table] = Number(row.n);
+    }
+    return out;
+  }
+
   async ping(): Promise<void> {
     await this.db.raw('SELECT 1');
   }

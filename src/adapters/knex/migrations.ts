@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { bearers } from './migration-bearers';
 import { listIndexes } from './migration-lists';
 
 interface Migration {
@@ -161,7 +162,7 @@ const initial: Migration = {
   },
 };
 
-const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['0001_journal', initial], ['0002_history_lists', listIndexes]];
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['0001_journal', initial], ['0002_history_lists', listIndexes], ['0003_bearers', bearers]];
 
 /** Migrations compiled into the program (no directory scan at start-up). */
 export const migrationSource: Knex.MigrationSource<Migration> = {

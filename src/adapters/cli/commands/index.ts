@@ -14,6 +14,9 @@ import Retention from './retention';
 import RunsDiff from './runs/diff';
 import RunsTimeline from './runs/timeline';
 import Start from './start';
+import TokenList from './token/list';
+import TokenMint from './token/mint';
+import TokenRevoke from './token/revoke';
 
 /** Every command of the `chainflow` program, by oclif id (oclif's "explicit" command discovery). */
 export const COMMANDS = {
@@ -33,4 +36,7 @@ export const COMMANDS = {
   'runs:diff': RunsDiff,
   'runs:timeline': RunsTimeline,
   start: Start,
+  'token:list': TokenList,
+  'token:mint': TokenMint,
+  'token:revoke': TokenRevoke,
 };

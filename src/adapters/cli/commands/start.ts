@@ -11,12 +11,13 @@ export default class Start extends ChainflowCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Start);
     const root = await this.root(flags.config);
-    const { startServer, logLine } = await import('../../../bin/server');
-    const server = await startServer(root, { port: flags.port });
+    const { startServer, createLogger } = await import('../../../bin/server');
+    const logger = createLogger();
+    const server = await startServer(root, { port: flags.port, logger });
     const address = server.address();
     const where = typeof address === 'object' && address ? `http://${address.address}:${address.port}` : String(address);
     const storage = root.config.storage.url.replace(/\/\/[^@/]*@/, '//<redacted>@');
-    logLine('info', 'chainflow listening', { url: where, storage, auth: root.config.server.authToken ? 'on' : 'off' });
+    logger.info({ url: where, storage, auth: root.config.server.authToken ? 'on' : 'off' }, 'chainflow listening');
     await new Promise<void>((resolve) => {
       const stop = (): void => {
         server.close(() => resolve());

@@ -1,0 +1,40 @@
+import type { RequestHandler } from 'express';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Prometheus metrics of one server: requests and latency by route, and the journal's size. */
+export class HttpMetrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'chainflow_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'],
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: 'chainflow_http_request_duration_seconds', help: 'HTTP request latency by route', labelNames: ['route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [this.registry],
+  });
+
+  /** `sizes`: row counts read at each scrape (journal tables). */
+  constructor(sizes: () => Promise<Record<string, number>>) {
+    new Gauge({
+      name: 'chainflow_journal_rows', help: 'Rows of the journal tables', labelNames: ['table'], registers: [this.registry],
+      async collect() {
+        for (const [table, n] of Object.entries(await sizes())) this.set({ table }, n);
+      },
+    });
+  }
+
+  /** Counts every request once it has been answered, labelled by the route that matched (not the raw URL). */
+  readonly middleware: RequestHandler = (req, res, next) => {
+    const start = process.hrtime.bigint();
+    res.once('finish', () => {
+      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      this.requests.inc({ route, method: req.method, status: String(res.statusCode) });
+      this.latency.observe({ route }, Number(process.hrtime.bigint() - start) / 1e9);
+    });
+    next();
+  };
+
+  readonly handler: RequestHandler = async (_req, res) => {
+    res.type(this.registry.contentType).send(await this.registry.metrics());
+  };
+}

@@ -1,0 +1,51 @@
+import { inject, injectable } from 'inversify';
+import { sameSecret, tokenHash } from '../../domain/bearer-token';
+import { ChainflowConfig } from '../config';
+import { BearerRepository } from '../ports/bearer-repository';
+import { Clock } from '../ports/clock';
+
+/** A use is recorded at most this often per bearer (ms): last-used is for people, not an audit log. */
+const TOUCH_EVERY = 60_000;
+
+/**
+ * Whether a request's credentials are valid: the configured `server.auth.token` (compared in constant time)
+ * or a live named bearer (looked up by hash on every request, so a revocation takes effect at once, also in
+ * a server that is already running). Any one valid candidate suffices.
+ */
+@injectable()
+export class Authenticate {
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    @inject(ChainflowConfig) private readonly config: ChainflowConfig,
+    @inject(BearerRepository) private readonly bearers: BearerRepository,
+    @inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  /** Authentication is on when `server.auth.token` is set. */
+  get enabled(): boolean {
+    return this.config.server.authToken !== undefined;
+  }
+
+  /** `candidates`: the tokens a request carries (Authorization: Bearer, X-Service-Token), absent ones undefined. */
+  async execute(candidates: readonly (string | undefined)[]): Promise<boolean> {
+    const configured = this.config.server.authToken;
+    const given = candidates.filter((c): c is string => typeof c === 'string' && c.length > 0 && c.length <= 512);
+    if (configured !== undefined && given.some((c) => sameSecret(c, configured))) return true;
+    for (const candidate of given) {
+      const bearer = await this.bearers.findByHash(tokenHash(candidate));
+      if (bearer && bearer.revokedAt === null) {
+        this.noteUse(bearer.name);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private noteUse(name: string): void {
+    const now = this.clock.now();
+    if (now - (this.touched.get(name) ?? 0) < TOUCH_EVERY) return;
+    this.touched.set(name, now);
+    this.bearers.touch(name, now).catch(() => undefined);
+  }
+}
