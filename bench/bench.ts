@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Knex } from 'knex';
+import pino from 'pino';
 import { KnexHistoryRepository } from '../src/adapters/knex/knex-history.repository';
 import { KnexRunRepository } from '../src/adapters/knex/knex-run.repository';
 import { Database } from '../src/adapters/knex/knex-journal.writer';
@@ -189,7 +190,10 @@ async function main(): Promise<void> {
     }
 
     // HTTP, against the real server.
-    server = await startServer(root, { port: 0, host: '127.0.0.1' });
+    // The server logs each request (pino, info, as by default); to a file here, not into the report on stdout.
+    const serverLog = join(WORK, 'server.log');
+    rmSync(serverLog, { force: true });
+    server = await startServer(root, { port: 0, host: '127.0.0.1', logger: pino({ level: 'info', base: undefined }, pino.destination({ dest: serverLog, sync: true })) });
     client = new HttpClient((server.address() as AddressInfo).port);
     const http = client;
     const results = [];

@@ -3,24 +3,13 @@
  * only on (i, total runs, end time), so the same range can be generated twice (the import's validate pass,
  * then its import pass) and gives the same lines.
  */
+import { prng } from '../src/application/journal/sample-journal';
 
 export const DAY = 86_400_000;
 /** The journal spans this many days, ending at `end`. */
 export const SPAN_DAYS = 90;
 /** Runs of one replay / test session window. */
 const SESSION_WINDOW = 5000;
-
-/** mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Net { name: string; chainId: number; blockMs: number; base: number }
 const NET: Record<string, Net> = {

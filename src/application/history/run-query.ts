@@ -10,8 +10,8 @@ export const CURSOR = { kind: 'cursor', description: 'opaque cursor returned by 
 const SINCE = { kind: 'time', description: 'a duration back from now (24h, 7d) or an RFC 3339 timestamp; created_at >= since' } as const;
 const UNTIL = { kind: 'time', description: 'a duration back from now or an RFC 3339 timestamp; created_at <= until' } as const;
 
-/** Every run filter of the SPEC, each named as the run item field it filters. */
-export const RUN_FILTER_PARAMS: ParamSpecs = {
+/** Every run filter of the SPEC but the time range, each named as the run item field it filters. */
+export const RUN_FIELD_FILTERS: ParamSpecs = {
   workflow: { kind: 'text', description: 'workflow name' },
   status: { kind: 'enum', values: RUN_STATUSES, description: 'run status' },
   trigger: { kind: 'text', description: 'trigger kind' },
@@ -25,9 +25,10 @@ export const RUN_FILTER_PARAMS: ParamSpecs = {
   error_kind: { kind: 'text', description: 'error kind' },
   approval_status: { kind: 'enum', values: APPROVAL_STATUSES, description: 'approval status' },
   session: { kind: 'enum', values: SESSION_KINDS, description: 'session kind' },
-  since: SINCE,
-  until: UNTIL,
 };
+
+/** Every run filter of the SPEC, the time range included. */
+export const RUN_FILTER_PARAMS: ParamSpecs = { ...RUN_FIELD_FILTERS, since: SINCE, until: UNTIL };
 
 export const RUN_LIST_PARAMS: ParamSpecs = { ...RUN_FILTER_PARAMS, limit: HISTORY_LIMIT, cursor: CURSOR };
 

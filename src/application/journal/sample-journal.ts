@@ -1,7 +1,7 @@
 import type { JournalEvent } from '../../domain/journal/journal-event';
 
-/** A small deterministic PRNG so that the sample is the same for the same anchor time. */
-function prng(seed: number): () => number {
+/** A small deterministic PRNG (mulberry32) so that the sample is the same for the same anchor time. */
+export function prng(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;
