@@ -67,7 +67,16 @@ export function createHttpApp(deps: HttpDependencies): Express {
   api.use(apiNotFound);
   app.use('/api', api);
 
+  // Inbound webhooks of workflow triggers: never under the bearer (each trigger checks its own HMAC); the
+  // engine mounts its triggers here. Without one, the path answers as unknown.
+  app.use('/hooks', (_req, res) => {
+    res.status(404).json({ error: 'no such trigger' });
+  });
+
   app.use(express.static(UI_DIR, { index: 'index.html', fallthrough: true }));
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'not found' });
+  });
   app.use(errorHandler(deps.log));
   return app;
 }

@@ -3,14 +3,21 @@ import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { migrationSource } from './migrations';
 
-/** SQLite tuned for one writer and concurrent readers (WAL); big page cache for the projections. */
+/** Page cache sizes in KiB (negative: SQLite's unit for "KiB, not pages"). */
+export const READER_CACHE_KIB = -32768;
+export const WRITER_CACHE_KIB = -524288;
+
+/**
+ * SQLite tuned for one writer and concurrent readers (WAL). Readers keep a modest page cache and no memory
+ * map, so that a process reading the whole journal (an export) stays small; the journal writer widens the
+ * cache for the length of an append (`WRITER_CACHE_PRAGMA`), where index updates need it.
+ */
 const SQLITE_PRAGMAS = [
   'PRAGMA journal_mode = WAL',
   'PRAGMA synchronous = NORMAL',
   'PRAGMA busy_timeout = 10000',
-  'PRAGMA cache_size = -131072',
+  `PRAGMA cache_size = ${READER_CACHE_KIB}`,
   'PRAGMA temp_store = MEMORY',
-  'PRAGMA mmap_size = 1073741824',
 ];
 
 export function isSqlite(db: Knex): boolean {

@@ -5,6 +5,7 @@ import { applyEvents, contentHashes, references, statsWorkflows } from '../../do
 import { emptyWorkingSet, type ChangeSet, type WorkingSet } from '../../domain/journal/working-set';
 import type { AppendResult, JournalWriter } from '../../application/ports/journal-writer';
 import { insertRows, selectIn } from './bulk';
+import { isSqlite, READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { RUN_LIST_TABLES } from './migrations';
 import {
   APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, WORKFLOW_COLUMNS, WORKFLOW_STATS_COLUMNS,
@@ -38,32 +39,41 @@ export class KnexJournalWriter implements JournalWriter {
 
   async appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
     return this.db.transaction(async (trx) => {
-      let applied = 0;
-      let duplicates = 0;
-      let offset = 0;
-      let writing: Promise<void> = Promise.resolve();
+      if (isSqlite(this.db)) await trx.raw(`PRAGMA cache_size = ${WRITER_CACHE_KIB}`);
       try {
-        for await (const batch of batches) {
-          if (!batch.length) continue;
-          const hashes = contentHashes(batch);
-          await writing;
-          const { ws, nextSeq } = await this.load(trx, batch);
-          const changes = applyEvents(ws, batch, offset, hashes);
-          offset += batch.length;
-          applied += changes.events.length;
-          duplicates += changes.duplicates;
-          writing = this.write(trx, ws, changes, nextSeq);
-          writing.catch(() => undefined);
-          onBatch?.({ applied, duplicates });
-        }
-        await writing;
-      } catch (err) {
-        // Every statement must have finished before the transaction rolls back.
-        await writing.catch(() => undefined);
-        throw err;
+        return await this.applyAll(trx, batches, onBatch);
+      } finally {
+        if (isSqlite(this.db)) await trx.raw(`PRAGMA cache_size = ${READER_CACHE_KIB}`);
       }
-      return { applied, duplicates };
     });
+  }
+
+  private async applyAll(trx: Knex.Transaction, batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
+    let applied = 0;
+    let duplicates = 0;
+    let offset = 0;
+    let writing: Promise<void> = Promise.resolve();
+    try {
+      for await (const batch of batches) {
+        if (!batch.length) continue;
+        const hashes = contentHashes(batch);
+        await writing;
+        const { ws, nextSeq } = await this.load(trx, batch);
+        const changes = applyEvents(ws, batch, offset, hashes);
+        offset += batch.length;
+        applied += changes.events.length;
+        duplicates += changes.duplicates;
+        writing = this.write(trx, ws, changes, nextSeq);
+        writing.catch(() => undefined);
+        onBatch?.({ applied, duplicates });
+      }
+      await writing;
+    } catch (err) {
+      // Every statement must have finished before the transaction rolls back.
+      await writing.catch(() => undefined);
+      throw err;
+    }
+    return { applied, duplicates };
   }
 
   private async load(trx: Knex.Transaction, events: readonly JournalEvent[]): Promise<Loaded> {

@@ -87,7 +87,8 @@ const iso = (at: string): string => toIso(parseRfc3339(at) as number);
  */
 export function buildTimeline(run: Run, stream: readonly JournalEvent[], explorer: ExplorerLinks): Timeline {
   const ws = emptyWorkingSet();
-  applyEvents(ws, stream);
+  // The stream holds distinct events already: ordinals stand in for content hashes (no need to hash them).
+  applyEvents(ws, stream, 0, stream.map((_, i) => String(i)));
   const events: TimelineEvent[] = [];
   const steps = new Map<string, StepEvent>();
   let trigger: TriggerEvent | undefined;
