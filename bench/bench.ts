@@ -32,6 +32,7 @@ import { openRoot, type Root } from '../src/bin/root';
 import { startServer } from '../src/bin/server';
 import { CursorCodec } from '../src/domain/cursor';
 import { PAGE_LIMIT, defineCases, prepareCase, sqlOf } from './cases';
+import { measureAuth } from './auth';
 import { measureExport, type ExportFigures } from './export';
 import { runLines, type JournalShape } from './generate';
 import { defineListCases, prepareListCase, timeListCase, timeWorkflows, type ListCase, type ListTimings, type PagedUseCase, type WorkflowsFigures } from './lists';
@@ -207,6 +208,7 @@ async function main(): Promise<void> {
       log(`HTTP ${c.name}: first p50 ${httpFirst.p50.toFixed(2)} ms${httpDeep ? `, deep p50 ${httpDeep.p50.toFixed(2)} ms` : ''}`);
       results.push({ ...c, sql: sqlOf(repo, c.filter), timings: { ...useCase.get(c.name)!, httpFirst, httpDeep } });
     }
+    const auth = await measureAuth({ work: WORK, dbName, offRoot: root, iterations: positiveInt('BENCH_AUTH_ITERATIONS', 2000), warmup: WARMUP, log });
 
     // The other history lists and the workflows overview: use case and HTTP, while the server is up.
     const listResults: Array<ListCase & { timings: ListTimings }> = [];
@@ -256,7 +258,7 @@ async function main(): Promise<void> {
 
     const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadAtStart.toFixed(2)} at start / ${loadavg()[0]!.toFixed(2)} at end (other processes share the machine)`;
     const { text, pass } = renderReport({ started, env, iterations: ITERATIONS, warmup: WARMUP, build: buildFigures, counts, cases: results, cli,
-      lists: { cases: listResults, workflows, exports, totalRuns: runs } });
+      lists: { cases: listResults, workflows, exports, totalRuns: runs }, auth });
     writeFileSync(join(WORK, 'report.md'), text);
     process.stdout.write(text);
     log(`report saved to ${join(WORK, 'report.md')} (${((Date.now() - started.getTime()) / 1000).toFixed(0)} s in all)`);

@@ -1,4 +1,5 @@
 /** The benchmark's report: markdown tables, the query plans, and PASS/FAIL per target. */
+import { renderAuth, type AuthFigures } from './auth';
 import type { PreparedCase } from './cases';
 import { renderLists, type ListsInput } from './report-lists';
 import { fmt, type Stats } from './timing';
@@ -46,6 +47,8 @@ export interface ReportInput {
   readonly cli: CliFigures;
   /** The other history lists, the workflows overview and the export (absent: not measured). */
   readonly lists?: ListsInput;
+  /** Authentication overhead (absent: not measured). */
+  readonly auth?: AuthFigures;
 }
 
 const n = (x: number): string => Math.round(x).toLocaleString('en-US');
@@ -89,6 +92,8 @@ export function renderReport(r: ReportInput): { text: string; pass: boolean } {
   out.push(`| ${r.cli.runs} | ${fmt(r.cli.p50, 0)} | ${fmt(r.cli.max, 0)} | ${r.cli.samples.map((s) => s.toFixed(0)).join(' ')} | ${fmt(r.cli.nodeBaselineMs, 0)} |`, '');
   const lists = r.lists ? renderLists(r.lists) : undefined;
   if (lists) out.push(...lists.lines);
+  const auth = r.auth ? renderAuth(r.auth) : undefined;
+  if (auth) out.push(...auth.lines);
 
   // Verdicts.
   const verdicts: Array<[boolean | undefined, string]> = [];
@@ -107,6 +112,7 @@ export function renderReport(r: ReportInput): { text: string; pass: boolean } {
   verdicts.push([noSeek.length === 0, `plans: every deep page seeks to its cursor${noSeek.length ? ` (not in: ${noSeek.join(', ')})` : ''}`]);
   verdicts.push([r.cli.max <= TARGETS.cliColdMs, `CLI cold: p50 ${fmt(r.cli.p50, 0)} ms, max ${fmt(r.cli.max, 0)} ms (target: every run <= ${TARGETS.cliColdMs}; bare node start here: ${fmt(r.cli.nodeBaselineMs, 0)} ms)`]);
   if (lists) verdicts.push(...lists.verdicts);
+  if (auth) verdicts.push(...auth.verdicts);
   out.push('## Targets', '');
   for (const [ok, text] of verdicts) out.push(`- ${ok === undefined ? 'SKIP' : ok ? 'PASS' : 'FAIL'} ${text}`);
   const pass = verdicts.every(([ok]) => ok !== false);

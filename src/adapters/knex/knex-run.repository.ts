@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import type { Run } from '../../domain/run';
-import type { PageRequest, RunFilter, RunRepository } from '../../application/ports/run-repository';
+import type { PageRequest, RunFilter, RunKey, RunRepository } from '../../application/ports/run-repository';
 import type { StorageHealth } from '../../application/ports/storage-health';
 import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
@@ -34,8 +34,13 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
     return rows.map((row) => rowToRun(unpackRow(row, RUN_COLUMNS)));
   }
 
-  /** The query `list` runs (exposed for EXPLAIN in the benchmark). */
-  listQuery(filter: RunFilter, page: PageRequest): Knex.QueryBuilder {
+  async listKeys(filter: RunFilter, page: PageRequest): Promise<RunKey[]> {
+    const rows: { run_id: string; created_at: number | string; status: string }[] = await this.listQuery(filter, page, ['r.run_id', 'r.created_at', 'r.status']);
+    return rows.map((r) => ({ runId: r.run_id, createdAt: Number(r.created_at), status: r.status as RunKey['status'] }));
+  }
+
+  /** The query `list` runs (exposed for EXPLAIN in the benchmark); `columns`: what to select (default whole runs). */
+  listQuery(filter: RunFilter, page: PageRequest, columns?: readonly string[]): Knex.QueryBuilder {
     // The most selective multi-valued filter drives the scan through its side table; the rest filter rows.
     const driver = LIST_FILTERS.find(([name]) => filter[name] !== undefined);
     let q: Knex.QueryBuilder;
@@ -48,7 +53,8 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
       q = this.db('runs as r');
       key = 'r';
     }
-    q.select(this.db.client.config.client === 'sqlite3' ? this.db.raw(packedColumns('r', RUN_COLUMNS)) : 'r.*');
+    if (columns) q.select(columns);
+    else q.select(this.db.client.config.client === 'sqlite3' ? this.db.raw(packedColumns('r', RUN_COLUMNS)) : 'r.*');
     for (const [name, spec] of LIST_FILTERS) {
       if (filter[name] === undefined || (driver && driver[0] === name)) continue;
       q.whereExists(

@@ -4,13 +4,13 @@ import { Redactor } from '../../domain/redactor';
 import type { Run } from '../../domain/run';
 import { Clock } from '../ports/clock';
 import { HistoryRepository } from '../ports/history-repository';
-import { RunRepository, type RunFilter } from '../ports/run-repository';
+import { RunRepository, type PageRequest, type RunFilter, type RunKey } from '../ports/run-repository';
 import type { TextSink } from '../ports/text-sink';
 import { QueryParser, type ParamSpecs } from '../query/query-params';
 import { RUN_CSV_COLUMNS, runCsvLine, toExportFailure, toExportSteps } from './export-items';
 import { toApprovalItem, toRunItem, toSendAttemptItem } from './items';
 import { RUN_FILTER_PARAMS, toRunFilter } from './run-query';
-import { buildTimeline, type StepEvent } from './timeline';
+import { timelineEvents, type StepEvent } from './timeline';
 
 export type ExportFormat = 'json' | 'csv';
 
@@ -29,7 +29,8 @@ export interface ExportReport {
 
 /** Runs read per page: memory stays bounded by one page, whatever the size of the history. */
 const PAGE = 500;
-const SECTIONS = ['runs', 'steps', 'sends', 'approvals', 'failures'] as const;
+/** The sections after `runs`, in the order of the JSON document. */
+const SECTIONS = ['steps', 'sends', 'approvals', 'failures'] as const;
 
 /**
  * The redacted audit export: every run matching the run filters, streamed. CSV is one row per run; JSON is
@@ -71,11 +72,21 @@ export class ExportHistory {
       }
       return report;
     }
+    await sink.write('{"runs":[');
+    let first = true;
+    for await (const page of this.pages(filter)) {
+      for (const run of page) {
+        await emit('runs', first, toRunItem(run));
+        first = false;
+      }
+      onProgress?.(report);
+    }
+    // The other sections need only the keys of each page, then read what they show.
     for (const section of SECTIONS) {
-      await sink.write(`${section === 'runs' ? '{' : '],'}"${section}":[`);
-      let first = true;
-      for await (const page of this.pages(filter)) {
-        for (const value of await this.sectionItems(section, page)) {
+      await sink.write(`],"${section}":[`);
+      first = true;
+      for await (const keys of this.keyPages(filter)) {
+        for (const value of await this.sectionItems(section, keys)) {
           await emit(section, first, value);
           first = false;
         }
@@ -86,15 +97,13 @@ export class ExportHistory {
     return report;
   }
 
-  private async sectionItems(section: (typeof SECTIONS)[number], page: Run[]): Promise<unknown[]> {
+  private async sectionItems(section: (typeof SECTIONS)[number], page: RunKey[]): Promise<unknown[]> {
     const ids = page.map((r) => r.runId);
     switch (section) {
-      case 'runs':
-        return page.map(toRunItem);
       case 'steps': {
         const streams = await this.runs.streams(ids);
         return page.flatMap((run) => {
-          const { events } = buildTimeline(run, streams.get(run.runId) ?? [], this.explorer);
+          const events = timelineEvents(streams.get(run.runId) ?? [], this.explorer);
           return toExportSteps(run.runId, events.filter((e): e is StepEvent => e.kind === 'step'));
         });
       }
@@ -112,14 +121,23 @@ export class ExportHistory {
   }
 
   /** The filtered runs, newest first, a keyset page at a time. */
-  private async *pages(filter: RunFilter): AsyncGenerator<Run[]> {
-    let after: { createdAt: number; id: string } | undefined;
-    for (;;) {
-      const page = await this.runs.list(filter, { limit: PAGE, after });
-      if (page.length) yield page;
-      if (page.length < PAGE) return;
-      const last = page[page.length - 1]!;
-      after = { createdAt: last.createdAt, id: last.runId };
-    }
+  private pages(filter: RunFilter): AsyncGenerator<Run[]> {
+    return keysetPages((page) => this.runs.list(filter, page));
+  }
+
+  /** The same pages, keys only. */
+  private keyPages(filter: RunFilter): AsyncGenerator<RunKey[]> {
+    return keysetPages((page) => this.runs.listKeys(filter, page));
+  }
+}
+
+async function* keysetPages<T extends { createdAt: number; runId: string }>(read: (page: PageRequest) => Promise<T[]>): AsyncGenerator<T[]> {
+  let after: { createdAt: number; id: string } | undefined;
+  for (;;) {
+    const page = await read({ limit: PAGE, after });
+    if (page.length) yield page;
+    if (page.length < PAGE) return;
+    const last = page[page.length - 1]!;
+    after = { createdAt: last.createdAt, id: last.runId };
   }
 }

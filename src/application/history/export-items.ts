@@ -1,6 +1,6 @@
 import type { JournalEvent } from '../../domain/journal/journal-event';
-import type { Run } from '../../domain/run';
-import { toIso } from '../../domain/time';
+import type { RunKey } from '../ports/run-repository';
+import { parseRfc3339, toIso } from '../../domain/time';
 import { toRunItem, type RunItem } from './items';
 import type { StepEvent } from './timeline';
 
@@ -22,13 +22,26 @@ export interface ExportFailure {
   finished_at: string | null;
 }
 
-export function toExportFailure(run: Run, stream: readonly JournalEvent[]): ExportFailure {
-  let message: string | null = null;
-  for (const e of stream) if (e.type === 'run.finished' && e.error) message = e.error.message ?? null;
-  return {
-    run_id: run.runId, workflow: run.workflow, status: run.status, error_kind: run.errorKind, error_message: message,
-    created_at: toIso(run.createdAt), finished_at: toIso(run.finishedAt),
+/** The failure of a run, read from its stream alone (the error of run.finished, else of its last failed step). */
+export function toExportFailure(run: RunKey, stream: readonly JournalEvent[]): ExportFailure {
+  const failure: ExportFailure = {
+    run_id: run.runId, workflow: '', status: run.status, error_kind: null, error_message: null,
+    created_at: toIso(run.createdAt), finished_at: null,
   };
+  for (const e of stream) {
+    if (e.type === 'run.started') failure.workflow = e.workflow;
+    else if (e.type === 'step.finished' && e.status === 'failed' && e.error) {
+      failure.error_kind = e.error.kind;
+      failure.error_message = e.error.message ?? null;
+    } else if (e.type === 'run.finished') {
+      failure.finished_at = toIso(parseRfc3339(e.at) ?? null);
+      if (e.error) {
+        failure.error_kind = e.error.kind;
+        failure.error_message = e.error.message ?? null;
+      }
+    }
+  }
+  return failure;
 }
 
 /** The scalar fields of a run item, in order: the CSV columns of the history export. */

@@ -86,6 +86,11 @@ const iso = (at: string): string => toIso(parseRfc3339(at) as number);
  * Built by replaying the run's own journal stream, so it shows exactly what was journaled.
  */
 export function buildTimeline(run: Run, stream: readonly JournalEvent[], explorer: ExplorerLinks): Timeline {
+  return { run: toRunItem(run), events: timelineEvents(stream, explorer) };
+}
+
+/** The events of a timeline, from the run's stream alone. */
+export function timelineEvents(stream: readonly JournalEvent[], explorer: ExplorerLinks): TimelineEvent[] {
   const ws = emptyWorkingSet();
   // The stream holds distinct events already: ordinals stand in for content hashes (no need to hash them).
   applyEvents(ws, stream, 0, stream.map((_, i) => String(i)));
@@ -180,5 +185,5 @@ export function buildTimeline(run: Run, stream: readonly JournalEvent[], explore
   }
   // Stable sort: events that share a timestamp keep journal order.
   events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-  return { run: toRunItem(run), events };
+  return events;
 }

@@ -192,6 +192,14 @@ describe('authentication on (server.auth.token set): every /api route', () => {
     }
   });
 
+  it('never puts /hooks/* under the bearer (each trigger has its own HMAC): no 401, no challenge', async () => {
+    for (const [path, method] of [['/hooks/some-trigger', 'GET'], ['/hooks/some-trigger', 'POST'], ['/hooks/a/b', 'GET']] as const) {
+      const res = await call(srv, path, {}, method);
+      expect({ path, method, status: res.status === 401 ? 401 : 'not 401' }).toEqual({ path, method, status: 'not 401' });
+      expect(res.headers.get('www-authenticate')).toBeNull();
+    }
+  });
+
   it('answers errors as JSON without a stack trace, and refuses malformed requests before reading them', async () => {
     for (const path of ['/api/history/runs?cursor=not-a-cursor', '/api/history/runs/bad%20id/timeline', '/api/history/runs?limit=99999',
       '/api/history/runs/%E0%A4%A/timeline']) {
