@@ -208,7 +208,7 @@ async function main(): Promise<void> {
       log(`HTTP ${c.name}: first p50 ${httpFirst.p50.toFixed(2)} ms${httpDeep ? `, deep p50 ${httpDeep.p50.toFixed(2)} ms` : ''}`);
       results.push({ ...c, sql: sqlOf(repo, c.filter), timings: { ...useCase.get(c.name)!, httpFirst, httpDeep } });
     }
-    const auth = await measureAuth({ work: WORK, dbName, offRoot: root, iterations: positiveInt('BENCH_AUTH_ITERATIONS', 2000), warmup: WARMUP, log });
+    const auth = await measureAuth({ work: WORK, dbName, offConfigPath: configPath, iterations: positiveInt('BENCH_AUTH_ITERATIONS', 2000), warmup: WARMUP, log });
 
     // The other history lists and the workflows overview: use case and HTTP, while the server is up.
     const listResults: Array<ListCase & { timings: ListTimings }> = [];
