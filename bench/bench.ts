@@ -250,7 +250,7 @@ async function main(): Promise<void> {
     // Exports of every run, each in a child process of its own (the root is closed: no other reader).
     const exports: ExportFigures[] = [];
     for (const format of ['csv', 'json'] as const) {
-      const e = measureExport(format, REPO, WORK, configPath, log);
+      const e = await measureExport(format, REPO, WORK, configPath, log);
       log(`export ${format}: ${e.runs.toLocaleString('en-US')} runs in ${e.seconds.toFixed(1)} s, ${Math.round(e.runsPerSec).toLocaleString('en-US')} runs/s, ` +
         `peak RSS ${e.peakRssMb.toFixed(0)} MB, ${(e.bytes / 1048576).toFixed(0)} MB written`);
       exports.push(e);

@@ -2,7 +2,7 @@
  * The audit export of every run, timed in a child process (`chainflow history export --out FILE`) so that its
  * peak RSS is the export's alone: wall time from the parent (node start included), peak RSS from GNU time.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { nowMs } from './timing';
@@ -24,22 +24,52 @@ export interface ExportFigures {
   readonly summary: string;
 }
 
+interface Exit { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+
+/** Runs a command to its end; SIGINT / SIGTERM meanwhile stop it and then the benchmark (after `cleanup`). */
+function run(cmd: string, args: readonly string[], cwd: string, cleanup: () => void): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => void (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => void (stderr = (stderr + d).slice(-4000)));
+    const timer = setTimeout(() => child.kill('SIGTERM'), TIMEOUT_MS);
+    const onSignal = (signal: NodeJS.Signals): void => {
+      child.kill(signal);
+      child.once('close', () => {
+        cleanup();
+        process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+      });
+    };
+    process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+    const done = (): void => {
+      clearTimeout(timer);
+      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    };
+    child.once('error', (err) => { done(); reject(err); });
+    child.once('close', (status, signal) => { done(); resolve({ status, signal, stdout, stderr }); });
+  });
+}
+
 /** Runs the export to `.bench/export.<format>`, measures it, then deletes the file (it is large). */
-export function measureExport(format: 'csv' | 'json', repo: string, work: string, configPath: string, log: (msg: string) => void): ExportFigures {
+export async function measureExport(format: 'csv' | 'json', repo: string, work: string, configPath: string, log: (msg: string) => void): Promise<ExportFigures> {
   const out = join(work, `export.${format}`);
   const timeFile = join(work, 'export.time');
   const node = [join(repo, 'bin', 'run.js'), 'history', 'export', '--format', format, '--out', out, '--config', configPath];
   const timed = existsSync(GNU_TIME);
-  rmSync(out, { force: true });
-  rmSync(timeFile, { force: true });
+  const cleanup = (): void => {
+    rmSync(out, { force: true });
+    rmSync(timeFile, { force: true });
+  };
+  cleanup();
   try {
     log(`export ${format}: ${timed ? `${GNU_TIME} -f %M ` : ''}node ${node.join(' ')}`);
     const t = nowMs();
     const res = timed
-      ? spawnSync(GNU_TIME, ['-f', '%M', '-o', timeFile, process.execPath, ...node], { cwd: repo, encoding: 'utf8', timeout: TIMEOUT_MS })
-      : spawnSync(process.execPath, node, { cwd: repo, encoding: 'utf8', timeout: TIMEOUT_MS });
+      ? await run(GNU_TIME, ['-f', '%M', '-o', timeFile, process.execPath, ...node], repo, cleanup)
+      : await run(process.execPath, node, repo, cleanup);
     const seconds = (nowMs() - t) / 1000;
-    if (res.error) throw res.error;
     if (res.status !== 0) throw new Error(`history export --format ${format} exited ${res.status ?? res.signal}: ${(res.stderr || res.stdout || '').slice(0, 500)}`);
     const summary = res.stdout.trim().split('\n').pop() ?? '';
     const runs = Number(/exported (\d+) runs/.exec(summary)?.[1] ?? NaN);
@@ -48,7 +78,6 @@ export function measureExport(format: 'csv' | 'json', repo: string, work: string
     const bytes = existsSync(out) ? statSync(out).size : 0;
     return { format, runs, seconds, runsPerSec: runs / seconds, peakRssMb: kb / 1024, bytes, summary };
   } finally {
-    rmSync(out, { force: true });
-    rmSync(timeFile, { force: true });
+    cleanup();
   }
 }
