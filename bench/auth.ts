@@ -75,8 +75,8 @@ export async function measureAuth(opts: {
   process.env.CHAINFLOW_BENCH_TOKEN = token;
   const configPath = join(opts.work, 'chainflow-auth.yaml');
   writeFileSync(configPath, `chainflow_version: 1\nserver:\n  auth:\n    token: { env: CHAINFLOW_BENCH_TOKEN }\nstorage:\n  url: sqlite:${opts.dbName}\n`);
-  const offRoot = await openRoot({ cwd: opts.work, configPath: opts.offConfigPath });
-  const onRoot = await openRoot({ cwd: opts.work, configPath });
+  const offRoot = await openRoot({ cwd: opts.work, configPath: opts.offConfigPath, profile: 'server' });
+  const onRoot = await openRoot({ cwd: opts.work, configPath, profile: 'server' });
   const servers: Server[] = [];
   const clients: Client[] = [];
   const bearerName = `bench-${Date.now()}-${randomBytes(4).toString('hex')}`;

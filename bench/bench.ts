@@ -123,7 +123,7 @@ async function main(): Promise<void> {
   if (reuseAsked && !reused) log(`--reuse: ${dbPath} not found, building it`);
   if (!reused) for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(dbPath + suffix, { force: true });
 
-  let root: Root | undefined = await openRoot({ cwd: WORK, configPath });
+  let root: Root | undefined = await openRoot({ cwd: WORK, configPath, profile: 'server' });
   let server: Server | undefined;
   let client: HttpClient | undefined;
   try {

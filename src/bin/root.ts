@@ -1,7 +1,7 @@
 import { Container } from 'inversify';
 import type { Knex } from 'knex';
 import { loadConfig } from '../adapters/config/config.loader';
-import { openDatabase } from '../adapters/knex/connection';
+import { openDatabase, type StorageProfile } from '../adapters/knex/connection';
 import { Database, KnexJournalWriter } from '../adapters/knex/knex-journal.writer';
 import { KnexBearerRepository } from '../adapters/knex/knex-bearer.repository';
 import { KnexHistoryRepository } from '../adapters/knex/knex-history.repository';
@@ -44,6 +44,8 @@ export interface RootOptions {
   /** `--config PATH`. */
   readonly configPath?: string;
   readonly env?: NodeJS.ProcessEnv;
+  /** `server` for a long-lived server process (larger read cache, memory map); default `tool`. */
+  readonly profile?: StorageProfile;
 }
 
 /** The composition root: the one container, with its storage open. `close()` releases the storage. */
@@ -59,7 +61,7 @@ export interface Root {
  */
 export async function openRoot(options: RootOptions = {}): Promise<Root> {
   const config = loadConfig({ cwd: options.cwd ?? process.cwd(), configPath: options.configPath, env: options.env ?? process.env });
-  const db = await openDatabase(config.storage.url);
+  const db = await openDatabase(config.storage.url, options.profile);
   const cursorKey = (await db('meta').where({ key: 'cursor_key' }).first()) as { value: string };
   const container = new Container({ defaultScope: 'Singleton' });
 

@@ -18,11 +18,11 @@ export abstract class ChainflowCommand extends Command {
   private opened: Root | undefined;
 
   /** Opens the composition root (config, storage, container) once per command. */
-  protected async root(configPath: string | undefined): Promise<Root> {
+  protected async root(configPath: string | undefined, profile: 'server' | 'tool' = 'tool'): Promise<Root> {
     if (!this.opened) {
       // Loaded lazily so that `--help` and flag errors do not pay for the storage.
       const { openRoot } = await import('../../bin/root');
-      this.opened = await openRoot({ configPath });
+      this.opened = await openRoot({ configPath, profile });
     }
     return this.opened;
   }

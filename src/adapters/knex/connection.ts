@@ -5,20 +5,29 @@ import { migrationSource } from './migrations';
 
 /** Page cache sizes in KiB (negative: SQLite's unit for "KiB, not pages"). */
 export const READER_CACHE_KIB = -32768;
+export const SERVER_CACHE_KIB = -262144;
 export const WRITER_CACHE_KIB = -524288;
+/** Memory map of a server process: reads of a journal of this size need no system call. */
+const SERVER_MMAP_BYTES = 2_147_418_112;
 
 /**
- * SQLite tuned for one writer and concurrent readers (WAL). Readers keep a modest page cache and no memory
- * map, so that a process reading the whole journal (an export) stays small; the journal writer widens the
- * cache for the length of an append (`WRITER_CACHE_PRAGMA`), where index updates need it.
+ * How a process reads the database. `server`: long-lived, answering random page reads: a large cache and a
+ * memory map (reads without a system call). `tool` (the default): one-shot commands and exports, which read
+ * much once: a modest cache and no map, so that their memory stays small whatever the journal's size.
  */
-const SQLITE_PRAGMAS = [
-  'PRAGMA journal_mode = WAL',
-  'PRAGMA synchronous = NORMAL',
-  'PRAGMA busy_timeout = 10000',
-  `PRAGMA cache_size = ${READER_CACHE_KIB}`,
-  'PRAGMA temp_store = MEMORY',
-];
+export type StorageProfile = 'server' | 'tool';
+
+/** SQLite tuned for one writer and concurrent readers (WAL). The journal writer widens the cache during an append. */
+function sqlitePragmas(profile: StorageProfile): string[] {
+  return [
+    'PRAGMA journal_mode = WAL',
+    'PRAGMA synchronous = NORMAL',
+    'PRAGMA busy_timeout = 10000',
+    `PRAGMA cache_size = ${profile === 'server' ? SERVER_CACHE_KIB : READER_CACHE_KIB}`,
+    'PRAGMA temp_store = MEMORY',
+    `PRAGMA mmap_size = ${profile === 'server' ? SERVER_MMAP_BYTES : 0}`,
+  ];
+}
 
 export function isSqlite(db: Knex): boolean {
   return db.client.config.client === 'sqlite3';
@@ -28,7 +37,7 @@ export function isSqlite(db: Knex): boolean {
  * Opens the storage named by `url` (`sqlite:<absolute path>` or `postgres://…`) and brings its schema up
  * to date through the knex migrations. The SQLite file and its folder are created on first use.
  */
-export async function openDatabase(url: string): Promise<Knex> {
+export async function openDatabase(url: string, profile: StorageProfile = 'tool'): Promise<Knex> {
   let db: Knex;
   if (url.startsWith('sqlite:')) {
     const filename = url.slice('sqlite:'.length);
@@ -41,7 +50,7 @@ export async function openDatabase(url: string): Promise<Knex> {
         min: 1,
         max: 1,
         afterCreate: (conn: { exec(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) => {
-          conn.exec(SQLITE_PRAGMAS.join(';'), (err) => done(err, conn));
+          conn.exec(sqlitePragmas(profile).join(';'), (err) => done(err, conn));
         },
       },
     });

@@ -39,11 +39,14 @@ export class KnexJournalWriter implements JournalWriter {
 
   async appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
     return this.db.transaction(async (trx) => {
-      if (isSqlite(this.db)) await trx.raw(`PRAGMA cache_size = ${WRITER_CACHE_KIB}`);
+      if (!isSqlite(this.db)) return this.applyAll(trx, batches, onBatch);
+      // A wide page cache while the indexes are updated; the connection's own size again afterwards.
+      const [previous] = (await trx.raw('PRAGMA cache_size')) as { cache_size: number }[];
+      await trx.raw(`PRAGMA cache_size = ${WRITER_CACHE_KIB}`);
       try {
         return await this.applyAll(trx, batches, onBatch);
       } finally {
-        if (isSqlite(this.db)) await trx.raw(`PRAGMA cache_size = ${READER_CACHE_KIB}`);
+        await trx.raw(`PRAGMA cache_size = ${Number(previous?.cache_size ?? READER_CACHE_KIB)}`);
       }
     });
   }

@@ -10,7 +10,7 @@ export default class Start extends ChainflowCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Start);
-    const root = await this.root(flags.config);
+    const root = await this.root(flags.config, 'server');
     const { startServer, createLogger } = await import('../../../bin/server');
     const logger = createLogger();
     const server = await startServer(root, { port: flags.port, logger });
