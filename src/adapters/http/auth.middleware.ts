@@ -9,11 +9,14 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  * `401 { "error": "unauthorized" }` with `WWW-Authenticate: Bearer`.
  */
 export function requireAuth(auth: Authenticate): RequestHandler {
-  return async (req, res, next) => {
+  return (req, res, next) => {
     if (!auth.enabled) return next();
-    const bearer = BEARER.exec(req.get('authorization') ?? '')?.[1];
-    const service = req.get('x-service-token')?.trim();
-    if (await auth.execute([bearer, service])) return next();
-    res.set('WWW-Authenticate', 'Bearer').status(401).json({ error: 'unauthorized' });
+    const candidates = [BEARER.exec(req.get('authorization') ?? '')?.[1], req.get('x-service-token')?.trim()];
+    // The configured token is checked synchronously; only a named bearer needs a lookup.
+    if (auth.matchesConfigured(candidates)) return next();
+    auth.execute(candidates).then((ok) => {
+      if (ok) next();
+      else res.set('WWW-Authenticate', 'Bearer').status(401).json({ error: 'unauthorized' });
+    }, next);
   };
 }

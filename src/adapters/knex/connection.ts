@@ -4,7 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import { migrationSource } from './migrations';
 
 /** Page cache sizes in KiB (negative: SQLite's unit for "KiB, not pages"). */
-export const READER_CACHE_KIB = -32768;
+export const READER_CACHE_KIB = -8192;
 export const SERVER_CACHE_KIB = -262144;
 export const WRITER_CACHE_KIB = -524288;
 /** Memory map of a server process: reads of a journal of this size need no system call. */

@@ -4,6 +4,11 @@ import { ChainflowConfig } from '../config';
 import { BearerRepository } from '../ports/bearer-repository';
 import { Clock } from '../ports/clock';
 
+/** Candidates worth checking: present, and not absurdly long. */
+function usable(candidates: readonly (string | undefined)[]): string[] {
+  return candidates.filter((c): c is string => typeof c === 'string' && c.length > 0 && c.length <= 512);
+}
+
 /** A use is recorded at most this often per bearer (ms): last-used is for people, not an audit log. */
 const TOUCH_EVERY = 60_000;
 
@@ -27,12 +32,19 @@ export class Authenticate {
     return this.config.server.authToken !== undefined;
   }
 
+  /**
+   * Whether one of the candidates is the configured token: answered without I/O, so that the common case
+   * costs no more than two hashes.
+   */
+  matchesConfigured(candidates: readonly (string | undefined)[]): boolean {
+    const configured = this.config.server.authToken;
+    return configured !== undefined && usable(candidates).some((c) => sameSecret(c, configured));
+  }
+
   /** `candidates`: the tokens a request carries (Authorization: Bearer, X-Service-Token), absent ones undefined. */
   async execute(candidates: readonly (string | undefined)[]): Promise<boolean> {
-    const configured = this.config.server.authToken;
-    const given = candidates.filter((c): c is string => typeof c === 'string' && c.length > 0 && c.length <= 512);
-    if (configured !== undefined && given.some((c) => sameSecret(c, configured))) return true;
-    for (const candidate of given) {
+    if (this.matchesConfigured(candidates)) return true;
+    for (const candidate of usable(candidates)) {
       const bearer = await this.bearers.findByHash(tokenHash(candidate));
       if (bearer && bearer.revokedAt === null) {
         this.noteUse(bearer.name);
