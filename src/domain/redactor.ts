@@ -34,7 +34,10 @@ export class Redactor {
     return this.pattern.test(text) ? text.replace(this.pattern, REDACTED) : text;
   }
 
-  /** A deep copy of `value` with every secret replaced; secret-typed fields are replaced whole. */
+  /**
+   * `value` with every secret replaced; secret-typed fields are replaced whole. Copy on write: the parts
+   * that hold no secret are returned as they are (never modified), so that rendering clean data allocates nothing.
+   */
   redact<T>(value: T): T {
     return this.walk(value) as T;
   }
@@ -42,13 +45,30 @@ export class Redactor {
   private walk(value: unknown): unknown {
     if (typeof value === 'string') return this.redactText(value);
     if (value === null || typeof value !== 'object') return value;
-    if (Array.isArray(value)) return value.map((v) => this.walk(v));
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      const key = this.redactText(k);
-      out[key] = v !== null && v !== undefined && this.secretFields.has(k.toLowerCase()) ? REDACTED : this.walk(v);
+    if (Array.isArray(value)) {
+      let out: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const v = this.walk(value[i]);
+        if (v !== value[i]) (out ??= value.slice())[i] = v;
+      }
+      return out ?? value;
     }
-    return out;
+    let out: Record<string, unknown> | undefined;
+    const source = value as Record<string, unknown>;
+    for (const k in source) {
+      if (!Object.prototype.hasOwnProperty.call(source, k)) continue;
+      const v = source[k];
+      const key = this.redactText(k);
+      const redacted = v !== null && v !== undefined && this.secretFields.has(k.toLowerCase()) ? REDACTED : this.walk(v);
+      if (key !== k) {
+        out ??= { ...source };
+        delete out[k];
+        out[key] = redacted;
+      } else if (redacted !== v) {
+        (out ??= { ...source })[k] = redacted;
+      }
+    }
+    return out ?? source;
   }
 }
 

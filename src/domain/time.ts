@@ -37,5 +37,22 @@ function daysInMonth(year: number, month: number): number {
 export function toIso(ms: number): string;
 export function toIso(ms: number | null | undefined): string | null;
 export function toIso(ms: number | null | undefined): string | null {
-  return ms === null || ms === undefined ? null : new Date(ms).toISOString();
+  if (ms === null || ms === undefined) return null;
+  // Hot in exports and pages: the date part is formatted once per day, the time part by arithmetic.
+  const day = Math.floor(ms / DAY_MS);
+  if (!Number.isSafeInteger(ms) || day < 0) return new Date(ms).toISOString();
+  if (day !== cachedDay) {
+    cachedDay = day;
+    cachedPrefix = new Date(day * DAY_MS).toISOString().slice(0, 11);
+  }
+  const t = ms - day * DAY_MS;
+  const h = Math.floor(t / 3_600_000);
+  const m = Math.floor((t % 3_600_000) / 60_000);
+  const s = Math.floor((t % 60_000) / 1000);
+  const milli = t % 1000;
+  return `${cachedPrefix}${h < 10 ? '0' : ''}${h}:${m < 10 ? '0' : ''}${m}:${s < 10 ? '0' : ''}${s}.${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
 }
+
+const DAY_MS = 86_400_000;
+let cachedDay = -1;
+let cachedPrefix = '';

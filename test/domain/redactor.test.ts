@@ -43,3 +43,17 @@ describe('Redactor', () => {
     expect(r.redactText('x a.b*c(d) y axbbc(d)')).toBe(`x ${REDACTED} y axbbc(d)`);
   });
 });
+
+describe('Redactor copy on write', () => {
+  it('returns clean data as it is, and copies only the branches it changes', () => {
+    const r = new Redactor(['s3cr3t-value']);
+    const clean = { a: 'x', list: [{ b: 1 }], nested: { c: 'y' } };
+    expect(r.redact(clean)).toBe(clean);
+    const dirty = { keep: { c: 'y' }, change: { d: 'has s3cr3t-value' } };
+    const out = r.redact(dirty);
+    expect(out).not.toBe(dirty);
+    expect(out.keep).toBe(dirty.keep);
+    expect(out.change).toEqual({ d: 'has <redacted>' });
+    expect(dirty.change.d).toBe('has s3cr3t-value');
+  });
+});

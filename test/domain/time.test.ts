@@ -24,3 +24,13 @@ describe('parseRfc3339 agrees with Date.parse on valid input', () => {
     expect(parseRfc3339(text)).toBe(Date.parse(text.replace(' ', 'T')));
   });
 });
+
+describe('toIso agrees with Date#toISOString', () => {
+  it.each([0, 1, 999, 86_399_999, 86_400_000, Date.UTC(2026, 10, 21, 19, 10, 5, 7), Date.UTC(2024, 1, 29, 23, 59, 59, 999), Date.UTC(1999, 11, 31, 0, 0, 0, 50)])('%d', (ms) => {
+    expect(toIso(ms)).toBe(new Date(ms).toISOString());
+  });
+
+  it('falls back for times before 1970', () => {
+    expect(toIso(-1)).toBe('1969-12-31T23:59:59.999Z');
+  });
+});

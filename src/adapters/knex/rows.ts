@@ -37,9 +37,9 @@ export function rowToRun(row: Row): Run {
     network: str(row.network),
     contract: str(row.contract),
     block: numOrNull(row.block),
-    relayers: JSON.parse(String(row.relayers)) as string[],
-    txHashes: JSON.parse(String(row.tx_hashes)) as string[],
-    stepIds: JSON.parse(String(row.step_ids)) as string[],
+    relayers: json<string[]>(row.relayers),
+    txHashes: json<string[]>(row.tx_hashes),
+    stepIds: json<string[]>(row.step_ids),
     errorKind: str(row.error_kind),
     approvalStatus: str(row.approval_status) as Run['approvalStatus'],
     waitKind: str(row.wait_kind) as Run['waitKind'],
@@ -83,7 +83,7 @@ export function rowToSend(row: Row): SendAttempt {
     idempotencyKey: String(row.idempotency_key),
     to: String(row.to_address),
     valueWei: BigInt(String(row.value_wei)),
-    receipt: row.receipt ? (JSON.parse(String(row.receipt)) as SendAttempt['receipt']) : null,
+    receipt: row.receipt ? json<SendAttempt['receipt']>(row.receipt) : null,
     createdAt: num(row.created_at),
     updatedAt: num(row.updated_at),
   };
@@ -129,7 +129,7 @@ export function rowToReorg(row: Row): ReorgResponseRecord {
     block: num(row.block),
     removedBlockHash: str(row.removed_block_hash),
     createdAt: num(row.created_at),
-    steps: JSON.parse(String(row.steps)) as ReorgResponseRecord['steps'],
+    steps: json<ReorgResponseRecord['steps']>(row.steps),
   };
 }
 
@@ -203,8 +203,12 @@ export function rowToWorkflowStats(row: Row): WorkflowStats {
  * one string per row instead of an object of 20-odd properties, which is most of a page's cost.
  */
 export function packedColumns(alias: string, columns: readonly string[]): string {
-  return `json_array(${columns.map((c) => `${alias}."${c}"`).join(', ')}) AS packed`;
+  const values = columns.map((c) => (JSON_TEXT_COLUMNS.has(c) ? `json(${alias}."${c}")` : `${alias}."${c}"`));
+  return `json_array(${values.join(', ')}) AS packed`;
 }
+
+/** Columns that hold JSON text: packed rows carry them as JSON values, not as strings to parse again. */
+const JSON_TEXT_COLUMNS: ReadonlySet<string> = new Set(['relayers', 'tx_hashes', 'step_ids', 'receipt', 'steps']);
 
 export function unpackRow(row: Row, columns: readonly string[]): Row {
   if (typeof row.packed !== 'string') return row;
@@ -212,4 +216,9 @@ export function unpackRow(row: Row, columns: readonly string[]): Row {
   const out: Row = {};
   for (let i = 0; i < columns.length; i++) out[columns[i]!] = values[i];
   return out;
+}
+
+/** A JSON column's value: already parsed (packed rows) or JSON text (plain rows). */
+function json<T>(v: unknown): T {
+  return (typeof v === 'string' ? JSON.parse(v) : v) as T;
 }
