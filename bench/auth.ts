@@ -6,14 +6,14 @@
  * Target: auth adds at most 0.2 ms to the p50.
  */
 import { randomBytes } from 'node:crypto';
-import { Agent, request, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { MintBearer, RevokeBearer } from '../src/application/auth/manage-bearers.use-case';
 import { openRoot, type Root } from '../src/bin/root';
 import { startServer } from '../src/bin/server';
-import { fmt, nowMs, stats, type Stats } from './timing';
+import { HttpClient, fmt, nowMs, stats, type Stats } from './timing';
 
 export const AUTH_TARGET_MS = 0.2;
 const PATH = '/api/history/runs?limit=50';
@@ -24,35 +24,6 @@ export interface AuthFigures {
   readonly off: Stats;
   readonly config: Stats;
   readonly minted: Stats;
-}
-
-/** One keep-alive connection per server; a request may carry headers. */
-class Client {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  constructor(private readonly port: number, private readonly headers: Record<string, string> = {}) {}
-
-  get(path: string): Promise<{ status: number; body: string }> {
-    return new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: this.port, path, method: 'GET', agent: this.agent, headers: this.headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  }
-
-  async ok(path: string): Promise<string> {
-    const res = await this.get(path);
-    if (res.status !== 200) throw new Error(`auth bench: GET ${path} answered ${res.status}: ${res.body.slice(0, 200)}`);
-    return res.body;
-  }
-
-  close(): void {
-    this.agent.destroy();
-  }
 }
 
 const listen = async (root: Root): Promise<Server> => startServer(root, { port: 0, host: '127.0.0.1' });
@@ -78,7 +49,7 @@ export async function measureAuth(opts: {
   const offRoot = await openRoot({ cwd: opts.work, configPath: opts.offConfigPath, profile: 'server' });
   const onRoot = await openRoot({ cwd: opts.work, configPath, profile: 'server' });
   const servers: Server[] = [];
-  const clients: Client[] = [];
+  const clients: HttpClient[] = [];
   const bearerName = `bench-${Date.now()}-${randomBytes(4).toString('hex')}`;
   let mintedOk = false;
   try {
@@ -89,22 +60,22 @@ export async function measureAuth(opts: {
     const on = await listen(onRoot);
     servers.push(on);
     const variants = [
-      { name: 'off' as const, client: new Client(portOf(off)) },
-      { name: 'config' as const, client: new Client(portOf(on), { Authorization: `Bearer ${token}` }) },
-      { name: 'minted' as const, client: new Client(portOf(on), { Authorization: `Bearer ${minted}` }) },
+      { name: 'off' as const, client: new HttpClient(portOf(off)) },
+      { name: 'config' as const, client: new HttpClient(portOf(on), undefined, { Authorization: `Bearer ${token}` }) },
+      { name: 'minted' as const, client: new HttpClient(portOf(on), undefined, { Authorization: `Bearer ${minted}` }) },
     ];
     clients.push(...variants.map((v) => v.client));
 
     // Sanity: auth really is on, and every variant answers the same page.
-    const bare = new Client(portOf(on));
+    const bare = new HttpClient(portOf(on));
     clients.push(bare);
     const refused = await bare.get(PATH);
     if (refused.status !== 401) throw new Error(`auth bench: the auth-on server answered ${refused.status} without a token`);
-    const bodies = await Promise.all(variants.map((v) => v.client.ok(PATH)));
+    const bodies = await Promise.all(variants.map((v) => v.client.getOk(PATH)));
     const firstIds = bodies.map((b) => (JSON.parse(b) as { items: Array<{ run_id: string }> }).items.map((i) => i.run_id).join());
     if (new Set(firstIds).size !== 1) throw new Error('auth bench: the variants answered different pages');
 
-    for (const v of variants) for (let k = 0; k < opts.warmup; k++) await v.client.ok(PATH);
+    for (const v of variants) for (let k = 0; k < opts.warmup; k++) await v.client.getOk(PATH);
     (globalThis as { gc?: () => void }).gc?.();
     const rounds = Math.max(1, Math.min(20, Math.floor(opts.iterations / 50)));
     const perRound = Math.ceil(opts.iterations / rounds);
@@ -115,7 +86,7 @@ export async function measureAuth(opts: {
         const v = variants[(r + j) % variants.length]!;
         for (let k = 0; k < perRound; k++) {
           const t = nowMs();
-          await v.client.ok(PATH);
+          await v.client.getOk(PATH);
           samples[v.name].push(nowMs() - t);
         }
       }

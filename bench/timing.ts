@@ -48,11 +48,12 @@ export async function measure(fn: () => Promise<unknown>, iterations: number, wa
 export class HttpClient {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-  constructor(private readonly port: number, private readonly host = '127.0.0.1') {}
+  /** `headers`: sent with every request (e.g. a bearer token). */
+  constructor(private readonly port: number, private readonly host = '127.0.0.1', private readonly headers: Record<string, string> = {}) {}
 
   get(path: string): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
-      const req = request({ host: this.host, port: this.port, path, method: 'GET', agent: this.agent }, (res) => {
+      const req = request({ host: this.host, port: this.port, path, method: 'GET', agent: this.agent, headers: this.headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
