@@ -33,6 +33,7 @@ import { startServer } from '../src/bin/server';
 import { CursorCodec } from '../src/domain/cursor';
 import { PAGE_LIMIT, defineCases, prepareCase, sqlOf } from './cases';
 import { measureAuth } from './auth';
+import { benchSpend, renderSpend } from './spend';
 import { measureExport, type ExportFigures } from './export';
 import { runLines, type JournalShape } from './generate';
 import { defineListCases, prepareListCase, timeListCase, timeWorkflows, type ListCase, type ListTimings, type PagedUseCase, type WorkflowsFigures } from './lists';
@@ -109,7 +110,19 @@ async function build(root: Root, shape: JournalShape): Promise<Omit<BuildFigures
   return { runs: shape.runs, events, lines, seconds, eventsPerSec: events / seconds, generatorLinesPerSec };
 }
 
+async function spendOnly(): Promise<void> {
+  mkdirSync(WORK, { recursive: true });
+  const figures = await benchSpend({
+    work: WORK, entries: positiveInt('BENCH_SPEND_ENTRIES', 1_000_000), reuse: process.argv.includes('--reuse'), iterations: ITERATIONS, warmup: WARMUP, log,
+  });
+  const { text, pass } = renderSpend(figures);
+  writeFileSync(join(WORK, 'report-spend.md'), text);
+  process.stdout.write(text);
+  process.exitCode = pass ? 0 : 1;
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--spend')) return spendOnly();
   const started = new Date();
   const loadAtStart = loadavg()[0]!;
   const runs = positiveInt('BENCH_RUNS', 1_000_000);
@@ -257,8 +270,13 @@ async function main(): Promise<void> {
     }
 
     const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadAtStart.toFixed(2)} at start / ${loadavg()[0]!.toFixed(2)} at end (other processes share the machine)`;
-    const { text, pass } = renderReport({ started, env, iterations: ITERATIONS, warmup: WARMUP, build: buildFigures, counts, cases: results, cli,
+    const spend = renderSpend(await benchSpend({
+      work: WORK, entries: positiveInt('BENCH_SPEND_ENTRIES', 1_000_000), reuse: reuseAsked, iterations: ITERATIONS, warmup: WARMUP, log,
+    }));
+    const { text: historyText, pass: historyPass } = renderReport({ started, env, iterations: ITERATIONS, warmup: WARMUP, build: buildFigures, counts, cases: results, cli,
       lists: { cases: listResults, workflows, exports, totalRuns: runs }, auth });
+    const text = `${historyText}\n${spend.text}`;
+    const pass = historyPass && spend.pass;
     writeFileSync(join(WORK, 'report.md'), text);
     process.stdout.write(text);
     log(`report saved to ${join(WORK, 'report.md')} (${((Date.now() - started.getTime()) / 1000).toFixed(0)} s in all)`);

@@ -8,6 +8,19 @@ import { KnexHistoryRepository } from '../adapters/knex/knex-history.repository'
 import { KnexRetentionRepository } from '../adapters/knex/knex-retention.repository';
 import { KnexRunRepository } from '../adapters/knex/knex-run.repository';
 import { SystemClock } from '../adapters/system-clock';
+import { Web3Chain } from '../adapters/chain/web3-chain';
+import { KnexBudgetReservations } from '../adapters/knex/knex-budget-reservations';
+import { KnexSpendLedger } from '../adapters/knex/knex-spend-ledger';
+import { PinoLogger } from '../adapters/pino-logger';
+import { BudgetReservations } from '../application/ports/budget-reservations';
+import { ChainReceiptReader, ChainSender } from '../application/ports/chain';
+import { Logger } from '../application/ports/logger';
+import { PendingReceipts, SpendLedger } from '../application/ports/spend-ledger';
+import { BudgetGuard } from '../application/spend/budget-guard.use-case';
+import { ExportSpend } from '../application/spend/export-spend.use-case';
+import { GetSpend } from '../application/spend/get-spend.use-case';
+import { SendTransaction } from '../application/spend/send-transaction.use-case';
+import { SettlePendingReceipts } from '../application/spend/settle-pending-receipts.use-case';
 import { ChainflowConfig } from '../application/config';
 import { Authenticate } from '../application/auth/authenticate.use-case';
 import { ListBearers, MintBearer, RevokeBearer } from '../application/auth/manage-bearers.use-case';
@@ -46,6 +59,8 @@ export interface RootOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** `server` for a long-lived server process (larger read cache, memory map); default `tool`. */
   readonly profile?: StorageProfile;
+  /** Where warnings go (default: JSON lines on standard error). */
+  readonly logger?: Logger;
 }
 
 /** The composition root: the one container, with its storage open. `close()` releases the storage. */
@@ -81,11 +96,20 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(HistoryRepository).to(KnexHistoryRepository);
   container.bind(RetentionRepository).to(KnexRetentionRepository);
   container.bind(BearerRepository).to(KnexBearerRepository);
+  container.bind(KnexSpendLedger).toSelf();
+  container.bind(SpendLedger).toService(KnexSpendLedger);
+  container.bind(PendingReceipts).toService(KnexSpendLedger);
+  container.bind(BudgetReservations).to(KnexBudgetReservations);
+  container.bind(Web3Chain).toSelf();
+  container.bind(ChainReceiptReader).toService(Web3Chain);
+  container.bind(ChainSender).toService(Web3Chain);
+  container.bind<Logger>(Logger).toConstantValue(options.logger ?? new PinoLogger());
 
   const useCases = [
     ListRuns, GetRunTimeline, DiffRuns, ExportHistory, ListSends, ListApprovals, ListWaiting, ListReorgs, ListReplays, ListWorkflows,
     PruneHistory, ArchiveExport, ImportJournal, WriteDemoJournal, CheckHealth, JournalSizes,
     Authenticate, MintBearer, RevokeBearer, ListBearers,
+    GetSpend, ExportSpend, BudgetGuard, SendTransaction, SettlePendingReceipts,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
 

@@ -15,6 +15,9 @@ import { ListRuns } from '../application/history/list-runs.use-case';
 import { ListSends } from '../application/history/list-sends.use-case';
 import { ListWaiting } from '../application/history/list-waiting.use-case';
 import { ListWorkflows } from '../application/history/list-workflows.use-case';
+import { GetSpend } from '../application/spend/get-spend.use-case';
+import { SettlePendingReceipts } from '../application/spend/settle-pending-receipts.use-case';
+import { PendingReceipts } from '../application/ports/spend-ledger';
 import { Redactor } from '../domain/redactor';
 import type { Root } from './root';
 
@@ -36,6 +39,11 @@ export async function startServer(root: Root, options: { port?: number; host?: s
   const logger = options.logger ?? createLogger();
   const redactor = container.get(Redactor);
   const sizes = container.get(JournalSizes);
+  const pendingReceipts = container.get<PendingReceipts>(PendingReceipts);
+  // Receipt reads owed since the last run (a crash between a settle and its read): done in the background.
+  container.get(SettlePendingReceipts).drain().catch((err: unknown) => {
+    logger.warn({ err: redactor.redactText(err instanceof Error ? err.message : String(err)) }, 'spend ledger: receipt reads failed');
+  });
   const app = createHttpApp({
     history: {
       listRuns: container.get(ListRuns),
@@ -49,9 +57,10 @@ export async function startServer(root: Root, options: { port?: number; host?: s
       exportHistory: container.get(ExportHistory),
       diffRuns: container.get(DiffRuns),
     },
+    getSpend: container.get(GetSpend),
     checkHealth: container.get(CheckHealth),
     authenticate: container.get(Authenticate),
-    metrics: new HttpMetrics(() => sizes.execute()),
+    metrics: new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts()),
     healthPublic: config.server.healthPublic,
     metricsPublic: config.server.metricsPublic,
     logRequest: (entry) => logger.info({ ...entry, url: redactor.redactText(entry.url) }, 'request'),

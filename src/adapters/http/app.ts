@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Authenticate } from '../../application/auth/authenticate.use-case';
 import type { CheckHealth } from '../../application/health/check-health.use-case';
+import type { GetSpend } from '../../application/spend/get-spend.use-case';
 import { requireAuth } from './auth.middleware';
 import { apiNotFound, errorHandler } from './error-handler';
 import { historyRoutes, type HistoryUseCases } from './history.routes';
@@ -11,6 +12,7 @@ import { securityHeaders } from './security-headers';
 /** What the HTTP server needs; the composition root provides it. */
 export interface HttpDependencies {
   readonly history: HistoryUseCases;
+  readonly getSpend: GetSpend;
   readonly checkHealth: CheckHealth;
   readonly authenticate: Authenticate;
   readonly metrics: HttpMetrics;
@@ -64,6 +66,9 @@ export function createHttpApp(deps: HttpDependencies): Express {
     next();
   });
   api.use('/history', historyRoutes(deps.history));
+  api.get('/spend', async (req, res) => {
+    res.json(await deps.getSpend.execute(req.query as Record<string, unknown>));
+  });
   api.use(apiNotFound);
   app.use('/api', api);
 

@@ -13,8 +13,23 @@ export class HttpMetrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [this.registry],
   });
 
-  /** `sizes`: row counts read at each scrape (journal tables). */
-  constructor(sizes: () => Promise<Record<string, number>>) {
+  /**
+   * `sizes`: row counts read at each scrape (journal tables); `ledger`: receipt reads still owed and failed
+   * ones (ledger gaps: landed sends without a ledger entry).
+   */
+  constructor(sizes: () => Promise<Record<string, number>>, ledger: () => Promise<{ pending: number; gaps: number }> = async () => ({ pending: 0, gaps: 0 })) {
+    new Gauge({
+      name: 'chainflow_spend_ledger_gaps', help: 'Landed sends whose receipt read failed: no ledger entry', registers: [this.registry],
+      async collect() {
+        this.set((await ledger()).gaps);
+      },
+    });
+    new Gauge({
+      name: 'chainflow_spend_receipts_pending', help: 'Landed sends whose ledger entry awaits a receipt read', registers: [this.registry],
+      async collect() {
+        this.set((await ledger()).pending);
+      },
+    });
     new Gauge({
       name: 'chainflow_journal_rows', help: 'Rows of the journal tables', labelNames: ['table'], registers: [this.registry],
       async collect() {

@@ -26,14 +26,15 @@ export async function selectIn(db: Knex | Knex.Transaction, table: string, colum
 
 /**
  * Multi-row INSERT; with `conflictKey`, an upsert that overwrites every other column, with
- * `ignoreConflicts`, rows whose key exists are skipped; `jsonColumns` hold values stored as JSON text.
+ * `ignoreConflicts`, rows whose key exists are skipped; `accumulate` columns of an existing row are added to
+ * rather than overwritten; `jsonColumns` hold values stored as JSON text.
  */
 export async function insertRows(
   db: Knex | Knex.Transaction,
   table: string,
   columns: readonly string[],
   rows: readonly unknown[][],
-  options: { conflictKey?: readonly string[]; ignoreConflicts?: boolean; jsonColumns?: readonly string[] } = {},
+  options: { conflictKey?: readonly string[]; ignoreConflicts?: boolean; jsonColumns?: readonly string[]; accumulate?: readonly string[] } = {},
 ): Promise<void> {
   if (!rows.length) return;
   const perStatement = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_VARS / columns.length)));
@@ -43,7 +44,8 @@ export async function insertRows(
   if (options.conflictKey && options.ignoreConflicts) {
     suffix = ` ON CONFLICT (${options.conflictKey.join(',')}) DO NOTHING`;
   } else if (options.conflictKey) {
-    const updates = columns.filter((c) => !options.conflictKey!.includes(c)).map((c) => `"${c}" = excluded."${c}"`);
+    const updates = columns.filter((c) => !options.conflictKey!.includes(c)).map((c) =>
+      (options.accumulate?.includes(c) ? `"${c}" = ${table}."${c}" + excluded."${c}"` : `"${c}" = excluded."${c}"`));
     suffix = ` ON CONFLICT (${options.conflictKey.join(',')}) DO UPDATE SET ${updates.join(', ')}`;
   }
   if (db.client.config.client === 'sqlite3') {

@@ -7,6 +7,7 @@ import type { AppendResult, JournalWriter } from '../../application/ports/journa
 import { insertRows, selectIn } from './bulk';
 import { isSqlite, READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { RUN_LIST_TABLES } from './migrations';
+import { addPending, appendEntries } from './spend-store';
 import {
   APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, WORKFLOW_COLUMNS, WORKFLOW_STATS_COLUMNS,
   rowToWorkflowStats, workflowStatsToRow,
@@ -15,6 +16,9 @@ import {
 } from './rows';
 
 export const Database = Symbol('Database');
+
+/** Appends smaller than this skip the page-cache widening (three statements that cost more than they save). */
+const SMALL_APPEND = 1000;
 
 /** The rows a batch refers to, and the next ordinal of each stream that already holds events. */
 interface Loaded {
@@ -32,14 +36,20 @@ export class KnexJournalWriter implements JournalWriter {
   constructor(@inject(Database) private readonly db: Knex) {}
 
   async append(events: readonly JournalEvent[]): Promise<AppendResult> {
-    return this.appendAll((async function* () {
+    const batches = (async function* () {
       yield events;
-    })());
+    })();
+    return this.appendWith(batches, undefined, events.length >= SMALL_APPEND);
   }
 
   async appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
+    return this.appendWith(batches, onBatch, true);
+  }
+
+  /** `wideCache`: widen SQLite's page cache for the transaction (worth it for imports, not for a few events). */
+  private appendWith(batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean): Promise<AppendResult> {
     return this.db.transaction(async (trx) => {
-      if (!isSqlite(this.db)) return this.applyAll(trx, batches, onBatch);
+      if (!wideCache || !isSqlite(this.db)) return this.applyAll(trx, batches, onBatch);
       // A wide page cache while the indexes are updated; the connection's own size again afterwards.
       const [previous] = (await trx.raw('PRAGMA cache_size')) as { cache_size: number }[];
       await trx.raw(`PRAGMA cache_size = ${WRITER_CACHE_KIB}`);
@@ -151,6 +161,11 @@ export class KnexJournalWriter implements JournalWriter {
       () => insertRows(trx, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] }),
       () => insertRows(trx, 'workflow_stats', WORKFLOW_STATS_COLUMNS, pick(ch.workflowStats, ws.workflowStats).map(workflowStatsToRow), { conflictKey: ['workflow'] }),
       () => insertRows(trx, 'events', ['stream', 'seq', 'hash', 'type', 'at', 'body'], events, { jsonColumns: ['body'] }),
+      // The spend ledger's share of landed settles, in the same transaction: a crash cannot separate them.
+      async () => {
+        await appendEntries(trx, ch.ledger.flatMap((l) => (l.kind === 'entry' ? [l.entry] : [])));
+      },
+      () => addPending(trx, ch.ledger.flatMap((l) => (l.kind === 'pending' ? [l.pending] : []))),
     ];
     // One statement at a time: SQLite runs one statement per connection anyway, and queuing them all at once
     // only makes the driver's threads wait on each other.

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { bearers } from './migration-bearers';
 import { listIndexes } from './migration-lists';
+import { withoutRowid } from './schema';
+import { spend } from './migration-spend';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -19,20 +21,6 @@ export const RUN_LIST_TABLES = {
   txHashes: { table: 'run_tx_hashes', column: 'tx_hash' },
   stepIds: { table: 'run_step_ids', column: 'step_id' },
 } as const;
-
-/**
- * On SQLite, rebuilds a freshly created (empty) table as WITHOUT ROWID, clustered on its primary key: one
- * B-tree instead of a rowid table plus a key index, which makes appends and key lookups cheaper.
- * Other databases keep the table as created.
- */
-async function withoutRowid(db: Knex, table: string): Promise<void> {
-  if (db.client.config.client !== 'sqlite3') return;
-  const row = (await db.raw(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`, [table])) as { sql: string }[];
-  const indexes = (await db.raw(`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`, [table])) as { sql: string }[];
-  await db.raw(`DROP TABLE ${table}`);
-  await db.raw(`${row[0]!.sql} WITHOUT ROWID`);
-  for (const index of indexes) await db.raw(index.sql);
-}
 
 const initial: Migration = {
   async up(db) {
@@ -162,7 +150,7 @@ const initial: Migration = {
   },
 };
 
-const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['0001_journal', initial], ['0002_history_lists', listIndexes], ['0003_bearers', bearers]];
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['0001_journal', initial], ['0002_history_lists', listIndexes], ['0003_bearers', bearers], ['0004_spend', spend]];
 
 /** Migrations compiled into the program (no directory scan at start-up). */
 export const migrationSource: Knex.MigrationSource<Migration> = {

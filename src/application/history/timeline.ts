@@ -47,7 +47,7 @@ export interface StepEvent {
   output: Json | null;
   error: ErrorInfo | null;
   simulation: { ok: boolean; gas_estimate: string | null; revert_reason: string | null; at: string } | null;
-  budget_checks: { budget: string; spent_wei: string; cap_wei: string; allowed: boolean; at: string }[];
+  budget_checks: { budget: string; cap: string; spent_wei: string; cap_wei: string; request_wei: string | null; token: string | null; allowed: boolean; at: string }[];
   sends: SendAttemptItem[];
   wait: WaitInfo | null;
 }
@@ -136,7 +136,8 @@ export function timelineEvents(stream: readonly JournalEvent[], explorer: Explor
       }
       case 'budget.checked':
         steps.get(e.step_run_id)?.budget_checks.push({
-          budget: e.budget, spent_wei: e.spent_wei, cap_wei: e.cap_wei, allowed: e.allowed, at: iso(e.at),
+          budget: e.budget, cap: e.cap ?? 'max_gas_spend', spent_wei: e.spent_wei, cap_wei: e.cap_wei,
+          request_wei: e.request_wei ?? null, token: e.token ?? null, allowed: e.allowed, at: iso(e.at),
         });
         break;
       case 'step.finished': {

@@ -46,7 +46,8 @@ const shapes: Record<JournalEventType, { required: string[]; properties: Props }
   },
   'budget.checked': {
     required: ['run_id', 'step_run_id', 'budget', 'spent_wei', 'cap_wei', 'allowed'],
-    properties: { run_id: id, step_run_id: id, budget: name, spent_wei: wei, cap_wei: wei, allowed: { type: 'boolean' } },
+    properties: { run_id: id, step_run_id: id, budget: name, spent_wei: wei, cap_wei: wei, allowed: { type: 'boolean' },
+      cap: { enum: ['max_gas_spend', 'max_native_value', 'max_token_value'] }, request_wei: wei, token: name },
   },
   'step.finished': {
     required: ['run_id', 'step_run_id', 'status'],

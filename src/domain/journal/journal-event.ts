@@ -67,6 +67,12 @@ export interface BudgetChecked extends Base<'budget.checked'> {
   readonly spent_wei: string;
   readonly cap_wei: string;
   readonly allowed: boolean;
+  /** Which cap (extension): max_gas_spend when absent. */
+  readonly cap?: 'max_gas_spend' | 'max_native_value' | 'max_token_value';
+  /** What the send asked for under a reservation cap (extension). */
+  readonly request_wei?: string;
+  /** Token contract of a max_token_value check (extension). */
+  readonly token?: string;
 }
 export interface StepFinished extends Base<'step.finished'> {
   readonly run_id: string;

@@ -2,6 +2,7 @@ import { JournalRejectedError } from '../errors';
 import { DurationHistogram } from '../duration-histogram';
 import { addOnce, TERMINAL_RUN_STATUSES, type Run } from '../run';
 import type { WorkflowStats } from '../session';
+import { landedSettle } from '../spend/ledger-entry';
 import { parseRfc3339 } from '../time';
 import { canonicalJson, eventHash } from './canonical';
 import type { JournalEvent } from './journal-event';
@@ -147,6 +148,8 @@ function applyOne(ws: WorkingSet, ch: ChangeSet, e: JournalEvent, index: number,
         send.outcome = e.outcome;
         if (e.tx_hash) send.txHash = e.tx_hash;
         if (e.receipt) send.receipt = e.receipt;
+        const landed = landedSettle(send, send.receipt, at);
+        if (landed) ch.ledger.push(landed);
       }
       ch.sends.add(send.sendId);
       const run = runOf(send.runId);

@@ -1,4 +1,5 @@
 import type { Approval } from '../approval';
+import type { LandedSettle } from '../spend/ledger-entry';
 import type { JournalEvent } from './journal-event';
 import type { ReorgResponseRecord } from '../reorg';
 import type { Run } from '../run';
@@ -52,5 +53,7 @@ export class ChangeSet {
   readonly workflows = new Set<string>();
   readonly workflowStats = new Set<string>();
   readonly events: StoredEvent[] = [];
+  /** What the terminal settles of landed sends leave for the spend ledger (written in the same transaction). */
+  readonly ledger: LandedSettle[] = [];
   duplicates = 0;
 }

@@ -13,6 +13,8 @@ import JournalImport from './journal/import';
 import Retention from './retention';
 import RunsDiff from './runs/diff';
 import RunsTimeline from './runs/timeline';
+import Spend from './spend/index';
+import SpendExport from './spend/export';
 import Start from './start';
 import TokenList from './token/list';
 import TokenMint from './token/mint';
@@ -35,6 +37,8 @@ export const COMMANDS = {
   retention: Retention,
   'runs:diff': RunsDiff,
   'runs:timeline': RunsTimeline,
+  spend: Spend,
+  'spend:export': SpendExport,
   start: Start,
   'token:list': TokenList,
   'token:mint': TokenMint,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Args } from '@oclif/core';
 import { ImportJournal, ImportRejectedError, type ImportProgress } from '../../../../application/journal/import-journal.use-case';
+import { SettlePendingReceipts } from '../../../../application/spend/settle-pending-receipts.use-case';
 import { ndjsonFile } from '../../../ndjson-file';
 import { ChainflowCommand, EXIT_FAILURE } from '../../base.command';
 
@@ -28,6 +29,11 @@ export default class JournalImport extends ChainflowCommand {
       const report = await root.container.get(ImportJournal).execute(ndjsonFile(path), progress);
       if (progress) process.stderr.write('\n');
       this.log(`imported ${report.applied} events (${report.duplicates} already present) from ${report.lines} lines`);
+      // Landed sends whose journaled receipt had no gas numbers: one receipt read each for the spend ledger.
+      const spend = await root.container.get(SettlePendingReceipts).drain();
+      if (spend.recorded || spend.gaps) {
+        this.log(`spend ledger: ${spend.recorded} entries from receipt reads, ${spend.gaps} receipt reads failed (no entry)`);
+      }
     } catch (err) {
       if (err instanceof ImportRejectedError) {
         process.stderr.write(`${err.message}\nnothing imported\n`);

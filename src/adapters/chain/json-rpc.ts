@@ -1,0 +1,119 @@
+import { web3 } from './web3-module';
+
+/**
+ * A provider did not give a usable answer: refused, timed out, HTTP error, malformed reply. `reason` is safe to
+ * show: it is built from a fixed vocabulary, never from a library's message (those carry the URL, and provider
+ * URLs carry API keys).
+ */
+export class ProviderFailure extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'ProviderFailure';
+  }
+}
+
+/** The node answered with a JSON-RPC error object. `detail` is the node's message, already scrubbed. */
+export class RpcError extends Error {
+  constructor(readonly code: number | undefined, readonly detail: string) {
+    super(code === undefined ? detail : `${detail} (code ${code})`);
+    this.name = 'RpcError';
+  }
+}
+
+/** Removes URLs, the given secrets (provider URLs, keys) and control characters from a text, and bounds its length. */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length < 8) continue;
+    out = out.split(secret).join('<redacted>');
+    const bare = secret.replace(/^0x/i, '');
+    if (bare !== secret && bare.length >= 8) out = out.replace(new RegExp(escapeRegExp(bare), 'gi'), '<redacted>');
+  }
+  out = out.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, '<url>');
+  // eslint-disable-next-line no-control-regex
+  out = out.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return out.length > 300 ? `${out.slice(0, 297)}...` : out;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+const NETWORK_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+};
+
+/** Maps whatever the HTTP stack threw to a safe reason. Only codes and status numbers are kept. */
+function classify(error: unknown): ProviderFailure {
+  if (error instanceof ProviderFailure) return error;
+  const e = (error ?? {}) as { name?: unknown; code?: unknown; errno?: unknown; statusCode?: unknown; type?: unknown; cause?: unknown };
+  for (const code of [e.code, e.errno, (e.cause as { code?: unknown } | undefined)?.code]) {
+    if (typeof code === 'string' && NETWORK_CODES[code]) return new ProviderFailure(NETWORK_CODES[code]);
+    if (typeof code === 'string' && /^(CERT_|ERR_TLS|UNABLE_TO_VERIFY|DEPTH_ZERO|SELF_SIGNED)/.test(code)) return new ProviderFailure('TLS error');
+  }
+  if (typeof e.statusCode === 'number') return new ProviderFailure(`HTTP ${e.statusCode}`);
+  if (e.name === 'InvalidClientError') return new ProviderFailure('not an http(s) URL');
+  if (e.name === 'AbortError') return new ProviderFailure('request aborted');
+  if (e.name === 'SyntaxError' || e.type === 'invalid-json') return new ProviderFailure('invalid response (not JSON)');
+  if (typeof e.code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(e.code)) return new ProviderFailure(`request failed (${e.code})`);
+  return new ProviderFailure('request failed');
+}
+
+let nextId = 1;
+
+/**
+ * One JSON-RPC call over web3's HTTP provider, bounded by `timeoutMs`: on timeout the request is aborted (the
+ * socket does not linger) and the call rejects with ProviderFailure. Resolves the `result` member; rejects with
+ * RpcError when the node answered an error object, ProviderFailure for everything else.
+ */
+export async function rpcCall(url: string, method: string, params: readonly unknown[], timeoutMs: number, secrets: readonly string[]): Promise<unknown> {
+  // Loaded before the clock starts: the first call of a process must not spend its timeout loading web3.
+  const { HttpProvider } = web3();
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new ProviderFailure(`timed out after ${timeoutMs} ms`));
+    }, Math.max(0, timeoutMs));
+  });
+  try {
+    const request = (async () => {
+      if (!/^https?:\/\//i.test(url)) throw new ProviderFailure('not an http(s) URL');
+      const provider = new HttpProvider(url, { providerOptions: { signal: controller.signal } });
+      return provider.request({ jsonrpc: '2.0', id: nextId++, method, params: [...params] } as never);
+    })();
+    request.catch(() => undefined); // settles after a timeout too; nobody listens then
+    const envelope = (await Promise.race([request, timedOut])) as unknown;
+    if (envelope === null || typeof envelope !== 'object') throw new ProviderFailure('invalid JSON-RPC response');
+    const body = envelope as { result?: unknown; error?: { code?: unknown; message?: unknown } };
+    if (body.error !== undefined && body.error !== null) {
+      const code = typeof body.error.code === 'number' ? body.error.code : undefined;
+      const message = typeof body.error.message === 'string' ? body.error.message : 'error without a message';
+      throw new RpcError(code, scrub(message, [url, ...secrets]));
+    }
+    if (!('result' in body)) throw new ProviderFailure('invalid JSON-RPC response');
+    return body.result;
+  } catch (error) {
+    if (error instanceof RpcError) throw error;
+    throw classify(error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A hex (or decimal) quantity from a node, as a bigint. Throws ProviderFailure on anything else. */
+export function quantity(value: unknown, what: string): bigint {
+  if (typeof value === 'string' && /^0x[0-9a-f]+$/i.test(value)) return BigInt(value);
+  if (typeof value === 'string' && /^[0-9]+$/.test(value)) return BigInt(value);
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value === 'bigint' && value >= 0n) return value;
+  throw new ProviderFailure(`malformed ${what}`);
+}

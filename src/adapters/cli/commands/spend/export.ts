@@ -1,0 +1,32 @@
+import { createWriteStream } from 'node:fs';
+import { Flags } from '@oclif/core';
+import { ExportSpend } from '../../../../application/spend/export-spend.use-case';
+import { StreamSink } from '../../../stream-sink';
+import { ChainflowCommand, toQuery } from '../../base.command';
+import { SPEND_FILTER_FLAGS, SPEND_FILTER_NAMES } from './index';
+
+/** `chainflow spend export`: the raw ledger entries, oldest first, as CSV (SPEC's columns) or `{ "entries": [...] }`. */
+export default class SpendExport extends ChainflowCommand {
+  static override summary = 'Write the spend ledger entries to standard output (csv: SPEC columns; json: { "entries": [...] })';
+  static override examples = ['<%= config.bin %> spend export --format csv --since 30d > spend.csv'];
+  static override flags = {
+    ...SPEND_FILTER_FLAGS,
+    format: Flags.string({ description: 'csv or json', default: 'csv' }),
+    out: Flags.string({ description: 'file to write (default: standard output)' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(SpendExport);
+    const root = await this.root(flags.config);
+    const exporter = root.container.get(ExportSpend);
+    const { filter, format } = exporter.parse(toQuery(flags, [...SPEND_FILTER_NAMES, 'format']));
+    const sink = new StreamSink(flags.out ? createWriteStream(flags.out) : process.stdout);
+    const count = await exporter.execute(filter, format, sink);
+    if (flags.out) {
+      await sink.end();
+      this.log(`exported ${count} ledger entries to ${flags.out}`);
+    } else {
+      await sink.flush();
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import type { Knex } from 'knex';
+import type { LedgerEntry, PendingReceipt } from '../../domain/spend/ledger-entry';
+import { insertRows, selectIn } from './bulk';
+import { ALL_TIME, bucketOf, GRAINS } from './spend-cover';
+import { AMOUNT_COLUMNS, LIMB_COLUMNS, LIMBS, toLimbs } from './spend-limbs';
+
+type Db = Knex | Knex.Transaction;
+type Row = Record<string, unknown>;
+
+export const ENTRY_COLUMNS = [
+  'step_run_id', 'tx_hash', 'recorded_at', 'workflow', 'run_id', 'relayer', 'network', 'chain_id',
+  'gas_used', 'effective_gas_price', 'gas_spend_wei', 'value_wei', 'reverted',
+] as const;
+
+const ROLLUP_KEY = ['grain', 'bucket', 'workflow', 'relayer', 'network'] as const;
+const ROLLUP_COLUMNS = [...ROLLUP_KEY, 'tx_count', 'reverted_count', ...LIMB_COLUMNS];
+const ROLLUP_SUMS = ['tx_count', 'reverted_count', ...LIMB_COLUMNS];
+
+export const entryKey = (e: { stepRunId: string; txHash: string | null }): string => `${e.stepRunId}\n${e.txHash ?? ''}`;
+
+export function entryToRow(e: LedgerEntry): unknown[] {
+  return [
+    e.stepRunId, e.txHash, e.recordedAt, e.workflow, e.runId, e.relayer, e.network, e.chainId,
+    e.gasUsed.toString(), e.effectiveGasPrice.toString(), e.gasSpendWei.toString(), e.valueWei.toString(), e.reverted ? 1 : 0,
+  ];
+}
+
+export function rowToEntry(r: Row): LedgerEntry {
+  return {
+    recordedAt: Number(r.recorded_at), workflow: String(r.workflow), runId: String(r.run_id), stepRunId: String(r.step_run_id),
+    relayer: String(r.relayer), network: String(r.network), chainId: Number(r.chain_id), txHash: String(r.tx_hash),
+    gasUsed: BigInt(r.gas_used as string), effectiveGasPrice: BigInt(r.effective_gas_price as string),
+    gasSpendWei: BigInt(r.gas_spend_wei as string), valueWei: BigInt(r.value_wei as string),
+    reverted: r.reverted === true || Number(r.reverted) === 1,
+  };
+}
+
+/** Rollup deltas of a batch of new entries: one row per (grain, bucket, workflow, relayer, network). */
+function rollupRows(entries: readonly LedgerEntry[]): unknown[][] {
+  const rows = new Map<string, (string | number)[]>();
+  const add = (grain: string, size: number, e: LedgerEntry): void => {
+    const bucket = size ? bucketOf(e.recordedAt, size) : 0;
+    const key = `${grain}\n${bucket}\n${e.workflow}\n${e.relayer}\n${e.network}`;
+    let row = rows.get(key);
+    if (!row) {
+      row = [grain, bucket, e.workflow, e.relayer, e.network, 0, 0, ...new Array<number>(LIMB_COLUMNS.length).fill(0)];
+      rows.set(key, row);
+    }
+    const sums = row as number[];
+    sums[5]! += 1;
+    if (e.reverted) sums[6]! += 1;
+    // Limb sums of one batch stay far below 2^53 (at most 2^32 per entry), so numbers are exact here.
+    const base = ROLLUP_KEY.length + 2;
+    const gas = toLimbs(e.gasSpendWei);
+    const value = toLimbs(e.valueWei);
+    for (let i = 0; i < LIMBS; i++) {
+      sums[base + i]! += gas[i]!;
+      sums[base + LIMBS + i]! += value[i]!;
+      if (e.reverted) sums[base + 2 * LIMBS + i]! += gas[i]!;
+    }
+  };
+  for (const e of entries) {
+    add(ALL_TIME, 0, e);
+    for (const g of GRAINS) add(g.grain, g.size, e);
+  }
+  return [...rows.values()];
+}
+
+/**
+ * Appends ledger entries inside the caller's transaction: entries whose (step_run_id, tx_hash) is already
+ * recorded (or repeated within the batch) are skipped, and only the new ones reach the rollups.
+ */
+export async function appendEntries(db: Db, entries: readonly LedgerEntry[]): Promise<{ written: number; duplicates: number }> {
+  if (!entries.length) return { written: 0, duplicates: 0 };
+  const seen = new Set<string>();
+  for (const row of await selectIn(db, 'spend_entries', 'step_run_id', new Set(entries.map((e) => e.stepRunId)), 'step_run_id, tx_hash')) {
+    seen.add(`${row.step_run_id as string}\n${row.tx_hash as string}`);
+  }
+  const fresh: LedgerEntry[] = [];
+  for (const e of entries) {
+    const key = entryKey(e);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    fresh.push(e);
+  }
+  await insertRows(db, 'spend_entries', ENTRY_COLUMNS, fresh.map(entryToRow), { conflictKey: ['step_run_id', 'tx_hash'], ignoreConflicts: true });
+  await insertRows(db, 'spend_rollups', ROLLUP_COLUMNS, rollupRows(fresh), { conflictKey: ROLLUP_KEY, accumulate: ROLLUP_SUMS });
+  return { written: fresh.length, duplicates: entries.length - fresh.length };
+}
+
+export function pendingToBody(p: PendingReceipt): string {
+  return JSON.stringify({ ...p, valueWei: p.valueWei.toString() });
+}
+
+export function bodyToPending(body: string): PendingReceipt {
+  const raw = JSON.parse(body) as Omit<PendingReceipt, 'valueWei'> & { valueWei: string };
+  return { ...raw, valueWei: BigInt(raw.valueWei) };
+}
+
+/** Records receipt reads still owed, inside the caller's transaction (a read already owed stays as it is). */
+export async function addPending(db: Db, pending: readonly PendingReceipt[]): Promise<void> {
+  const rows = pending.map((p) => [p.stepRunId, p.txHash ?? '', p.recordedAt, pendingToBody(p), 'pending', null]);
+  await insertRows(db, 'spend_pending', ['step_run_id', 'tx_hash', 'recorded_at', 'body', 'state', 'error'], rows, {
+    conflictKey: ['step_run_id', 'tx_hash'], ignoreConflicts: true,
+  });
+}
+
+export { AMOUNT_COLUMNS };

@@ -1,0 +1,6 @@
+/** Operational log lines (JSON on the server, stderr in the CLI). Callers pass only redacted text. */
+export interface Logger {
+  warn(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  info(message: string, fields?: Readonly<Record<string, unknown>>): void;
+}
+export const Logger = Symbol('Logger');

@@ -1,0 +1,75 @@
+import { inject, injectable } from 'inversify';
+import { Redactor } from '../../domain/redactor';
+import { completeEntry, type PendingReceipt } from '../../domain/spend/ledger-entry';
+import { ChainflowConfig } from '../config';
+import { ChainReceiptReader } from '../ports/chain';
+import { Logger } from '../ports/logger';
+import { PendingReceipts } from '../ports/spend-ledger';
+
+const BATCH = 100;
+
+/**
+ * Completes the ledger entries of landed sends whose journaled receipt had no gas numbers: ONE receipt read
+ * each, over the network's read providers. A failed read logs a warning and writes nothing (a ledger gap);
+ * nothing here ever fails a send. Safe to run again after a crash: an entry already recorded is not
+ * recorded twice.
+ */
+@injectable()
+export class SettlePendingReceipts {
+  private running: Promise<{ recorded: number; gaps: number }> | undefined;
+
+  constructor(
+    @inject(PendingReceipts) private readonly pending: PendingReceipts,
+    @inject(ChainReceiptReader) private readonly reader: ChainReceiptReader,
+    @inject(ChainflowConfig) private readonly config: ChainflowConfig,
+    @inject(Logger) private readonly logger: Logger,
+    @inject(Redactor) private readonly redactor: Redactor,
+  ) {}
+
+  /** Reads every owed receipt (one drain at a time per process). */
+  drain(): Promise<{ recorded: number; gaps: number }> {
+    this.running ??= this.run().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async run(): Promise<{ recorded: number; gaps: number }> {
+    let recorded = 0;
+    let gaps = 0;
+    for (;;) {
+      const batch = await this.pending.pending(BATCH);
+      if (!batch.length) break;
+      for (const p of batch) {
+        const reason = await this.settle(p);
+        if (reason === undefined) {
+          recorded++;
+          continue;
+        }
+        gaps++;
+        await this.pending.fail(p, reason);
+        this.logger.warn('spend ledger: receipt read failed, no entry recorded', this.redactor.redact({
+          step_run_id: p.stepRunId, tx_hash: p.txHash, network: p.network, reason,
+        }));
+      }
+    }
+    return { recorded, gaps };
+  }
+
+  /** Records the entry; returns why it could not be, if it could not. */
+  private async settle(p: PendingReceipt): Promise<string | undefined> {
+    if (p.txHash === null) return 'the settle names no transaction hash';
+    const network = this.config.networks.get(p.network);
+    if (!network || !network.rpc.length) return `network '${p.network}' has no read providers configured`;
+    try {
+      const receipt = await this.reader.read({ network: network.name, chainId: network.chainId, rpc: network.rpc }, p.txHash);
+      if (!receipt) return 'no receipt found for the transaction';
+      const entry = completeEntry(p, receipt);
+      if (!entry) return 'the receipt has no gas numbers';
+      await this.pending.complete(p, entry);
+      return undefined;
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  }
+}
