@@ -12,6 +12,13 @@ import type { Approval } from '../../src/domain/approval';
 import type { ReorgResponseRecord } from '../../src/domain/reorg';
 import type { SendAttempt } from '../../src/domain/send-attempt';
 import type { ReplaySession } from '../../src/domain/session';
+import type { LandedSettle } from '../../src/domain/spend/ledger-entry';
+import type { InMemorySpendLedger } from './in-memory-spend';
+
+export interface InMemoryJournalOptions {
+  /** The spend ledger fed with the ledger's share of landed settles, atomically with each append (as the knex writer does). */
+  readonly spend?: InMemorySpendLedger;
+}
 
 /**
  * The journal ports in memory, for use-case tests. It folds events with the same domain projector as the
@@ -21,6 +28,11 @@ import type { ReplaySession } from '../../src/domain/session';
 export class InMemoryJournal implements JournalWriter, RunRepository, StorageHealth, HistoryRepository, RetentionRepository {
   private ws: WorkingSet = emptyWorkingSet();
   private events: StoredEvent[] = [];
+  private readonly spend: InMemorySpendLedger | undefined;
+
+  constructor(options: InMemoryJournalOptions = {}) {
+    this.spend = options.spend;
+  }
 
   async append(events: readonly JournalEvent[]): Promise<AppendResult> {
     return this.appendAll((async function* () { yield events; })());
@@ -29,6 +41,7 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   async appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
     const draft = cloneWorkingSet(this.ws);
     const stored: StoredEvent[] = [];
+    const ledger: LandedSettle[] = [];
     let applied = 0;
     let duplicates = 0;
     let offset = 0;
@@ -36,13 +49,21 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
       const changes = applyEvents(draft, batch, offset);
       offset += batch.length;
       stored.push(...changes.events);
+      ledger.push(...changes.ledger);
       applied += changes.events.length;
       duplicates += changes.duplicates;
       onBatch?.({ applied, duplicates });
     }
+    // The ledger's share first: if it throws, nothing of the append is kept (one transaction in the knex writer).
+    this.spend?.recordSettles(ledger);
     this.ws = draft;
     this.events.push(...stored);
     return { applied, duplicates };
+  }
+
+  /** Sends not yet settled (queued, parked, submitted), of every session: what the value caps reserve. */
+  sendsInFlight(): SendAttempt[] {
+    return [...this.ws.sends.values()].filter((s) => s.status !== 'settled').map((s) => structuredClone(s));
   }
 
   async list(filter: RunFilter, page: PageRequest): Promise<Run[]> {

@@ -27,6 +27,6 @@ export class KnexBudgetReservations implements BudgetReservations {
   async grantToken(grant: { budget: string; token: string; stepRunId: string; amount: bigint; at: number }): Promise<void> {
     await this.db('budget_token_grants')
       .insert({ budget: grant.budget, token: grant.token, step_run_id: grant.stepRunId, amount: grant.amount.toString(), granted_at: grant.at })
-      .onConflict(['budget', 'token', 'step_run_id']).merge(['amount', 'granted_at']);
+      .onConflict(['budget', 'token', 'step_run_id', 'granted_at']).ignore();
   }
 }

@@ -57,7 +57,7 @@ export const spend = {
       t.string('step_run_id', 128).notNullable();
       t.text('amount').notNullable();
       t.bigInteger('granted_at').notNullable();
-      t.primary(['budget', 'token', 'step_run_id']);
+      t.primary(['budget', 'token', 'step_run_id', 'granted_at']);
       t.index(['budget', 'token', 'granted_at'], 'budget_token_grants_time');
     });
   },

@@ -15,6 +15,7 @@ export const ENTRY_COLUMNS = [
 const ROLLUP_KEY = ['grain', 'bucket', 'workflow', 'relayer', 'network'] as const;
 const ROLLUP_COLUMNS = [...ROLLUP_KEY, 'tx_count', 'reverted_count', ...LIMB_COLUMNS];
 const ROLLUP_SUMS = ['tx_count', 'reverted_count', ...LIMB_COLUMNS];
+const ROLLUP_CHUNK = 100_000;
 
 export const entryKey = (e: { stepRunId: string; txHash: string | null }): string => `${e.stepRunId}\n${e.txHash ?? ''}`;
 
@@ -49,7 +50,6 @@ function rollupRows(entries: readonly LedgerEntry[]): unknown[][] {
     const sums = row as number[];
     sums[5]! += 1;
     if (e.reverted) sums[6]! += 1;
-    // Limb sums of one batch stay far below 2^53 (at most 2^32 per entry), so numbers are exact here.
     const base = ROLLUP_KEY.length + 2;
     const gas = toLimbs(e.gasSpendWei);
     const value = toLimbs(e.valueWei);
@@ -84,7 +84,10 @@ export async function appendEntries(db: Db, entries: readonly LedgerEntry[]): Pr
     fresh.push(e);
   }
   await insertRows(db, 'spend_entries', ENTRY_COLUMNS, fresh.map(entryToRow), { conflictKey: ['step_run_id', 'tx_hash'], ignoreConflicts: true });
-  await insertRows(db, 'spend_rollups', ROLLUP_COLUMNS, rollupRows(fresh), { conflictKey: ROLLUP_KEY, accumulate: ROLLUP_SUMS });
+  // Limb sums are added as JS numbers per chunk: exact while a chunk holds fewer than 2^21 entries.
+  for (let i = 0; i < fresh.length; i += ROLLUP_CHUNK) {
+    await insertRows(db, 'spend_rollups', ROLLUP_COLUMNS, rollupRows(fresh.slice(i, i + ROLLUP_CHUNK)), { conflictKey: ROLLUP_KEY, accumulate: ROLLUP_SUMS });
+  }
   return { written: fresh.length, duplicates: entries.length - fresh.length };
 }
 

@@ -28,7 +28,7 @@ export interface SpendLedger {
   append(entries: readonly LedgerEntry[]): Promise<LedgerAppendResult>;
   /** Totals per (workflow, relayer, network) over the filtered ledger. */
   totals(filter: SpendFilter): Promise<ComboTotals[]>;
-  /** The newest entries first (recorded_at, then key, descending). */
+  /** The newest entries first (recorded_at descending, then the order they were recorded in, newest first). */
   latest(filter: SpendFilter, limit: number): Promise<LedgerEntry[]>;
   /** Every filtered entry, oldest first, in pages. */
   scan(filter: SpendFilter, pageSize: number): AsyncIterable<LedgerEntry[]>;

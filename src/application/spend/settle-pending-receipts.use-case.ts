@@ -47,7 +47,8 @@ export class SettlePendingReceipts {
           continue;
         }
         gaps++;
-        await this.pending.fail(p, reason);
+        // The reason may quote a provider URL (secret-typed: it can hold a key); it is stored redacted, like the log.
+        await this.pending.fail(p, this.redactor.redactText(reason));
         this.logger.warn('spend ledger: receipt read failed, no entry recorded', this.redactor.redact({
           step_run_id: p.stepRunId, tx_hash: p.txHash, network: p.network, reason,
         }));

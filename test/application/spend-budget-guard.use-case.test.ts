@@ -1,0 +1,231 @@
+import type { BudgetConfig, ChainflowConfig } from '../../src/application/config';
+import { GetRunTimeline } from '../../src/application/history/get-run-timeline.use-case';
+import type { StepEvent } from '../../src/application/history/timeline';
+import { BudgetGuard, type BudgetCheckRequest } from '../../src/application/spend/budget-guard.use-case';
+import { ExplorerLinks } from '../../src/domain/explorer';
+import type { BudgetChecked, JournalEvent } from '../../src/domain/journal/journal-event';
+import { Redactor } from '../../src/domain/redactor';
+import { anEntry, landedSend } from '../contract/spend.contract';
+import { FixedClock } from '../fakes/fixed-clock';
+import { InMemoryJournal } from '../fakes/in-memory-journal';
+import { InMemoryBudgetReservations, InMemorySpendLedger } from '../fakes/in-memory-spend';
+import { DAY, HOUR, iso, MINUTE, T0 } from '../mothers/journal-events';
+
+type Budget = Omit<BudgetConfig, 'name' | 'scope'> & { scope?: BudgetConfig['scope'] };
+
+function configOf(budgets: Record<string, Budget>, workflows: Record<string, string[]>): ChainflowConfig {
+  return {
+    server: { host: '127.0.0.1', port: 8080, healthPublic: true, metricsPublic: false },
+    storage: { url: 'sqlite::memory:' },
+    networks: new Map(),
+    relayers: new Map(),
+    budgets: new Map(Object.entries(budgets).map(([name, b]) => [name, { name, scope: {}, ...b }])),
+    workflows: new Map(Object.entries(workflows).map(([name, list]) => [name, { name, budgets: list, definition: {} }])),
+    secretValues: [],
+  };
+}
+
+const NOW = T0;
+const WINDOW = 24 * HOUR;
+
+describe('BudgetGuard', () => {
+  let spend: InMemorySpendLedger;
+  let journal: InMemoryJournal;
+  let reservations: InMemoryBudgetReservations;
+  let clock: FixedClock;
+
+  beforeEach(async () => {
+    spend = new InMemorySpendLedger();
+    journal = new InMemoryJournal({ spend });
+    reservations = InMemoryBudgetReservations.over(journal);
+    clock = new FixedClock(NOW);
+    await startRun('r1', 'payouts');
+    await startRun('k1', 'keeper');
+  });
+
+  async function startRun(runId: string, workflow: string): Promise<void> {
+    await journal.append([
+      { type: 'run.started', at: iso(NOW - HOUR), run_id: runId, workflow, session: 'live', trigger: { kind: 'cron' } },
+      { type: 'step.started', at: iso(NOW - HOUR), run_id: runId, step_run_id: `${runId}.pay`, step_id: 'pay', step_type: 'send', attempt: 1 },
+    ]);
+  }
+
+  const guardOf = (config: ChainflowConfig): BudgetGuard => new BudgetGuard(config, spend, reservations, journal, clock);
+  /** A gas cap on the payouts workflow (keeper does not opt in); scope: relayer ops, or every relayer with `null`. */
+  const gasGuard = (cap: bigint, relayers: string[] | null = ['ops']): BudgetGuard =>
+    guardOf(configOf({ daily_gas: { windowMs: WINDOW, maxGasSpendWei: cap, scope: relayers ? { relayers } : {} } }, { payouts: ['daily_gas'], keeper: [] }));
+  const request = (overrides: Partial<BudgetCheckRequest> = {}): BudgetCheckRequest => ({
+    runId: 'r1', stepRunId: 'r1.pay', workflow: 'payouts', relayer: 'ops', valueWei: 0n, ...overrides,
+  });
+  const checksIn = async (runId = 'r1'): Promise<BudgetChecked[]> =>
+    (await journal.stream(runId)).filter((e): e is BudgetChecked => e.type === 'budget.checked');
+  const spent = (stepRunId: string, gasSpendWei: bigint, overrides: Parameters<typeof anEntry>[0] extends infer P ? Partial<P> : never = {}) =>
+    anEntry({ stepRunId, gasSpendWei, recordedAt: NOW - HOUR, workflow: 'payouts', relayer: 'ops', ...overrides });
+
+  describe('max_gas_spend', () => {
+    it('refuses with budget_exceeded once the recorded gas spend in the window has reached the cap', async () => {
+      await spend.append([spent('a.pay', 600n), spent('b.pay', 400n)]);
+      const verdict = await gasGuard(1000n).check(request());
+      expect(verdict.allowed).toBe(false);
+      expect(verdict.error?.kind).toBe('budget_exceeded');
+      expect(verdict.error?.message).toContain('daily_gas');
+      expect(verdict.checks).toEqual([expect.objectContaining({ budget: 'daily_gas', cap: 'max_gas_spend', spentWei: 1000n, capWei: 1000n, allowed: false })]);
+    });
+
+    it('refuses above the cap too, exactly beyond 64 bits', async () => {
+      await spend.append([spent('a.pay', 1n << 200n), spent('b.pay', 1n)]);
+      expect((await gasGuard(1n << 200n).check(request())).allowed).toBe(false);
+      expect((await gasGuard((1n << 200n) + 2n).check(request())).allowed).toBe(true);
+    });
+
+    it('allows below the cap', async () => {
+      await spend.append([spent('a.pay', 600n), spent('b.pay', 399n)]);
+      const verdict = await gasGuard(1000n).check(request());
+      expect(verdict).toMatchObject({ allowed: true, checks: [expect.objectContaining({ spentWei: 999n, allowed: true })] });
+      expect(verdict.error).toBeUndefined();
+    });
+
+    it('counts only entries inside the window', async () => {
+      await spend.append([
+        spent('old.pay', 5000n, { recordedAt: NOW - WINDOW - 1 }),
+        spent('older.pay', 5000n, { recordedAt: NOW - 3 * DAY }),
+        spent('in.pay', 7n, { recordedAt: NOW - WINDOW + 1 }),
+        spent('late.pay', 11n, { recordedAt: NOW - MINUTE }),
+      ]);
+      const verdict = await gasGuard(1000n).check(request());
+      expect(verdict.allowed).toBe(true);
+      expect(verdict.checks[0]!.spentWei).toBe(18n);
+      clock.advance(2 * DAY);
+      expect((await gasGuard(1n).check(request())).checks[0]!.spentWei).toBe(0n);
+    });
+
+    it('counts only relayers in scope and workflows that opted in', async () => {
+      await spend.append([
+        spent('hot.pay', 5000n, { relayer: 'hot' }),
+        spent('keeper.pay', 5000n, { workflow: 'keeper' }),
+        spent('unknown.pay', 5000n, { workflow: 'not-configured' }),
+        spent('topup.pay', 5000n, { workflow: 'relayers.topup' }),
+        spent('ours.pay', 3n),
+      ]);
+      const verdict = await gasGuard(1000n).check(request());
+      expect(verdict.allowed).toBe(true);
+      expect(verdict.checks[0]!.spentWei).toBe(3n);
+    });
+
+    it('counts every relayer when the budget names no relayer scope', async () => {
+      await spend.append([spent('hot.pay', 600n, { relayer: 'hot' }), spent('ops.pay', 400n)]);
+      const verdict = await gasGuard(1000n, null).check(request({ relayer: 'cold' }));
+      expect(verdict.allowed).toBe(false);
+      expect(verdict.checks[0]!.spentWei).toBe(1000n);
+    });
+
+    it('does not check a workflow that does not list the budget, nor a relayer out of scope, and journals nothing for them', async () => {
+      await spend.append([spent('a.pay', 5000n), spent('k.pay', 5000n, { workflow: 'keeper' })]);
+      const guard = gasGuard(1000n);
+      expect(await guard.check(request({ runId: 'k1', stepRunId: 'k1.pay', workflow: 'keeper' }))).toMatchObject({ allowed: true, checks: [] });
+      expect(await guard.check(request({ relayer: 'hot' }))).toMatchObject({ allowed: true, checks: [] });
+      expect(await checksIn('k1')).toEqual([]);
+      expect(await checksIn('r1')).toEqual([]);
+    });
+  });
+
+  describe('journaling', () => {
+    it('appends a budget.checked event for every check, shown on the run timeline', async () => {
+      await spend.append([spent('a.pay', 250n)]);
+      const guard = guardOf(configOf({
+        gas: { windowMs: WINDOW, maxGasSpendWei: 1000n, scope: { relayers: ['ops'] } },
+        tight: { windowMs: WINDOW, maxGasSpendWei: 200n },
+      }, { payouts: ['gas', 'tight'] }));
+      const verdict = await guard.check(request());
+      expect(verdict.allowed).toBe(false);
+      expect(await checksIn()).toEqual([
+        { type: 'budget.checked', at: iso(NOW), run_id: 'r1', step_run_id: 'r1.pay', budget: 'gas', spent_wei: '250', cap_wei: '1000', allowed: true, cap: 'max_gas_spend' },
+        { type: 'budget.checked', at: iso(NOW), run_id: 'r1', step_run_id: 'r1.pay', budget: 'tight', spent_wei: '250', cap_wei: '200', allowed: false, cap: 'max_gas_spend' },
+      ]);
+      const { events } = await new GetRunTimeline(journal, new ExplorerLinks(), new Redactor([])).execute('r1');
+      const step = events.find((e): e is StepEvent => e.kind === 'step' && e.step_run_id === 'r1.pay')!;
+      expect(step.budget_checks).toEqual([
+        expect.objectContaining({ budget: 'gas', cap: 'max_gas_spend', spent_wei: '250', cap_wei: '1000', allowed: true, at: iso(NOW) }),
+        expect.objectContaining({ budget: 'tight', spent_wei: '250', cap_wei: '200', allowed: false }),
+      ]);
+    });
+
+    it('journals allowed checks too, one per check', async () => {
+      const guard = gasGuard(1000n);
+      await guard.check(request());
+      clock.advance(MINUTE);
+      await guard.check(request());
+      expect((await checksIn()).map((e) => [e.at, e.allowed])).toEqual([[iso(NOW), true], [iso(NOW + MINUTE), true]]);
+    });
+  });
+
+  describe('max_native_value (a reservation)', () => {
+    const nativeGuard = (cap: bigint): BudgetGuard =>
+      guardOf(configOf({ value: { windowMs: WINDOW, maxNativeValueWei: cap, scope: { relayers: ['ops'] } } }, { payouts: ['value'], keeper: [] }));
+
+    beforeEach(async () => {
+      const queued = (e: JournalEvent[]): JournalEvent[] => e.slice(0, 3);
+      await journal.append([
+        ...queued(landedSend({ runId: 'f1', at: NOW - MINUTE, valueWei: '40' })),
+        ...queued(landedSend({ runId: 'f2', at: NOW - MINUTE, valueWei: '1000', workflow: 'keeper' })),
+        ...queued(landedSend({ runId: 'f3', at: NOW - MINUTE, valueWei: '1000', relayer: 'hot' })),
+        ...queued(landedSend({ runId: 'f4', at: NOW - MINUTE, valueWei: '1000', session: 'test' })),
+      ]);
+      await spend.append([
+        spent('v.pay', 1n, { valueWei: 30n }),
+        spent('v-old.pay', 1n, { valueWei: 1000n, recordedAt: NOW - WINDOW - 1 }),
+        spent('v-hot.pay', 1n, { valueWei: 1000n, relayer: 'hot' }),
+      ]);
+    });
+
+    it('allows when in-flight + recorded + this value equals the cap', async () => {
+      const verdict = await nativeGuard(100n).check(request({ valueWei: 30n }));
+      expect(verdict.allowed).toBe(true);
+      expect(verdict.checks).toEqual([expect.objectContaining({ cap: 'max_native_value', spentWei: 70n, requestWei: 30n, capWei: 100n, allowed: true })]);
+    });
+
+    it('refuses when it would exceed the cap', async () => {
+      const verdict = await nativeGuard(100n).check(request({ valueWei: 31n }));
+      expect(verdict.allowed).toBe(false);
+      expect(verdict.error?.kind).toBe('budget_exceeded');
+      const [event] = await checksIn();
+      expect(event).toMatchObject({ cap: 'max_native_value', spent_wei: '70', request_wei: '31', cap_wei: '100', allowed: false });
+    });
+
+    it('stops reserving a send once it settles', async () => {
+      await journal.append(landedSend({ runId: 'f1', at: NOW - MINUTE, valueWei: '40', outcome: 'dropped' }).slice(3));
+      const verdict = await nativeGuard(100n).check(request({ valueWei: 70n }));
+      expect(verdict.checks[0]).toMatchObject({ spentWei: 30n, allowed: true });
+    });
+  });
+
+  describe('max_token_value (a reservation per token)', () => {
+    const tokenGuard = (): BudgetGuard =>
+      guardOf(configOf({ tokens: { windowMs: WINDOW, maxTokenValue: 100n } }, { payouts: ['tokens'] }));
+    const tokenRequest = (n: number, address: string, amount: bigint): BudgetCheckRequest =>
+      request({ stepRunId: `r1.t${n}`, token: { address, amount } });
+
+    it('accumulates grants per token within the window', async () => {
+      const guard = tokenGuard();
+      expect((await guard.check(tokenRequest(1, '0xA', 60n))).allowed).toBe(true);
+      expect((await guard.check(tokenRequest(2, '0xA', 40n))).allowed).toBe(true);
+      const refused = await guard.check(tokenRequest(3, '0xA', 1n));
+      expect(refused.allowed).toBe(false);
+      expect(refused.error?.kind).toBe('budget_exceeded');
+      expect(refused.checks[0]).toMatchObject({ cap: 'max_token_value', token: '0xA', spentWei: 100n, requestWei: 1n });
+      // A refused send is granted nothing; another token has its own reservation.
+      expect(await reservations.tokenGranted('tokens', '0xA', 0)).toBe(100n);
+      expect((await guard.check(tokenRequest(4, '0xB', 100n))).allowed).toBe(true);
+      // Grants leave the window with time.
+      clock.advance(WINDOW + 1);
+      expect((await guard.check(tokenRequest(5, '0xA', 100n))).allowed).toBe(true);
+    });
+
+    it('does not check a send without a token', async () => {
+      const guard = tokenGuard();
+      expect(await guard.check(request({ valueWei: 10n ** 30n }))).toMatchObject({ allowed: true, checks: [] });
+      expect(await checksIn()).toEqual([]);
+      expect(await reservations.tokenGranted('tokens', '0xA', 0)).toBe(0n);
+    });
+  });
+});

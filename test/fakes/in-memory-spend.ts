@@ -1,0 +1,191 @@
+import type { BudgetReservations } from '../../src/application/ports/budget-reservations';
+import type { LedgerAppendResult, PendingReceipts, SpendFilter, SpendLedger } from '../../src/application/ports/spend-ledger';
+import type { SendAttempt } from '../../src/domain/send-attempt';
+import { MAX_UINT256, type LandedSettle, type LedgerEntry, type PendingReceipt } from '../../src/domain/spend/ledger-entry';
+import { addTotals, zeroTotals, type ComboTotals } from '../../src/domain/spend/spend-totals';
+
+const keyOf = (e: { stepRunId: string; txHash: string | null }): string => `${e.stepRunId}\n${e.txHash ?? ''}`;
+
+/** Whether an entry falls inside a filter (a name list matches any of its names; an empty list matches none). */
+export function matchesSpendFilter(e: LedgerEntry, f: SpendFilter): boolean {
+  return (f.workflows === undefined || f.workflows.includes(e.workflow))
+    && (f.relayers === undefined || f.relayers.includes(e.relayer))
+    && (f.networks === undefined || f.networks.includes(e.network))
+    && (f.since === undefined || e.recordedAt >= f.since)
+    && (f.until === undefined || e.recordedAt <= f.until);
+}
+
+function checkAmounts(e: LedgerEntry): void {
+  for (const amount of [e.gasSpendWei, e.valueWei]) {
+    if (amount < 0n || amount > MAX_UINT256) throw new RangeError('amount outside uint256');
+  }
+}
+
+interface Stored {
+  readonly seq: number;
+  readonly entry: LedgerEntry;
+}
+
+interface Owed {
+  readonly pending: PendingReceipt;
+  state: 'pending' | 'failed';
+  error: string | null;
+}
+
+/**
+ * The spend ledger and its pending receipt reads in memory, for use-case tests. Behaves like
+ * KnexSpendLedger (test/contract/spend.contract.ts): idempotent by (step_run_id, tx_hash), atomic appends,
+ * ties in time kept in insertion order. An InMemoryJournal given this ledger (`new InMemoryJournal({ spend })`)
+ * records the ledger's share of landed settles with each append, as the knex journal writer does.
+ */
+export class InMemorySpendLedger implements SpendLedger, PendingReceipts {
+  private stored: Stored[] = [];
+  private readonly keys = new Set<string>();
+  private readonly owed = new Map<string, Owed>();
+  private seq = 0;
+
+  async append(entries: readonly LedgerEntry[]): Promise<LedgerAppendResult> {
+    return this.appendNow(entries);
+  }
+
+  /**
+   * What the journal writer does with an append's ChangeSet.ledger, synchronously and all or nothing: the
+   * entries (idempotent) and the pending reads (a read already owed stays as it is).
+   */
+  recordSettles(settles: readonly LandedSettle[]): void {
+    this.appendNow(settles.flatMap((s) => (s.kind === 'entry' ? [s.entry] : [])));
+    for (const s of settles) {
+      if (s.kind !== 'pending') continue;
+      const key = keyOf(s.pending);
+      if (!this.owed.has(key)) this.owed.set(key, { pending: { ...s.pending }, state: 'pending', error: null });
+    }
+  }
+
+  private appendNow(entries: readonly LedgerEntry[]): LedgerAppendResult {
+    const seen = new Set(this.keys);
+    const fresh: LedgerEntry[] = [];
+    for (const e of entries) {
+      const key = keyOf(e);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      checkAmounts(e);
+      fresh.push({ ...e });
+    }
+    for (const e of fresh) {
+      this.keys.add(keyOf(e));
+      this.stored.push({ seq: ++this.seq, entry: e });
+    }
+    return { written: fresh.length, duplicates: entries.length - fresh.length };
+  }
+
+  async totals(filter: SpendFilter): Promise<ComboTotals[]> {
+    const combos = new Map<string, ComboTotals>();
+    for (const { entry: e } of this.stored) {
+      if (!matchesSpendFilter(e, filter)) continue;
+      const key = `${e.workflow}\n${e.relayer}\n${e.network}`;
+      const combo = combos.get(key) ?? combos.set(key, { workflow: e.workflow, relayer: e.relayer, network: e.network, ...zeroTotals() }).get(key)!;
+      addTotals(combo, {
+        txCount: 1, gasSpendWei: e.gasSpendWei, valueWei: e.valueWei,
+        revertedCount: e.reverted ? 1 : 0, revertedGasWei: e.reverted ? e.gasSpendWei : 0n,
+      });
+    }
+    return [...combos.values()];
+  }
+
+  async latest(filter: SpendFilter, limit: number): Promise<LedgerEntry[]> {
+    if (limit <= 0) return [];
+    return this.ordered(filter).reverse().slice(0, limit);
+  }
+
+  async *scan(filter: SpendFilter, pageSize: number): AsyncIterable<LedgerEntry[]> {
+    const all = this.ordered(filter);
+    for (let i = 0; i < all.length; i += pageSize) yield all.slice(i, i + pageSize);
+  }
+
+  /** Filtered entries, oldest first (ties: insertion order). */
+  private ordered(filter: SpendFilter): LedgerEntry[] {
+    return this.stored
+      .filter((s) => matchesSpendFilter(s.entry, filter))
+      .sort((a, b) => a.entry.recordedAt - b.entry.recordedAt || a.seq - b.seq)
+      .map((s) => ({ ...s.entry }));
+  }
+
+  async pending(limit: number): Promise<PendingReceipt[]> {
+    return [...this.owed.values()]
+      .filter((o) => o.state === 'pending')
+      .sort((a, b) => a.pending.recordedAt - b.pending.recordedAt)
+      .slice(0, limit)
+      .map((o) => ({ ...o.pending }));
+  }
+
+  async complete(pending: PendingReceipt, entry: LedgerEntry): Promise<void> {
+    this.appendNow([entry]);
+    this.owed.delete(keyOf(pending));
+  }
+
+  async fail(pending: PendingReceipt, reason: string): Promise<void> {
+    const owed = this.owed.get(keyOf(pending));
+    if (!owed) return;
+    owed.state = 'failed';
+    owed.error = reason;
+  }
+
+  async counts(): Promise<{ pending: number; gaps: number }> {
+    const all = [...this.owed.values()];
+    return { pending: all.filter((o) => o.state === 'pending').length, gaps: all.filter((o) => o.state === 'failed').length };
+  }
+
+  // ---- test helpers ----
+
+  /** Every entry, oldest first. */
+  all(): LedgerEntry[] {
+    return this.ordered({});
+  }
+
+  /** Why each failed read failed (ledger gaps). */
+  gapReasons(): string[] {
+    return [...this.owed.values()].filter((o) => o.state === 'failed').map((o) => o.error ?? '');
+  }
+}
+
+const IN_FLIGHT: ReadonlySet<string> = new Set(['queued', 'parked', 'submitted']);
+
+interface Grant {
+  readonly budget: string;
+  readonly token: string;
+  readonly stepRunId: string;
+  amount: bigint;
+  at: number;
+}
+
+/**
+ * The value caps' reservations in memory. The sends in flight come from the journal's send projection
+ * (`InMemoryBudgetReservations.over(journal)` reads `journal.sendsInFlight()`), as KnexBudgetReservations
+ * reads the `sends` table.
+ */
+export class InMemoryBudgetReservations implements BudgetReservations {
+  private readonly grants: Grant[] = [];
+
+  constructor(private readonly sends: () => readonly SendAttempt[]) {}
+
+  static over(journal: { sendsInFlight(): SendAttempt[] }): InMemoryBudgetReservations {
+    return new InMemoryBudgetReservations(() => journal.sendsInFlight());
+  }
+
+  async valueInFlight(workflows: readonly string[], relayers: readonly string[] | undefined): Promise<bigint> {
+    return this.sends()
+      .filter((s) => IN_FLIGHT.has(s.status) && s.session === 'live' && workflows.includes(s.workflow)
+        && (relayers === undefined || relayers.includes(s.relayer)))
+      .reduce((sum, s) => sum + s.valueWei, 0n);
+  }
+
+  async tokenGranted(budget: string, token: string, since: number): Promise<bigint> {
+    return this.grants.filter((g) => g.budget === budget && g.token === token && g.at >= since).reduce((sum, g) => sum + g.amount, 0n);
+  }
+
+  async grantToken(grant: { budget: string; token: string; stepRunId: string; amount: bigint; at: number }): Promise<void> {
+    // Every grant counts on its own (a retried step asks again; its earlier grant still counts), once per instant.
+    const same = this.grants.some((g) => g.budget === grant.budget && g.token === grant.token && g.stepRunId === grant.stepRunId && g.at === grant.at);
+    if (!same) this.grants.push({ ...grant });
+  }
+}
