@@ -4,7 +4,7 @@ import type { JournalEvent, Receipt } from '../../domain/journal/journal-event';
 import { Redactor } from '../../domain/redactor';
 import { toIso } from '../../domain/time';
 import { ChainflowConfig } from '../config';
-import { ChainSender, type ChainTarget } from '../ports/chain';
+import { ChainSender, type Broadcast, type ChainTarget } from '../ports/chain';
 import { Clock } from '../ports/clock';
 import { JournalWriter } from '../ports/journal-writer';
 import { RunRepository } from '../ports/run-repository';
@@ -77,18 +77,20 @@ export class SendTransaction {
       type: 'send.queued', at: at(), run_id: req.runId, step_run_id: req.stepRunId, send_id: req.sendId, network: network.name,
       chain_id: network.chainId, relayer: req.relayer, to: req.to, value_wei: req.valueWei.toString(), idempotency_key: req.idempotencyKey,
     }]);
-    let txHash: string;
+    let sent: Broadcast;
     try {
-      const sent = await this.chain.broadcast({ target, signer: relayer.signer, to: req.to, valueWei: req.valueWei, data: req.data, gasLimit: req.gasLimit });
-      txHash = sent.txHash;
-      await this.journal.append([{ type: 'send.submitted', at: at(), send_id: req.sendId, tx_hash: txHash, nonce: sent.nonce }]);
+      sent = await this.chain.broadcast({ target, signer: relayer.signer, to: req.to, valueWei: req.valueWei, data: req.data, gasLimit: req.gasLimit });
     } catch (err) {
       const error = { kind: 'broadcast_failed', message: this.redactor.redactText(err instanceof Error ? err.message : String(err)) };
       await this.journal.append([{ type: 'send.settled', at: at(), send_id: req.sendId, outcome: 'dropped' }]);
       await finish('failed', error);
       return { status: 'failed', error };
     }
-    const receipt = await this.chain.waitForReceipt(target, txHash, req.waitMs ?? 30_000);
+    // Outside the try: once broadcast, a failure to journal it must not be mistaken for a dropped send.
+    const txHash = sent.txHash;
+    await this.journal.append([{ type: 'send.submitted', at: at(), send_id: req.sendId, tx_hash: txHash, nonce: sent.nonce }]);
+    // No receipt yet (or no provider answering): the send stays submitted, in flight, for the engine to settle later.
+    const receipt = await this.chain.waitForReceipt(target, txHash, req.waitMs ?? 30_000).catch(() => null);
     if (!receipt) return { status: 'submitted', txHash };
     const outcome = Number(receipt.status) === 0 ? 'reverted' : 'confirmed';
     const events: JournalEvent[] = [{ type: 'send.settled', at: at(), send_id: req.sendId, outcome, tx_hash: txHash, receipt }];
