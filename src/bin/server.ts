@@ -33,6 +33,9 @@ export function createLogger(): pino.Logger {
   });
 }
 
+/** How often a running server reads the receipts the spend ledger is owed. */
+const RECEIPT_DRAIN_MS = 5_000;
+
 /** Starts the HTTP server on the configured address (or `port`); resolves once it listens. */
 export async function startServer(root: Root, options: { port?: number; host?: string; logger?: pino.Logger } = {}): Promise<Server> {
   const { container, config } = root;
@@ -40,10 +43,17 @@ export async function startServer(root: Root, options: { port?: number; host?: s
   const redactor = container.get(Redactor);
   const sizes = container.get(JournalSizes);
   const pendingReceipts = container.get<PendingReceipts>(PendingReceipts);
-  // Receipt reads owed since the last run (a crash between a settle and its read): done in the background.
-  container.get(SettlePendingReceipts).drain().catch((err: unknown) => {
-    logger.warn({ err: redactor.redactText(err instanceof Error ? err.message : String(err)) }, 'spend ledger: receipt reads failed');
-  });
+  // Receipt reads owed (settles journaled without gas numbers, or owed before a crash): at start, then every
+  // few seconds in the background.
+  const settle = container.get(SettlePendingReceipts);
+  const drain = (): void => {
+    settle.drain().catch((err: unknown) => {
+      logger.warn({ err: redactor.redactText(err instanceof Error ? err.message : String(err)) }, 'spend ledger: receipt reads failed');
+    });
+  };
+  drain();
+  const drainTimer = setInterval(drain, RECEIPT_DRAIN_MS);
+  drainTimer.unref();
   const app = createHttpApp({
     history: {
       listRuns: container.get(ListRuns),
@@ -71,6 +81,7 @@ export async function startServer(root: Root, options: { port?: number; host?: s
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     server.once('listening', () => resolve(server));
+    server.once('close', () => clearInterval(drainTimer));
     server.once('error', reject);
   });
 }

@@ -131,4 +131,21 @@ describe('GetSpend', () => {
       entries: [], explorer_urls: {},
     });
   });
+  it('redacts secrets in names and ids, never inside exact amounts, hashes or times', async () => {
+    const secret = '4200';
+    const redacting = new GetSpend(ledger, new Redactor([secret, 'hunter-4200-name']), new ExplorerLinks(), new FixedClock(T0));
+    await ledger.append([anEntry({
+      stepRunId: 'step-hunter-4200-name', workflow: 'wf-hunter-4200-name', gasUsed: 21000n, effectiveGasPrice: 2_000_000_000n,
+      gasSpendWei: 42_000_000_000_000n, valueWei: 42_000_000n, txHash: `0x${'42'.repeat(2)}00${'ab'.repeat(29)}`, recordedAt: T0 - HOUR,
+    })]);
+    const report = await redacting.execute({});
+    const [entry] = report.entries;
+    expect(entry!.gas_spend_wei).toBe('42000000000000');
+    expect(entry!.value_wei).toBe('42000000');
+    expect(entry!.tx_hash).toBe(`0x${'42'.repeat(2)}00${'ab'.repeat(29)}`);
+    expect(entry!.workflow).toBe('wf-<redacted>');
+    expect(entry!.step_run_id).toBe('step-<redacted>');
+    expect(report.summary.by_workflow[0]!.key).toBe('wf-<redacted>');
+    expect(report.summary.total.gas_spend_wei).toBe('42000000000000');
+  });
 });

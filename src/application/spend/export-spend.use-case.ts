@@ -5,7 +5,7 @@ import { Clock } from '../ports/clock';
 import { SpendLedger, type SpendFilter } from '../ports/spend-ledger';
 import type { TextSink } from '../ports/text-sink';
 import { QueryParser } from '../query/query-params';
-import { SPEND_CSV_COLUMNS, toLedgerEntryItem, type LedgerEntryItem } from './spend-items';
+import { redactEntryItem, SPEND_CSV_COLUMNS, toLedgerEntryItem, type LedgerEntryItem } from './spend-items';
 import { SPEND_FILTER_PARAMS, toSpendFilter } from './spend-query';
 
 export type SpendExportFormat = 'csv' | 'json';
@@ -40,7 +40,7 @@ export class ExportSpend {
     if (format === 'csv') await sink.write(`${SPEND_CSV_COLUMNS.join(',')}\n`);
     else await sink.write('{"entries":[');
     for await (const page of this.ledger.scan(filter, PAGE)) {
-      const items = page.map((e) => this.redactor.redact(toLedgerEntryItem(e)));
+      const items = page.map((e) => redactEntryItem(toLedgerEntryItem(e), (text) => this.redactor.redactText(text)));
       const text = format === 'csv'
         ? items.map((item) => `${csvLine(item)}\n`).join('')
         : items.map((item, i) => `${count + i === 0 ? '' : ','}\n${JSON.stringify(item)}`).join('');

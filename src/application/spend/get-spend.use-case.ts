@@ -6,7 +6,7 @@ import { Clock } from '../ports/clock';
 import { SpendLedger } from '../ports/spend-ledger';
 import { QueryParser } from '../query/query-params';
 import { SPEND_FILTER_PARAMS, toSpendFilter } from './spend-query';
-import { toLedgerEntryItem, toSummaryItem, type LedgerEntryItem, type SpendSummaryItem } from './spend-items';
+import { redactEntryItem, redactSummaryItem, toLedgerEntryItem, toSummaryItem, type LedgerEntryItem, type SpendSummaryItem } from './spend-items';
 
 export interface SpendReport {
   /** Over the whole filtered ledger, whatever `limit`. */
@@ -41,9 +41,10 @@ export class GetSpend {
     const params = this.parser.parse(query);
     const filter = toSpendFilter(params);
     const [combos, latest] = await Promise.all([this.ledger.totals(filter), this.ledger.latest(filter, params.limit as number)]);
-    const entries = latest.map(toLedgerEntryItem);
+    const redact = (text: string): string => this.redactor.redactText(text);
+    const entries = latest.map((e) => redactEntryItem(toLedgerEntryItem(e), redact));
     const explorer_urls: Record<string, string | null> = {};
     for (const e of latest) explorer_urls[e.txHash] = this.explorer.tx(e.network, e.chainId, e.txHash);
-    return this.redactor.redact({ summary: toSummaryItem(summarize(combos)), entries, explorer_urls });
+    return { summary: redactSummaryItem(toSummaryItem(summarize(combos)), redact), entries, explorer_urls };
   }
 }

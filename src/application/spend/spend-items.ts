@@ -37,6 +37,23 @@ export interface SpendSummaryItem {
   total: SpendTotalsItem;
 }
 
+/**
+ * Redaction of spend items: the names and ids (workflow, relayer, network, run and step run ids). Amounts,
+ * hashes, times and chain ids are computed, not rendered text: a secret's digits inside a number are a
+ * coincidence, and replacing them would corrupt an exact amount.
+ */
+export function redactEntryItem(item: LedgerEntryItem, redact: (text: string) => string): LedgerEntryItem {
+  return {
+    ...item, workflow: redact(item.workflow), relayer: redact(item.relayer), network: redact(item.network),
+    run_id: redact(item.run_id), step_run_id: redact(item.step_run_id),
+  };
+}
+
+export function redactSummaryItem(summary: SpendSummaryItem, redact: (text: string) => string): SpendSummaryItem {
+  const groups = (list: SpendGroupItem[]): SpendGroupItem[] => list.map((g) => ({ ...g, key: redact(g.key) }));
+  return { by_workflow: groups(summary.by_workflow), by_relayer: groups(summary.by_relayer), by_network: groups(summary.by_network), total: summary.total };
+}
+
 /** The spend CSV's columns, in SPEC's order: a stable contract. */
 export const SPEND_CSV_COLUMNS: readonly (keyof LedgerEntryItem)[] = [
   'recorded_at', 'workflow', 'relayer', 'network', 'chain_id', 'tx_hash', 'gas_used', 'effective_gas_price',
