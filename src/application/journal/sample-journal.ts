@@ -167,6 +167,17 @@ export function sampleJournal(now: number): JournalEvent[] {
   out.push({ type: 'step.started', at: iso(now - 2 * MIN + 1000), run_id: 'demo-0049', step_run_id: 'demo-0049.send', step_id: 'send_payout', step_type: 'send', attempt: 1 });
   out.push({ type: 'send.queued', at: iso(now - 2 * MIN + 2000), run_id: 'demo-0049', step_run_id: 'demo-0049.send', send_id: 'demo-send-queued', network: 'sepolia', chain_id: 11155111, relayer: 'ops', to: `0x${hex(40)}`, value_wei: '10000000000000000', idempotency_key: 'payouts:demo-0049:send_payout' });
 
+  // A relayer top-up: a send of the synthetic workflow relayers.topup, attributed to the funding relayer.
+  const topupAt = now - 3 * HOUR;
+  const topupTx = `0x${hex(64)}`;
+  out.push({ type: 'run.started', at: iso(topupAt), run_id: 'demo-topup-1', workflow: 'relayers.topup', session: 'live', trigger: { kind: 'manual', summary: 'top-up of relayer keeper-sepolia from ops (0.25 ETH)' }, network: 'sepolia' });
+  out.push({ type: 'step.started', at: iso(topupAt + 1000), run_id: 'demo-topup-1', step_run_id: 'demo-topup-1.send', step_id: 'topup', step_type: 'send', attempt: 1 });
+  out.push({ type: 'send.queued', at: iso(topupAt + 2000), run_id: 'demo-topup-1', step_run_id: 'demo-topup-1.send', send_id: 'demo-topup-1.send-1', network: 'sepolia', chain_id: 11155111, relayer: 'ops', to: `0x${hex(40)}`, value_wei: '250000000000000000', idempotency_key: 'relayers.topup:keeper-sepolia:1' });
+  out.push({ type: 'send.submitted', at: iso(topupAt + 3000), send_id: 'demo-topup-1.send-1', tx_hash: topupTx, nonce: 512 });
+  out.push({ type: 'send.settled', at: iso(topupAt + 15000), send_id: 'demo-topup-1.send-1', outcome: 'confirmed', tx_hash: topupTx, receipt: { gasUsed: '21000', effectiveGasPrice: '3100000000', status: '0x1' } });
+  out.push({ type: 'step.finished', at: iso(topupAt + 15500), run_id: 'demo-topup-1', step_run_id: 'demo-topup-1.send', status: 'succeeded', output: { tx_hash: topupTx } });
+  out.push({ type: 'run.finished', at: iso(topupAt + 16000), run_id: 'demo-topup-1', status: 'succeeded' });
+
   // A replay (backtest) session over past blocks, and a dry-run test session.
   const replayStart = now - 26 * HOUR;
   out.push({ type: 'session.started', at: iso(replayStart), session_id: 'demo-replay-1', kind: 'replay', workflow: 'price-keeper', from_block: 7_000_000, to_block: 7_000_300, note: 'backtest after threshold change' });
