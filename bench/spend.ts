@@ -84,7 +84,7 @@ export async function benchSpend(options: { work: string; entries: number; reuse
     'networks:', ...NETWORKS.map(([name, id]) => `  ${name}: { chain_id: ${id}, rpc: [{ env: BENCH_RPC }] }`),
     'relayers:', ...RELAYERS.map((r) => `  ${r.name}: { network: ${r.network[0]} }`),
     'budgets:', '  daily_gas:', '    window: 24h', '    max_gas_spend: 1000000 ether', `    scope: { relayers: [${budgetRelayers.join(', ')}] }`,
-    '  daily_value:', '    window: 24h', '    max_native_value: 1000000000 ether', `    scope: { relayers: [${budgetRelayers.join(', ')}] }`,
+    '  daily_value:', '    window: 24h', `    max_native_value: "${(1n << 256n) - 1n}"`, `    scope: { relayers: [${budgetRelayers.join(', ')}] }`,
     'workflows:', ...WORKFLOWS.slice(0, 12).map((w) => `  ${w}: { budgets: [daily_gas] }`),
     `  ${WORKFLOWS[12]}: { budgets: [daily_gas, daily_value] }`, '',
   ].join('\n'));

@@ -48,7 +48,7 @@ const sumText = (column: string): string => `CAST(SUM(${column}) AS TEXT) AS ${c
 
 /**
  * The spend ledger on knex. Summaries read the rollups (whole days, then whole hours at the edges) and only
- * the entries of the partial hours at either end of a time range, so their cost does not grow with the
+ * the entries of the partial five minutes at either end of a time range, so their cost does not grow with the
  * ledger; every sum is exact.
  */
 @injectable()

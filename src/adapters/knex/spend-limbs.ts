@@ -7,6 +7,8 @@
 export const LIMBS = 8;
 const LIMB_BITS = 32n;
 const LIMB_MASK = (1n << LIMB_BITS) - 1n;
+const LIMB_SIZE = 2 ** 32;
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** The amounts a rollup row keeps: gas spend, value moved, gas spend of reverted sends. */
 export const AMOUNTS = { gas: 'g', value: 'v', reverted: 'r' } as const;
@@ -21,10 +23,17 @@ export const LIMB_COLUMNS: readonly string[] = [...AMOUNT_COLUMNS.gas, ...AMOUNT
 /** The limbs of a non-negative amount below 2^256 (numbers: each limb is below 2^32). */
 export function toLimbs(amount: bigint): number[] {
   if (amount < 0n || amount >> (LIMB_BITS * BigInt(LIMBS)) !== 0n) throw new RangeError('amount outside uint256');
-  const out: number[] = [];
+  const out = new Array<number>(LIMBS).fill(0);
+  // Most amounts fit 53 bits: split them with number arithmetic, no BigInt per limb.
+  if (amount <= SAFE) {
+    const n = Number(amount);
+    out[0] = n % LIMB_SIZE;
+    out[1] = Math.floor(n / LIMB_SIZE);
+    return out;
+  }
   let rest = amount;
   for (let i = 0; i < LIMBS; i++) {
-    out.push(Number(rest & LIMB_MASK));
+    out[i] = Number(rest & LIMB_MASK);
     rest >>= LIMB_BITS;
   }
   return out;

@@ -39,29 +39,29 @@ export function rowToEntry(r: Row): LedgerEntry {
 /** Rollup deltas of a batch of new entries: one row per (grain, bucket, workflow, relayer, network). */
 function rollupRows(entries: readonly LedgerEntry[]): unknown[][] {
   const rows = new Map<string, (string | number)[]>();
-  const add = (grain: string, size: number, e: LedgerEntry): void => {
-    const bucket = size ? bucketOf(e.recordedAt, size) : 0;
-    const key = `${grain}\n${bucket}\n${e.workflow}\n${e.relayer}\n${e.network}`;
-    let row = rows.get(key);
-    if (!row) {
-      row = [grain, bucket, e.workflow, e.relayer, e.network, 0, 0, ...new Array<number>(LIMB_COLUMNS.length).fill(0)];
-      rows.set(key, row);
-    }
-    const sums = row as number[];
-    sums[5]! += 1;
-    if (e.reverted) sums[6]! += 1;
-    const base = ROLLUP_KEY.length + 2;
+  const base = ROLLUP_KEY.length + 2;
+  const grains = [{ grain: ALL_TIME, size: 0 }, ...GRAINS];
+  for (const e of entries) {
     const gas = toLimbs(e.gasSpendWei);
     const value = toLimbs(e.valueWei);
-    for (let i = 0; i < LIMBS; i++) {
-      sums[base + i]! += gas[i]!;
-      sums[base + LIMBS + i]! += value[i]!;
-      if (e.reverted) sums[base + 2 * LIMBS + i]! += gas[i]!;
+    const combo = `${e.workflow}\n${e.relayer}\n${e.network}`;
+    for (const { grain, size } of grains) {
+      const bucket = size ? bucketOf(e.recordedAt, size) : 0;
+      const key = `${grain}\n${bucket}\n${combo}`;
+      let row = rows.get(key);
+      if (!row) {
+        row = [grain, bucket, e.workflow, e.relayer, e.network, 0, 0, ...new Array<number>(LIMB_COLUMNS.length).fill(0)];
+        rows.set(key, row);
+      }
+      const sums = row as number[];
+      sums[5]! += 1;
+      if (e.reverted) sums[6]! += 1;
+      for (let i = 0; i < LIMBS; i++) {
+        sums[base + i]! += gas[i]!;
+        sums[base + LIMBS + i]! += value[i]!;
+        if (e.reverted) sums[base + 2 * LIMBS + i]! += gas[i]!;
+      }
     }
-  };
-  for (const e of entries) {
-    add(ALL_TIME, 0, e);
-    for (const g of GRAINS) add(g.grain, g.size, e);
   }
   return [...rows.values()];
 }
