@@ -48,7 +48,7 @@ const sumText = (column: string): string => `CAST(SUM(${column}) AS TEXT) AS ${c
 
 /**
  * The spend ledger on knex. Summaries read the rollups (whole days, then whole hours at the edges) and only
- * the entries of the partial five minutes at either end of a time range, so their cost does not grow with the
+ * the entries of the partial hours at either end of a time range, so their cost does not grow with the
  * ledger; every sum is exact.
  */
 @injectable()
@@ -73,12 +73,18 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
     };
     const names = nameConditions(filter);
     const cover = coverRange(filter.since, filter.until === undefined ? undefined : filter.until + 1);
-    const sums = ['tx_count', 'reverted_count', ...AMOUNT_COLUMNS.gas, ...AMOUNT_COLUMNS.value, ...AMOUNT_COLUMNS.reverted].map(sumText).join(', ');
-    for (const { grain, range } of cover.buckets) {
-      const time = rangeConditions('bucket', range);
-      const sql = `SELECT workflow, relayer, network, ${sums} FROM spend_rollups`
-        + `${where(['grain = ?', ...time.sql, ...names.sql])} GROUP BY workflow, relayer, network`;
-      for (const r of rowsOf(await this.db.raw(sql, [grain, ...time.bindings, ...names.bindings]))) {
+    // One statement for every rollup range, one for every edge of entries: each part is an index range.
+    const sumColumns = ['tx_count', 'reverted_count', ...AMOUNT_COLUMNS.gas, ...AMOUNT_COLUMNS.value, ...AMOUNT_COLUMNS.reverted];
+    if (cover.buckets.length) {
+      const parts: string[] = [];
+      const bindings: Knex.RawBinding[] = [];
+      for (const { grain, range } of cover.buckets) {
+        const time = rangeConditions('bucket', range);
+        parts.push(`SELECT workflow, relayer, network, ${sumColumns.join(', ')} FROM spend_rollups${where(['grain = ?', ...time.sql, ...names.sql])}`);
+        bindings.push(grain, ...time.bindings, ...names.bindings);
+      }
+      const sql = `SELECT workflow, relayer, network, ${sumColumns.map(sumText).join(', ')} FROM (${parts.join(' UNION ALL ')}) AS parts GROUP BY workflow, relayer, network`;
+      for (const r of rowsOf(await this.db.raw(sql, bindings))) {
         const c = comboOf(r);
         c.txCount += Number(r.tx_count);
         c.revertedCount += Number(r.reverted_count);
@@ -87,10 +93,15 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
         c.revertedGasWei += fromLimbs(AMOUNT_COLUMNS.reverted.map((k) => r[k] as string));
       }
     }
-    for (const range of cover.raw) {
-      const time = rangeConditions('recorded_at', range);
-      const sql = `SELECT workflow, relayer, network, gas_spend_wei, value_wei, reverted FROM spend_entries${where([...time.sql, ...names.sql])}`;
-      for (const r of rowsOf(await this.db.raw(sql, [...time.bindings, ...names.bindings]))) {
+    if (cover.raw.length) {
+      const parts: string[] = [];
+      const bindings: Knex.RawBinding[] = [];
+      for (const range of cover.raw) {
+        const time = rangeConditions('recorded_at', range);
+        parts.push(`SELECT workflow, relayer, network, gas_spend_wei, value_wei, reverted FROM spend_entries${where([...time.sql, ...names.sql])}`);
+        bindings.push(...time.bindings, ...names.bindings);
+      }
+      for (const r of rowsOf(await this.db.raw(parts.join(' UNION ALL '), bindings))) {
         const c = comboOf(r);
         const gas = BigInt(r.gas_spend_wei as string);
         const reverted = r.reverted === true || Number(r.reverted) === 1;

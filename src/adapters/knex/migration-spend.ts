@@ -41,6 +41,11 @@ export const spend = {
       t.primary(['grain', 'bucket', 'workflow', 'relayer', 'network']);
     });
     await withoutRowid(db, 'spend_rollups');
+    // A filtered summary or a budget's scope seeks its names instead of reading every combination of a bucket.
+    // New rollup rows only: adding to an existing row's sums does not touch these.
+    for (const column of ['workflow', 'relayer', 'network']) {
+      await db.schema.alterTable('spend_rollups', (t) => t.index(['grain', column, 'bucket'], `spend_rollups_${column}`));
+    }
     await db.schema.createTable('spend_pending', (t) => {
       t.string('step_run_id', 128).notNullable();
       t.string('tx_hash', 128).notNullable();

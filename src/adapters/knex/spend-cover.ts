@@ -1,6 +1,6 @@
 /**
  * How a time range [from, to) is read from the ledger's rollups. Rollups are kept at several grains, each
- * a fixed-size UTC bucket (32 days, a day, an hour, five minutes) plus one all-time bucket. A range takes whole buckets
+ * a fixed-size UTC bucket (32 days, a day, an hour) plus one all-time bucket. A range takes whole buckets
  * from the coarsest grain that fits, then the finer grains at either edge, and the minutes left at the very
  * edges from the entries themselves: a bounded number of rollup rows per (workflow, relayer, network),
  * whatever the ledger's size.
@@ -13,7 +13,6 @@ export const GRAINS: readonly { readonly grain: string; readonly size: number }[
   { grain: 'm', size: 32 * DAY_MS },
   { grain: 'd', size: DAY_MS },
   { grain: 'h', size: HOUR_MS },
-  { grain: 'f', size: 5 * 60_000 },
 ];
 /** The grain of the single all-time bucket (bucket 0). */
 export const ALL_TIME = 'a';
