@@ -34,6 +34,7 @@ import { CursorCodec } from '../src/domain/cursor';
 import { PAGE_LIMIT, defineCases, prepareCase, sqlOf } from './cases';
 import { measureAuth } from './auth';
 import { benchSpend, renderSpend } from './spend';
+import { measureUi, UI_FIRST_PAGE_TARGET_MS, UI_PAGE_BYTES_TARGET, type UiFigures } from './ui';
 import { measureExport, type ExportFigures } from './export';
 import { runLines, type JournalShape } from './generate';
 import { defineListCases, prepareListCase, timeListCase, timeWorkflows, type ListCase, type ListTimings, type PagedUseCase, type WorkflowsFigures } from './lists';
@@ -121,8 +122,42 @@ async function spendOnly(): Promise<void> {
   process.exitCode = pass ? 0 : 1;
 }
 
+/** `--ui`: the web UI's figures in Chromium against the server on the (reused or built) 1M-run journal. */
+async function uiOnly(): Promise<void> {
+  const runs = positiveInt('BENCH_RUNS', 1_000_000);
+  const dbName = `journal-${runs}.db`;
+  if (!existsSync(join(WORK, dbName))) throw new Error(`--ui needs ${join(WORK, dbName)}: run the bench once without --ui`);
+  const configPath = join(WORK, 'chainflow.yaml');
+  writeFileSync(configPath, `chainflow_version: 1\nstorage:\n  url: sqlite:${dbName}\n`);
+  const root = await openRoot({ cwd: WORK, configPath, profile: 'server' });
+  const server = await startServer(root, { port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
+  try {
+    const count = Number(rowsOf(await root.container.get<Knex>(Database).raw('SELECT count(*) AS n FROM runs'))[0]!.n);
+    const ui = await measureUi(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { samples: 20 });
+    const text = renderUi(ui, count);
+    writeFileSync(join(WORK, 'report-ui.md'), text.text);
+    process.stdout.write(text.text);
+    process.exitCode = text.pass ? 0 : 1;
+  } finally {
+    await new Promise<void>((res) => server.close(() => res()));
+    await root.close();
+  }
+}
+
+function renderUi(ui: UiFigures, runs: number): { text: string; pass: boolean } {
+  const firstOk = ui.firstPageMs.p50 <= UI_FIRST_PAGE_TARGET_MS;
+  const weightOk = ui.pageBytes <= UI_PAGE_BYTES_TARGET;
+  const text = [
+    `## Web UI (Chromium, ${runs.toLocaleString('en-US')}-run journal)`, '',
+    `- Runs view, navigation to first page on screen: p50 **${ui.firstPageMs.p50.toFixed(0)} ms**, max ${ui.firstPageMs.max.toFixed(0)} ms over ${ui.firstPageMs.samples} navigations — target ≤ ${UI_FIRST_PAGE_TARGET_MS} ms: ${firstOk ? 'met' : '**missed**'}`,
+    `- Page weight (GET /, everything inline): **${ui.pageBytes.toLocaleString('en-US')} bytes** — target ≤ 250 KB: ${weightOk ? 'met' : '**missed**'}`, '',
+  ].join('\n');
+  return { text, pass: firstOk && weightOk };
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--spend')) return spendOnly();
+  if (process.argv.includes('--ui')) return uiOnly();
   const started = new Date();
   const loadAtStart = loadavg()[0]!;
   const runs = positiveInt('BENCH_RUNS', 1_000_000);
@@ -270,13 +305,14 @@ async function main(): Promise<void> {
     }
 
     const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadAtStart.toFixed(2)} at start / ${loadavg()[0]!.toFixed(2)} at end (other processes share the machine)`;
+    const ui = renderUi(await measureUi(`http://127.0.0.1:${(server!.address() as AddressInfo).port}`, { samples: 20 }), runs);
     const spend = renderSpend(await benchSpend({
       work: WORK, entries: positiveInt('BENCH_SPEND_ENTRIES', 1_000_000), reuse: reuseAsked, iterations: ITERATIONS, warmup: WARMUP, log,
     }));
     const { text: historyText, pass: historyPass } = renderReport({ started, env, iterations: ITERATIONS, warmup: WARMUP, build: buildFigures, counts, cases: results, cli,
       lists: { cases: listResults, workflows, exports, totalRuns: runs }, auth });
-    const text = `${historyText}\n${spend.text}`;
-    const pass = historyPass && spend.pass;
+    const text = `${historyText}\n${ui.text}\n${spend.text}`;
+    const pass = historyPass && ui.pass && spend.pass;
     writeFileSync(join(WORK, 'report.md'), text);
     process.stdout.write(text);
     log(`report saved to ${join(WORK, 'report.md')} (${((Date.now() - started.getTime()) / 1000).toFixed(0)} s in all)`);

@@ -1,0 +1,81 @@
+/**
+ * The web UI's figures (issue 6), measured in Debian's Chromium (playwright-core, which never downloads a browser):
+ *
+ * - first page: from navigation start (the document's time origin) to the moment the Runs view's first page of
+ *   runs is on screen. The page marks `chainflow:runs-first-paint` in the first task after the animation frame
+ *   that follows appending the rows (so after that frame was rendered); `chainflow:runs-first-page` (rows in the
+ *   DOM) comes a frame earlier. Each sample is a fresh navigation of a warm tab from about:blank to `/#/runs`,
+ *   so the HTML, its parse, the script and the API call (`/api/history/runs?limit=50`) are all in it.
+ * - page weight: the bytes of `GET /` (the one HTML file, script and style inline; nothing else is loaded).
+ *
+ * The server must have authentication off (the bench's config); with it on the page would wait at the login card.
+ */
+import { chromium } from 'playwright-core';
+
+export const UI_FIRST_PAGE_TARGET_MS = 300;
+export const UI_PAGE_BYTES_TARGET = 250 * 1024;
+
+export interface UiFigures {
+  readonly firstPageMs: { p50: number; max: number; samples: number };
+  readonly pageBytes: number;
+}
+
+export interface UiOptions {
+  /** Timed navigations. Default 10. */
+  readonly samples?: number;
+  /** Untimed navigations first (browser and server caches, JIT). Default 2. */
+  readonly warmup?: number;
+  /** Default `CHROMIUM_PATH` or /usr/bin/chromium. */
+  readonly executablePath?: string;
+}
+
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+];
+
+/**
+ * Runs in the page (a function, not a string: the page's CSP forbids eval): the paint mark's time since
+ * navigation start, or false while it is not there yet. The bench compiles without the DOM library.
+ */
+const paintMark = (): number | false => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const m = (globalThis as any).performance.getEntriesByName('chainflow:runs-first-paint')[0];
+  return m ? (m.startTime as number) : false;
+};
+
+export async function measureUi(baseUrl: string, options: UiOptions = {}): Promise<UiFigures> {
+  const samples = options.samples ?? 10;
+  const warmup = options.warmup ?? 2;
+  const res = await fetch(`${baseUrl}/`);
+  if (!res.ok) throw new Error(`GET ${baseUrl}/ answered ${res.status}`);
+  const pageBytes = (await res.arrayBuffer()).byteLength;
+
+  const browser = await chromium.launch({ executablePath: options.executablePath ?? process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ARGS });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const origin = new URL(baseUrl).origin;
+    // The page must not reach anything but the server; a stray request would also distort the figure.
+    await context.route('**/*', (route) => (route.request().url().startsWith(origin) || route.request().url().startsWith('data:') ? route.fallback() : route.abort()));
+    const page = await context.newPage();
+    const times: number[] = [];
+    for (let i = 0; i < warmup + samples; i++) {
+      await page.goto('about:blank');
+      await page.goto(`${baseUrl}/#/runs`);
+      const handle = await page.waitForFunction(paintMark, undefined, { timeout: 30_000, polling: 20 }).catch(async (err: unknown) => {
+        const state = await page.locator('main').getAttribute('data-state').catch(() => null);
+        throw new Error(`the Runs view did not render its first page (state: ${state}): ${err instanceof Error ? err.message : String(err)}`);
+      });
+      const ms = (await handle.jsonValue()) as number;
+      if (i >= warmup) times.push(ms);
+    }
+    await context.close();
+    const sorted = [...times].sort((a, b) => a - b);
+    const p50 = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+    return { firstPageMs: { p50: round(p50), max: round(sorted[sorted.length - 1]!), samples: times.length }, pageBytes };
+  } finally {
+    await browser.close();
+  }
+}
+
+const round = (ms: number): number => Math.round(ms * 10) / 10;
