@@ -7,12 +7,8 @@ export const TOPUP_WORKFLOW = 'relayers.topup';
 /** Largest amount the ledger holds: a uint256. */
 export const MAX_UINT256 = (1n << 256n) - 1n;
 
-/**
- * One landed send, as the spend ledger records it (SPEC, Spend ledger entry). Append-only; keyed by
- * (step_run_id, tx_hash) so that a repeated terminal settle never counts twice. It copies what it needs
- * from the journal and has no link to it: pruning runs never touches the ledger.
- */
-export interface LedgerEntry {
+/** Where a landed send comes from, copied from the journal when its settle is applied. */
+interface LandedSend {
   /** When the entry was recorded: the `at` of the terminal settle (ms since the epoch). */
   readonly recordedAt: number;
   readonly workflow: string;
@@ -21,30 +17,29 @@ export interface LedgerEntry {
   readonly relayer: string;
   readonly network: string;
   readonly chainId: number;
+  /** Native value moved: the journaled send value, zero when reverted. */
+  readonly valueWei: bigint;
+  readonly reverted: boolean;
+}
+
+/**
+ * One landed send, as the spend ledger records it (SPEC, Spend ledger entry). Append-only; keyed by
+ * (step_run_id, tx_hash) so that a repeated terminal settle never counts twice. It copies what it needs
+ * from the journal and has no link to it: pruning runs never touches the ledger.
+ */
+export interface LedgerEntry extends LandedSend {
   readonly txHash: string;
   readonly gasUsed: bigint;
   /** effectiveGasPrice of the receipt, or the legacy gasPrice where that is absent. */
   readonly effectiveGasPrice: bigint;
   /** gasUsed × effectiveGasPrice + l1Fee (when the receipt has one). */
   readonly gasSpendWei: bigint;
-  /** Native value moved: the journaled send value, zero when reverted. */
-  readonly valueWei: bigint;
-  readonly reverted: boolean;
 }
 
 /** A landed send whose receipt (as journaled) has no gas numbers: one receipt read must complete it. */
-export interface PendingReceipt {
-  readonly recordedAt: number;
-  readonly workflow: string;
-  readonly runId: string;
-  readonly stepRunId: string;
-  readonly relayer: string;
-  readonly network: string;
-  readonly chainId: number;
+export interface PendingReceipt extends LandedSend {
   /** Null when the settle named no transaction hash (the entry can then never be completed). */
   readonly txHash: string | null;
-  readonly valueWei: bigint;
-  readonly reverted: boolean;
 }
 
 /** A receipt number: a decimal or 0x-hex string (or a safe integer). Undefined when absent or malformed. */
