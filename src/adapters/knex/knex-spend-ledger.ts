@@ -2,11 +2,12 @@ import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
 import type { LedgerAppendResult, PendingReceipts, SpendFilter, SpendLedger } from '../../application/ports/spend-ledger';
 import type { LedgerEntry, PendingReceipt } from '../../domain/spend/ledger-entry';
-import { zeroTotals, type ComboTotals } from '../../domain/spend/spend-totals';
+import { zeroTotals, type ComboTotals, type SpendTotals } from '../../domain/spend/spend-totals';
+import { isSqlite } from './connection';
 import { Database } from './knex-journal.writer';
 import { coverRange, type Range } from './spend-cover';
 import { AMOUNT_COLUMNS, fromLimbs } from './spend-limbs';
-import { appendEntries, bodyToPending, rowToEntry } from './spend-store';
+import { appendEntries, bodyToPending, ledgerWrites, rowToEntry } from './spend-store';
 
 type Row = Record<string, unknown>;
 const rowsOf = (result: unknown): Row[] => (Array.isArray(result) ? result : (result as { rows: Row[] }).rows);
@@ -43,8 +44,26 @@ function rangeConditions(column: string, range: Range): { sql: string[]; binding
 }
 
 const where = (parts: string[]): string => (parts.length ? ` WHERE ${parts.join(' AND ')}` : '');
-const comboKey = (r: Row): string => `${r.workflow as string}\n${r.relayer as string}\n${r.network as string}`;
 const sumText = (column: string): string => `CAST(SUM(${column}) AS TEXT) AS ${column}`;
+const SUM_COLUMNS = ['tx_count', 'reverted_count', ...AMOUNT_COLUMNS.gas, ...AMOUNT_COLUMNS.value, ...AMOUNT_COLUMNS.reverted];
+const MAX_CACHED_PARTS = 256;
+/** Nine-digit slices of a decimal amount: 81 digits cover a uint256 (78). */
+const DIGIT_SLICES = Array.from({ length: 9 }, (_, i) => i);
+const BILLION = 1_000_000_000n;
+
+function fromDigitSlices(sums: readonly (string | null)[]): bigint {
+  let total = 0n;
+  for (let i = sums.length - 1; i >= 0; i--) total = total * BILLION + BigInt(sums[i] ?? 0);
+  return total;
+}
+
+function addTotals(into: ComboTotals, add: SpendTotals): void {
+  into.txCount += add.txCount;
+  into.revertedCount += add.revertedCount;
+  into.gasSpendWei += add.gasSpendWei;
+  into.valueWei += add.valueWei;
+  into.revertedGasWei += add.revertedGasWei;
+}
 
 /**
  * The spend ledger on knex. Summaries read the rollups (whole days, then whole hours at the edges) and only
@@ -53,7 +72,14 @@ const sumText = (column: string): string => `CAST(SUM(${column}) AS TEXT) AS ${c
  */
 @injectable()
 export class KnexSpendLedger implements SpendLedger, PendingReceipts {
-  constructor(@inject(Database) private readonly db: Knex) {}
+  /** Cached rollup parts (SQLite only), oldest first. */
+  private readonly parts = new Map<string, { seq: number; totals: ComboTotals[] }>();
+  private dataVersion: number | undefined;
+  private readonly cacheable: boolean;
+
+  constructor(@inject(Database) private readonly db: Knex) {
+    this.cacheable = isSqlite(db);
+  }
 
   async append(entries: readonly LedgerEntry[]): Promise<LedgerAppendResult> {
     if (!entries.length) return { written: 0, duplicates: 0 };
@@ -62,8 +88,8 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
 
   async totals(filter: SpendFilter): Promise<ComboTotals[]> {
     const combos = new Map<string, ComboTotals>();
-    const comboOf = (r: Row): ComboTotals => {
-      const key = comboKey(r);
+    const comboOf = (r: { workflow: string; relayer: string; network: string }): ComboTotals => {
+      const key = `${r.workflow}\n${r.relayer}\n${r.network}`;
       let c = combos.get(key);
       if (!c) {
         c = { workflow: String(r.workflow), relayer: String(r.relayer), network: String(r.network), ...zeroTotals() };
@@ -73,49 +99,122 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
     };
     const names = nameConditions(filter);
     const cover = coverRange(filter.since, filter.until === undefined ? undefined : filter.until + 1);
-    // One statement for every rollup range, one for every edge of entries: each part is an index range.
-    const sumColumns = ['tx_count', 'reverted_count', ...AMOUNT_COLUMNS.gas, ...AMOUNT_COLUMNS.value, ...AMOUNT_COLUMNS.reverted];
-    if (cover.buckets.length) {
-      const parts: string[] = [];
-      const bindings: Knex.RawBinding[] = [];
-      for (const { grain, range } of cover.buckets) {
-        const time = rangeConditions('bucket', range);
-        parts.push(`SELECT workflow, relayer, network, ${sumColumns.join(', ')} FROM spend_rollups${where(['grain = ?', ...time.sql, ...names.sql])}`);
-        bindings.push(grain, ...time.bindings, ...names.bindings);
-      }
-      const sql = `SELECT workflow, relayer, network, ${sumColumns.map(sumText).join(', ')} FROM (${parts.join(' UNION ALL ')}) AS parts GROUP BY workflow, relayer, network`;
-      for (const r of rowsOf(await this.db.raw(sql, bindings))) {
-        const c = comboOf(r);
-        c.txCount += Number(r.tx_count);
-        c.revertedCount += Number(r.reverted_count);
-        c.gasSpendWei += fromLimbs(AMOUNT_COLUMNS.gas.map((k) => r[k] as string));
-        c.valueWei += fromLimbs(AMOUNT_COLUMNS.value.map((k) => r[k] as string));
-        c.revertedGasWei += fromLimbs(AMOUNT_COLUMNS.reverted.map((k) => r[k] as string));
-      }
+    await this.checkDataVersion();
+    for (const { grain, range } of cover.buckets) {
+      for (const r of await this.rollupPart(grain, range, names)) addTotals(comboOf(r), r);
     }
     if (cover.raw.length) {
-      const parts: string[] = [];
-      const bindings: Knex.RawBinding[] = [];
-      for (const range of cover.raw) {
-        const time = rangeConditions('recorded_at', range);
-        parts.push(`SELECT workflow, relayer, network, gas_spend_wei, value_wei, reverted FROM spend_entries${where([...time.sql, ...names.sql])}`);
-        bindings.push(...time.bindings, ...names.bindings);
-      }
-      for (const r of rowsOf(await this.db.raw(parts.join(' UNION ALL '), bindings))) {
-        const c = comboOf(r);
-        const gas = BigInt(r.gas_spend_wei as string);
-        const reverted = r.reverted === true || Number(r.reverted) === 1;
-        c.txCount += 1;
-        c.gasSpendWei += gas;
-        c.valueWei += BigInt(r.value_wei as string);
-        if (reverted) {
-          c.revertedCount += 1;
-          c.revertedGasWei += gas;
-        }
-      }
+      for (const r of await this.edgeTotals(cover.raw, names)) addTotals(comboOf(r), r);
     }
     return [...combos.values()].filter((c) => c.txCount > 0);
   }
+
+  /**
+   * The sums of one rollup range per combination. Whole buckets of the past only change when an entry is
+   * recorded back in time (live sends are recorded now, in the open bucket), so a part is kept until a
+   * write of this process falls inside its range, or another process writes the database.
+   */
+  private async rollupPart(grain: string, range: Range, names: { sql: string[]; bindings: Knex.RawBinding[] }): Promise<ComboTotals[]> {
+    const time = rangeConditions('bucket', range);
+    const bindings = [grain, ...time.bindings, ...names.bindings];
+    const sql = `SELECT workflow, relayer, network, ${SUM_COLUMNS.map(sumText).join(', ')} FROM spend_rollups`
+      + `${where(['grain = ?', ...time.sql, ...names.sql])} GROUP BY workflow, relayer, network`;
+    const key = `${sql}\n${JSON.stringify(bindings)}`;
+    const cached = this.parts.get(key);
+    if (cached && this.stillValid(cached.seq, range.to)) return cached.totals;
+    const seq = ledgerWrites.seq;
+    const totals = rowsOf(await this.db.raw(sql, bindings)).map((r) => ({
+      workflow: String(r.workflow), relayer: String(r.relayer), network: String(r.network),
+      txCount: Number(r.tx_count), revertedCount: Number(r.reverted_count),
+      gasSpendWei: fromLimbs(AMOUNT_COLUMNS.gas.map((k) => r[k] as string)),
+      valueWei: fromLimbs(AMOUNT_COLUMNS.value.map((k) => r[k] as string)),
+      revertedGasWei: fromLimbs(AMOUNT_COLUMNS.reverted.map((k) => r[k] as string)),
+    }));
+    if (this.cacheable) {
+      if (this.parts.size >= MAX_CACHED_PARTS) this.parts.delete(this.parts.keys().next().value!);
+      this.parts.set(key, { seq, totals });
+    }
+    return totals;
+  }
+
+  /** Whether no write since `seq` recorded an entry before `to` (the end of a cached range). */
+  private stillValid(seq: number, to: number | undefined): boolean {
+    const log = ledgerWrites.log;
+    if (ledgerWrites.seq === seq) return true;
+    if (!log.length || log[0]!.seq > seq + 1) return false;
+    for (let i = log.length - 1; i >= 0 && log[i]!.seq > seq; i--) {
+      if (to === undefined || log[i]!.minAt < to) return false;
+    }
+    return true;
+  }
+
+  /** Another process's commit (SQLite's data_version moves): every cached part may be stale. */
+  private async checkDataVersion(): Promise<void> {
+    if (!this.cacheable) return;
+    const [row] = rowsOf(await this.db.raw('PRAGMA data_version'));
+    const version = Number(row?.data_version);
+    if (version !== this.dataVersion) {
+      this.parts.clear();
+      this.dataVersion = version;
+    }
+  }
+
+  /**
+   * Totals per combination of the entries at the edges of a range. On SQLite the sums are taken in SQL over
+   * nine-digit slices of the decimal amounts (each slice sum exact in 64 bits), then recombined with BigInt:
+   * one row per combination instead of one per entry.
+   */
+  private async edgeTotals(ranges: readonly Range[], names: { sql: string[]; bindings: Knex.RawBinding[] }): Promise<ComboTotals[]> {
+    const bindings: Knex.RawBinding[] = [];
+    const conditions = ranges.map((range) => {
+      const time = rangeConditions('recorded_at', range);
+      bindings.push(...time.bindings);
+      return `(${time.sql.join(' AND ') || '1 = 1'})`;
+    });
+    bindings.push(...names.bindings);
+    const filter = where([`(${conditions.join(' OR ')})`, ...names.sql]);
+    if (!this.cacheable) {
+      const rows = rowsOf(await this.db.raw(`SELECT workflow, relayer, network, gas_spend_wei, value_wei, reverted FROM spend_entries${filter}`, bindings));
+      return rows.map((r) => {
+        const gas = BigInt(r.gas_spend_wei as string);
+        const reverted = r.reverted === true || Number(r.reverted) === 1;
+        return {
+          workflow: String(r.workflow), relayer: String(r.relayer), network: String(r.network), txCount: 1, revertedCount: reverted ? 1 : 0,
+          gasSpendWei: gas, valueWei: BigInt(r.value_wei as string), revertedGasWei: reverted ? gas : 0n,
+        };
+      });
+    }
+    // Amounts of up to 18 digits fit a 64-bit integer, and SQLite's SUM refuses to overflow: the plain sum is
+    // exact or fails. Longer amounts, or an overflow, take nine-digit slices (each slice sum exact).
+    const plain = `SELECT workflow, relayer, network, count(*) AS tx_count, SUM(CASE WHEN reverted THEN 1 ELSE 0 END) AS reverted_count, `
+      + 'max(length(gas_spend_wei)) AS gas_digits, max(length(value_wei)) AS value_digits, '
+      + 'CAST(SUM(CAST(gas_spend_wei AS INTEGER)) AS TEXT) AS g, CAST(SUM(CAST(value_wei AS INTEGER)) AS TEXT) AS v, '
+      + 'CAST(SUM(CASE WHEN reverted THEN CAST(gas_spend_wei AS INTEGER) ELSE 0 END) AS TEXT) AS r '
+      + `FROM spend_entries${filter} GROUP BY workflow, relayer, network`;
+    const rows = await this.db.raw(plain, bindings).then(rowsOf, () => undefined);
+    if (rows && rows.every((r) => Number(r.gas_digits) <= 18 && Number(r.value_digits) <= 18)) {
+      return rows.map((r) => ({
+        workflow: String(r.workflow), relayer: String(r.relayer), network: String(r.network),
+        txCount: Number(r.tx_count), revertedCount: Number(r.reverted_count),
+        gasSpendWei: BigInt(r.g as string), valueWei: BigInt(r.v as string), revertedGasWei: BigInt((r.r as string | null) ?? 0),
+      }));
+    }
+    const slices = (column: string, alias: string, when?: string): string => DIGIT_SLICES.map((i) => {
+      const slice = `CAST(substr(${column}, -${9 * (i + 1)}, 9) AS INTEGER)`;
+      return `CAST(SUM(${when ? `CASE WHEN ${when} THEN ${slice} ELSE 0 END` : slice}) AS TEXT) AS ${alias}${i}`;
+    }).join(', ');
+    const sql = `SELECT workflow, relayer, network, count(*) AS tx_count, SUM(CASE WHEN reverted THEN 1 ELSE 0 END) AS reverted_count, `
+      + `${slices('gas_spend_wei', 'g')}, ${slices('value_wei', 'v')}, ${slices('gas_spend_wei', 'r', 'reverted')} `
+      + `FROM spend_entries${filter} GROUP BY workflow, relayer, network`;
+    return rowsOf(await this.db.raw(sql, bindings)).map((r) => ({
+      workflow: String(r.workflow), relayer: String(r.relayer), network: String(r.network),
+      txCount: Number(r.tx_count), revertedCount: Number(r.reverted_count),
+      gasSpendWei: fromDigitSlices(DIGIT_SLICES.map((i) => r[`g${i}`] as string)),
+      valueWei: fromDigitSlices(DIGIT_SLICES.map((i) => r[`v${i}`] as string)),
+      revertedGasWei: fromDigitSlices(DIGIT_SLICES.map((i) => r[`r${i}`] as string)),
+    }));
+  }
+
 
   private entryConditions(filter: SpendFilter): { sql: string[]; bindings: Knex.RawBinding[] } {
     const names = nameConditions(filter);

@@ -67,6 +67,21 @@ function rollupRows(entries: readonly LedgerEntry[]): unknown[][] {
 }
 
 /**
+ * Ledger writes of this process, in order: the earliest `recorded_at` of each. Caches of closed time ranges
+ * use it to drop what a later write touched (see KnexSpendLedger). Bounded: a cache entry older than the log
+ * is dropped too.
+ */
+export const ledgerWrites = { seq: 0, log: [] as { seq: number; minAt: number }[] };
+const WRITE_LOG = 1000;
+
+function noteWrite(entries: readonly LedgerEntry[]): void {
+  let minAt = Infinity;
+  for (const e of entries) if (e.recordedAt < minAt) minAt = e.recordedAt;
+  ledgerWrites.log.push({ seq: ++ledgerWrites.seq, minAt });
+  if (ledgerWrites.log.length > WRITE_LOG) ledgerWrites.log.splice(0, ledgerWrites.log.length - WRITE_LOG);
+}
+
+/**
  * Appends ledger entries inside the caller's transaction: entries whose (step_run_id, tx_hash) is already
  * recorded (or repeated within the batch) are skipped, and only the new ones reach the rollups.
  */
@@ -83,6 +98,9 @@ export async function appendEntries(db: Db, entries: readonly LedgerEntry[]): Pr
     seen.add(key);
     fresh.push(e);
   }
+  if (!fresh.length) return { written: 0, duplicates: entries.length };
+  // Noted before the write: a cache filled while this transaction is open must not keep the old sums.
+  noteWrite(fresh);
   await insertRows(db, 'spend_entries', ENTRY_COLUMNS, fresh.map(entryToRow), { conflictKey: ['step_run_id', 'tx_hash'], ignoreConflicts: true });
   // Limb sums are added as JS numbers per chunk: exact while a chunk holds fewer than 2^21 entries.
   for (let i = 0; i < fresh.length; i += ROLLUP_CHUNK) {
