@@ -1,6 +1,6 @@
 /**
  * How a time range [from, to) is read from the ledger's rollups. Rollups are kept at several grains, each
- * a fixed-size UTC bucket (32 days, a day, an hour) plus one all-time bucket. A range takes whole buckets
+ * a fixed-size UTC bucket (32 days, a day, an hour); all time is every 32-day bucket. A range takes whole buckets
  * from the coarsest grain that fits, then the finer grains at either edge, and the minutes left at the very
  * edges from the entries themselves: a bounded number of rollup rows per (workflow, relayer, network),
  * whatever the ledger's size.
@@ -14,8 +14,6 @@ export const GRAINS: readonly { readonly grain: string; readonly size: number }[
   { grain: 'd', size: DAY_MS },
   { grain: 'h', size: HOUR_MS },
 ];
-/** The grain of the single all-time bucket (bucket 0). */
-export const ALL_TIME = 'a';
 
 export interface Range {
   /** Inclusive lower bound; undefined: unbounded. */
@@ -55,10 +53,6 @@ function split(from: number | undefined, to: number | undefined, level: number, 
 
 export function coverRange(from: number | undefined, to: number | undefined): Cover {
   const cover: Cover = { buckets: [], raw: [] };
-  if (from === undefined && to === undefined) {
-    cover.buckets.push({ grain: ALL_TIME, range: {} });
-    return cover;
-  }
   split(from, to, 0, cover);
   return cover;
 }

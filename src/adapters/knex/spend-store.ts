@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { LedgerEntry, PendingReceipt } from '../../domain/spend/ledger-entry';
 import { insertRows, selectIn } from './bulk';
-import { ALL_TIME, bucketOf, GRAINS } from './spend-cover';
+import { bucketOf, GRAINS } from './spend-cover';
 import { AMOUNT_COLUMNS, LIMB_COLUMNS, LIMBS, toLimbs } from './spend-limbs';
 
 type Db = Knex | Knex.Transaction;
@@ -40,13 +40,12 @@ export function rowToEntry(r: Row): LedgerEntry {
 function rollupRows(entries: readonly LedgerEntry[]): unknown[][] {
   const rows = new Map<string, (string | number)[]>();
   const base = ROLLUP_KEY.length + 2;
-  const grains = [{ grain: ALL_TIME, size: 0 }, ...GRAINS];
   for (const e of entries) {
     const gas = toLimbs(e.gasSpendWei);
     const value = toLimbs(e.valueWei);
     const combo = `${e.workflow}\n${e.relayer}\n${e.network}`;
-    for (const { grain, size } of grains) {
-      const bucket = size ? bucketOf(e.recordedAt, size) : 0;
+    for (const { grain, size } of GRAINS) {
+      const bucket = bucketOf(e.recordedAt, size);
       const key = `${grain}\n${bucket}\n${combo}`;
       let row = rows.get(key);
       if (!row) {
