@@ -92,6 +92,11 @@ export function formatWeiDecimal(wei: bigint): string {
   return wei.toString(10);
 }
 
+/** As {@link parseWeiDecimal}, but undefined instead of an error for anything else. */
+export function weiDecimalOrUndefined(s: unknown): bigint | undefined {
+  return typeof s === 'string' && (INTEGER.test(s) || HEX.test(s)) ? BigInt(s) : undefined;
+}
+
 /**
  * Parses a non-negative integer given as a decimal digit string (`"21000"`) or a `0x` hex string
  * (`"0x5208"`), the two forms receipt numbers come in. No sign, no spaces, no unit.
@@ -99,6 +104,7 @@ export function formatWeiDecimal(wei: bigint): string {
  * @throws InvalidInputError(field, reason)
  */
 export function parseWeiDecimal(s: string, field: string): bigint {
-  if (typeof s === 'string' && (INTEGER.test(s) || HEX.test(s))) return BigInt(s);
+  const value = weiDecimalOrUndefined(s);
+  if (value !== undefined) return value;
   throw new InvalidInputError(field, `'${String(s)}' is not a non-negative integer (decimal digits or 0x-hex)`);
 }

@@ -112,6 +112,21 @@ describe('SettlePendingReceipts', () => {
     expect(spend.gapReasons()[0]).not.toContain(RPC_URL);
   });
 
+  it('keeps the read owed, not a gap, when recording the entry fails; the next drain records it', async () => {
+    await owe({ runId: 'a' });
+    const reader = new StubReader(new Map([[aTxHash('a'), { gasUsed: '7', effectiveGasPrice: '3' }]]));
+    const useCase = settle(reader);
+    const complete = spend.complete.bind(spend);
+    spend.complete = async () => {
+      throw new Error('database is locked');
+    };
+    await expect(useCase.drain()).rejects.toThrow('database is locked');
+    expect(await spend.counts()).toEqual({ pending: 1, gaps: 0 });
+    spend.complete = complete;
+    expect(await useCase.drain()).toEqual({ recorded: 1, gaps: 0 });
+    expect(spend.all().map((e) => e.gasSpendWei)).toEqual([21n]);
+  });
+
   it('does not retry a gap on the next drain (no double count, no second read)', async () => {
     await owe({ runId: 'a' });
     const reader = new StubReader(new Map([[aTxHash('a'), new ChainUnavailableError('sepolia', 'no provider answered')]]));

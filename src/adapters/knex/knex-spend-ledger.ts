@@ -2,12 +2,12 @@ import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
 import type { LedgerAppendResult, PendingReceipts, SpendFilter, SpendLedger } from '../../application/ports/spend-ledger';
 import type { LedgerEntry, PendingReceipt } from '../../domain/spend/ledger-entry';
-import { zeroTotals, type ComboTotals, type SpendTotals } from '../../domain/spend/spend-totals';
+import { addTotals, zeroTotals, type ComboTotals } from '../../domain/spend/spend-totals';
 import { isSqlite } from './connection';
 import { Database } from './knex-journal.writer';
 import { coverRange, type Range } from './spend-cover';
 import { AMOUNT_COLUMNS, fromLimbs } from './spend-limbs';
-import { appendEntries, bodyToPending, ledgerWrites, rowToEntry } from './spend-store';
+import { appendEntries, bodyToPending, ledgerWrites, ROLLUP_SUMS, rowToEntry } from './spend-store';
 
 type Row = Record<string, unknown>;
 const rowsOf = (result: unknown): Row[] => (Array.isArray(result) ? result : (result as { rows: Row[] }).rows);
@@ -45,7 +45,6 @@ function rangeConditions(column: string, range: Range): { sql: string[]; binding
 
 const where = (parts: string[]): string => (parts.length ? ` WHERE ${parts.join(' AND ')}` : '');
 const sumText = (column: string): string => `CAST(SUM(${column}) AS TEXT) AS ${column}`;
-const SUM_COLUMNS = ['tx_count', 'reverted_count', ...AMOUNT_COLUMNS.gas, ...AMOUNT_COLUMNS.value, ...AMOUNT_COLUMNS.reverted];
 const MAX_CACHED_PARTS = 256;
 /** Nine-digit slices of a decimal amount: 81 digits cover a uint256 (78). */
 const DIGIT_SLICES = Array.from({ length: 9 }, (_, i) => i);
@@ -55,14 +54,6 @@ function fromDigitSlices(sums: readonly (string | null)[]): bigint {
   let total = 0n;
   for (let i = sums.length - 1; i >= 0; i--) total = total * BILLION + BigInt(sums[i] ?? 0);
   return total;
-}
-
-function addTotals(into: ComboTotals, add: SpendTotals): void {
-  into.txCount += add.txCount;
-  into.revertedCount += add.revertedCount;
-  into.gasSpendWei += add.gasSpendWei;
-  into.valueWei += add.valueWei;
-  into.revertedGasWei += add.revertedGasWei;
 }
 
 /**
@@ -117,7 +108,7 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
   private async rollupPart(grain: string, range: Range, names: { sql: string[]; bindings: Knex.RawBinding[] }): Promise<ComboTotals[]> {
     const time = rangeConditions('bucket', range);
     const bindings = [grain, ...time.bindings, ...names.bindings];
-    const sql = `SELECT workflow, relayer, network, ${SUM_COLUMNS.map(sumText).join(', ')} FROM spend_rollups`
+    const sql = `SELECT workflow, relayer, network, ${ROLLUP_SUMS.map(sumText).join(', ')} FROM spend_rollups`
       + `${where(['grain = ?', ...time.sql, ...names.sql])} GROUP BY workflow, relayer, network`;
     const key = `${sql}\n${JSON.stringify(bindings)}`;
     const cached = this.parts.get(key);

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { LedgerEntry, PendingReceipt } from '../../domain/spend/ledger-entry';
 import { insertRows, selectIn } from './bulk';
 import { bucketOf, GRAINS } from './spend-cover';
-import { AMOUNT_COLUMNS, LIMB_COLUMNS, LIMBS, toLimbs } from './spend-limbs';
+import { LIMB_COLUMNS, LIMBS, toLimbs } from './spend-limbs';
 
 type Db = Knex | Knex.Transaction;
 type Row = Record<string, unknown>;
@@ -14,7 +14,8 @@ export const ENTRY_COLUMNS = [
 
 const ROLLUP_KEY = ['grain', 'bucket', 'workflow', 'relayer', 'network'] as const;
 const ROLLUP_COLUMNS = [...ROLLUP_KEY, 'tx_count', 'reverted_count', ...LIMB_COLUMNS];
-const ROLLUP_SUMS = ['tx_count', 'reverted_count', ...LIMB_COLUMNS];
+/** The rollup columns that add up: counts and amount limbs. */
+export const ROLLUP_SUMS = ['tx_count', 'reverted_count', ...LIMB_COLUMNS];
 const ROLLUP_CHUNK = 100_000;
 
 export const entryKey = (e: { stepRunId: string; txHash: string | null }): string => `${e.stepRunId}\n${e.txHash ?? ''}`;
@@ -125,4 +126,3 @@ export async function addPending(db: Db, pending: readonly PendingReceipt[]): Pr
   });
 }
 
-export { AMOUNT_COLUMNS };

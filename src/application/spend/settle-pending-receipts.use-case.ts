@@ -62,15 +62,17 @@ export class SettlePendingReceipts {
     if (p.txHash === null) return 'the settle names no transaction hash';
     const network = this.config.networks.get(p.network);
     if (!network || !network.rpc.length) return `network '${p.network}' has no read providers configured`;
+    let receipt;
     try {
-      const receipt = await this.reader.read({ network: network.name, chainId: network.chainId, rpc: network.rpc }, p.txHash);
-      if (!receipt) return 'no receipt found for the transaction';
-      const entry = completeEntry(p, receipt);
-      if (!entry) return 'the receipt has no gas numbers';
-      await this.pending.complete(p, entry);
-      return undefined;
+      receipt = await this.reader.read({ network: network.name, chainId: network.chainId, rpc: network.rpc }, p.txHash);
     } catch (err) {
       return err instanceof Error ? err.message : String(err);
     }
+    if (!receipt) return 'no receipt found for the transaction';
+    const entry = completeEntry(p, receipt);
+    if (!entry) return 'the receipt has no gas numbers';
+    // A storage failure here is not a gap: it propagates, the read stays owed, and the next drain does it again.
+    await this.pending.complete(p, entry);
+    return undefined;
   }
 }

@@ -1,5 +1,6 @@
 import type { Receipt } from '../journal/journal-event';
 import type { SendAttempt } from '../send-attempt';
+import { weiDecimalOrUndefined } from '../wei';
 
 /** Workflow name of the ledger entries of relayer top-ups (attributed to the funding relayer). */
 export const TOPUP_WORKFLOW = 'relayers.topup';
@@ -46,8 +47,7 @@ export interface PendingReceipt extends LandedSend {
 export function receiptNumber(value: string | number | undefined): bigint | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? BigInt(value) : undefined;
-  if (/^[0-9]+$/.test(value) || /^0x[0-9a-fA-F]+$/.test(value)) return BigInt(value);
-  return undefined;
+  return weiDecimalOrUndefined(value);
 }
 
 /** The gas numbers of a receipt, or undefined when it lacks gasUsed or any gas price. */
