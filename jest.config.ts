@@ -6,7 +6,12 @@ const config: Config = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   setupFiles: ['<rootDir>/test/setup.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', {}] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', {}],
+    // The CEL library ships ES modules only; Jest on Node 20 cannot require them, so they are compiled to CommonJS.
+    '/node_modules/@marcbachmann/cel-js/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@marcbachmann/cel-js/)'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

@@ -1,3 +1,5 @@
+import type { WorkflowDefinition } from '../domain/engine/workflow';
+
 /**
  * The loaded, validated configuration (CONTRACT section 2), in domain terms: amounts are bigint wei,
  * durations are milliseconds, secret references are resolved to their values.
@@ -35,8 +37,10 @@ export interface BudgetConfig {
 export interface WorkflowConfig {
   readonly name: string;
   readonly budgets: readonly string[];
-  /** The engine's own definition (trigger, steps), kept as configured. */
+  /** The workflow's section as configured (trigger, steps, …). */
   readonly definition: Readonly<Record<string, unknown>>;
+  /** What the engine runs, validated; absent for a workflow that defines no steps (known to the journal only). */
+  readonly engine?: WorkflowDefinition;
 }
 
 export interface ServerConfig {
@@ -50,6 +54,16 @@ export interface ServerConfig {
   readonly healthPublic: boolean;
   /** `/metrics` open without auth. Default false. */
   readonly metricsPublic: boolean;
+}
+
+/** Tuning of the engine (`engine:` in chainflow.yaml, an extension; every key optional). */
+export interface EngineConfig {
+  /** How long a run's lease lasts without renewal, in ms: a run left by a dead process is taken on after this. Default 15 s. */
+  readonly leaseTtlMs: number;
+  /** How often an idle engine looks for due runs and cron ticks, in ms. Default 500 ms. */
+  readonly pollMs: number;
+  /** Runs one engine process drives at once. Default 64. */
+  readonly concurrency: number;
 }
 
 export interface StorageConfig {
@@ -66,6 +80,8 @@ export interface ChainflowConfig {
   readonly relayers: ReadonlyMap<string, RelayerConfig>;
   readonly budgets: ReadonlyMap<string, BudgetConfig>;
   readonly workflows: ReadonlyMap<string, WorkflowConfig>;
+  /** Engine tuning; DEFAULT_ENGINE_CONFIG when absent. */
+  readonly engine?: EngineConfig;
   /**
    * Every value redaction must hide: declared secrets, secret-typed fields, and every value of an
    * environment variable that the raw config references anywhere.
@@ -73,3 +89,5 @@ export interface ChainflowConfig {
   readonly secretValues: readonly string[];
 }
 export const ChainflowConfig = Symbol('ChainflowConfig');
+
+export const DEFAULT_ENGINE_CONFIG: EngineConfig = { leaseTtlMs: 15_000, pollMs: 500, concurrency: 64 };

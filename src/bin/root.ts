@@ -50,6 +50,25 @@ import { StorageHealth } from '../application/ports/storage-health';
 import { CursorCodec } from '../domain/cursor';
 import { ExplorerLinks } from '../domain/explorer';
 import { Redactor } from '../domain/redactor';
+import { CelExpressions } from '../adapters/cel';
+import { CronerCalendar } from '../adapters/cron';
+import { FetchHttpClient } from '../adapters/http-client';
+import { KnexEngineStore } from '../adapters/knex/knex-engine.store';
+import { KnexWorkflowStates } from '../adapters/knex/knex-workflow-states';
+import { CancelRun } from '../application/engine/cancel-run.use-case';
+import { DecideApproval } from '../application/engine/decide-approval.use-case';
+import { DriveRun } from '../application/engine/drive-run.use-case';
+import { Engine } from '../application/engine/engine';
+import { ReceiveWebhook } from '../application/engine/receive-webhook.use-case';
+import { StartRun } from '../application/engine/start-run.use-case';
+import { StepRunners } from '../application/engine/step-runners';
+import { WorkflowCatalog } from '../application/engine/workflow-catalog';
+import { ListConfiguredWorkflows, SetWorkflowPaused } from '../application/engine/workflow-controls.use-case';
+import { CronCalendar } from '../application/ports/cron-calendar';
+import { EngineStore } from '../application/ports/engine-store';
+import { Expressions } from '../application/ports/expressions';
+import { HttpClient } from '../application/ports/http-client';
+import { WorkflowStates } from '../application/ports/workflow-states';
 
 export interface RootOptions {
   /** Working directory (config file and default SQLite location). Default `process.cwd()`. */
@@ -104,12 +123,19 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(ChainReceiptReader).toService(Web3Chain);
   container.bind(ChainSender).toService(Web3Chain);
   container.bind<Logger>(Logger).toConstantValue(options.logger ?? new PinoLogger());
+  container.bind(EngineStore).to(KnexEngineStore);
+  container.bind(WorkflowStates).to(KnexWorkflowStates);
+  container.bind(HttpClient).toConstantValue(new FetchHttpClient());
+  container.bind(Expressions).toConstantValue(new CelExpressions());
+  container.bind(CronCalendar).toConstantValue(new CronerCalendar());
 
   const useCases = [
     ListRuns, GetRunTimeline, DiffRuns, ExportHistory, ListSends, ListApprovals, ListWaiting, ListReorgs, ListReplays, ListWorkflows,
     PruneHistory, ArchiveExport, ImportJournal, WriteDemoJournal, CheckHealth, JournalSizes,
     Authenticate, MintBearer, RevokeBearer, ListBearers,
     GetSpend, ExportSpend, BudgetGuard, SendTransaction, SettlePendingReceipts,
+    WorkflowCatalog, StepRunners, StartRun, DriveRun, DecideApproval, CancelRun, SetWorkflowPaused, ListConfiguredWorkflows,
+    ReceiveWebhook, Engine,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
 

@@ -16,7 +16,12 @@ import { ListSends } from '../application/history/list-sends.use-case';
 import { ListWaiting } from '../application/history/list-waiting.use-case';
 import { ListWorkflows } from '../application/history/list-workflows.use-case';
 import { GetSpend } from '../application/spend/get-spend.use-case';
-import { SettlePendingReceipts } from '../application/spend/settle-pending-receipts.use-case';
+import { CancelRun } from '../application/engine/cancel-run.use-case';
+import { DecideApproval } from '../application/engine/decide-approval.use-case';
+import { Engine } from '../application/engine/engine';
+import { ReceiveWebhook } from '../application/engine/receive-webhook.use-case';
+import { StartRun } from '../application/engine/start-run.use-case';
+import { ListConfiguredWorkflows, SetWorkflowPaused } from '../application/engine/workflow-controls.use-case';
 import { PendingReceipts } from '../application/ports/spend-ledger';
 import { Redactor } from '../domain/redactor';
 import type { Root } from './root';
@@ -33,27 +38,26 @@ export function createLogger(): pino.Logger {
   });
 }
 
-/** How often a running server reads the receipts the spend ledger is owed. */
-const RECEIPT_DRAIN_MS = 5_000;
+export interface ServerOptions {
+  readonly port?: number;
+  readonly host?: string;
+  readonly logger?: pino.Logger;
+  /** Run the engine in this process too (`chainflow start`; `--no-engine`: false). Default true. */
+  readonly engine?: boolean;
+}
 
-/** Starts the HTTP server on the configured address (or `port`); resolves once it listens. */
-export async function startServer(root: Root, options: { port?: number; host?: string; logger?: pino.Logger } = {}): Promise<Server> {
+/**
+ * Starts the HTTP server on the configured address (or `port`), and the engine's loop unless `engine` is false;
+ * resolves once it listens. Closing the server stops the engine.
+ */
+export async function startServer(root: Root, options: ServerOptions = {}): Promise<Server> {
   const { container, config } = root;
   const logger = options.logger ?? createLogger();
   const redactor = container.get(Redactor);
   const sizes = container.get(JournalSizes);
   const pendingReceipts = container.get<PendingReceipts>(PendingReceipts);
-  // Receipt reads owed (settles journaled without gas numbers, or owed before a crash): at start, then every
-  // few seconds in the background.
-  const settle = container.get(SettlePendingReceipts);
-  const drain = (): void => {
-    settle.drain().catch((err: unknown) => {
-      logger.warn({ err: redactor.redactText(err instanceof Error ? err.message : String(err)) }, 'spend ledger: receipt reads failed');
-    });
-  };
-  drain();
-  const drainTimer = setInterval(drain, RECEIPT_DRAIN_MS);
-  drainTimer.unref();
+  const engine = options.engine === false ? undefined : container.get(Engine);
+  engine?.start();
   const app = createHttpApp({
     history: {
       listRuns: container.get(ListRuns),
@@ -68,6 +72,15 @@ export async function startServer(root: Root, options: { port?: number; host?: s
       diffRuns: container.get(DiffRuns),
     },
     getSpend: container.get(GetSpend),
+    engine: {
+      startRun: container.get(StartRun),
+      decideApproval: container.get(DecideApproval),
+      cancelRun: container.get(CancelRun),
+      setPaused: container.get(SetWorkflowPaused),
+      listWorkflows: container.get(ListConfiguredWorkflows),
+      receiveWebhook: container.get(ReceiveWebhook),
+      poke: () => engine?.poke(),
+    },
     checkHealth: container.get(CheckHealth),
     authenticate: container.get(Authenticate),
     metrics: new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts()),
@@ -81,7 +94,7 @@ export async function startServer(root: Root, options: { port?: number; host?: s
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     server.once('listening', () => resolve(server));
-    server.once('close', () => clearInterval(drainTimer));
+    server.once('close', () => void engine?.stop());
     server.once('error', reject);
   });
 }

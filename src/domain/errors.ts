@@ -8,7 +8,8 @@ export type ErrorCode =
   | 'invalid_config'
   | 'journal_rejected'
   | 'unauthorized'
-  | 'budget_exceeded';
+  | 'budget_exceeded'
+  | 'conflict';
 
 export abstract class ChainflowError extends Error {
   abstract readonly code: ErrorCode;
@@ -43,5 +44,21 @@ export class JournalRejectedError extends ChainflowError {
   /** index: position of the offending event in the appended sequence (0-based). */
   constructor(readonly index: number, readonly reason: string) {
     super(`event ${index}: ${reason}`);
+  }
+}
+
+/** The request is valid but the state forbids it now (a paused workflow, an approval decided already, a run that ended). */
+export class ConflictError extends ChainflowError {
+  readonly code = 'conflict' as const;
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/** Credentials (a token, a webhook signature) missing or wrong. */
+export class UnauthorizedError extends ChainflowError {
+  readonly code = 'unauthorized' as const;
+  constructor(reason = 'unauthorized') {
+    super(reason);
   }
 }

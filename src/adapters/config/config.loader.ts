@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseDocument } from 'yaml';
-import type { ChainflowConfig } from '../../application/config';
+import { DEFAULT_ENGINE_CONFIG, type ChainflowConfig } from '../../application/config';
 import { InvalidConfigError } from '../../domain/errors';
 import { describeValue } from './config.schema';
 import { ConfigReader, isMap, type Raw } from './config.reader';
@@ -42,6 +42,7 @@ export function defaultConfig(cwd: string): ChainflowConfig {
     relayers: new Map(),
     budgets: new Map(),
     workflows: new Map(),
+    engine: DEFAULT_ENGINE_CONFIG,
     secretValues: [],
   };
 }

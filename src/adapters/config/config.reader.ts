@@ -8,7 +8,10 @@ import type {
   RelayerConfig,
   ServerConfig,
   WorkflowConfig,
+  EngineConfig,
 } from '../../application/config';
+import { DEFAULT_ENGINE_CONFIG } from '../../application/config';
+import { readWorkflow } from './workflow.reader';
 import { InvalidConfigError, InvalidInputError } from '../../domain/errors';
 import { parseDuration } from '../../domain/duration';
 import { parseAmount } from '../../domain/wei';
@@ -93,6 +96,7 @@ export class ConfigReader {
       relayers,
       budgets,
       workflows: this.workflows(budgets),
+      engine: this.engine(),
       secretValues: this.secretValues(),
     };
     if (this.problems.size > 0) {
@@ -287,9 +291,32 @@ export class ConfigReader {
           this.problem(where, `names no configured budget '${budget}'${known(budgets)}`);
         }
       });
-      workflows.set(name, { name, budgets: names, definition: raw });
+      const engine = readWorkflow(name, raw, {
+        problem: (at, message) => this.problem(at, message),
+        resolve: (value, at) => this.resolveRequired(value, at),
+      });
+      workflows.set(name, { name, budgets: names, definition: raw, ...(engine ? { engine } : {}) });
     }
     return workflows;
+  }
+
+  /** `engine:` (an extension): lease TTL, poll interval, concurrency; each optional. */
+  private engine(): EngineConfig {
+    const raw = isMap(this.raw.engine) ? this.raw.engine : {};
+    const ms = (key: string, fallback: number): number => {
+      if (typeof raw[key] !== 'string') return fallback;
+      try {
+        return parseDuration(raw[key] as string, childPath('engine', key));
+      } catch (error) {
+        this.inputProblem(error);
+        return fallback;
+      }
+    };
+    return {
+      leaseTtlMs: ms('lease_ttl', DEFAULT_ENGINE_CONFIG.leaseTtlMs),
+      pollMs: ms('poll_interval', DEFAULT_ENGINE_CONFIG.pollMs),
+      concurrency: typeof raw.concurrency === 'number' ? raw.concurrency : DEFAULT_ENGINE_CONFIG.concurrency,
+    };
   }
 
   /** Values of every declared secret and every referenced environment variable that is set and non-empty. */

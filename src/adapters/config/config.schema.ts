@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { workflowSchema } from './workflow.schema';
 
 /**
  * JSON Schema (draft-07, ajv's default) of `chainflow.yaml` (CONTRACT section 2), and the wording that turns
@@ -106,13 +107,14 @@ export const configSchema = {
         },
       },
     },
-    workflows: {
+    workflows: { type: 'object', additionalProperties: workflowSchema },
+    engine: {
       type: 'object',
-      additionalProperties: {
-        type: 'object',
-        // The engine owns the rest of a workflow's definition (trigger, steps).
-        additionalProperties: true,
-        properties: { budgets: { $ref: '#/definitions/nameList' } },
+      additionalProperties: false,
+      properties: {
+        lease_ttl: { type: 'string' },
+        poll_interval: { type: 'string' },
+        concurrency: { type: 'integer', minimum: 1, maximum: 1024 },
       },
     },
   },
@@ -171,6 +173,8 @@ export function schemaProblems(errors: readonly ErrorObject[]): SchemaProblem[] 
     if (!byPath.has(path)) byPath.set(path, message);
   };
   for (const error of errors) {
+    // An if/then's own summary ("must match then schema"): the error inside `then` says what is wrong.
+    if (error.keyword === 'if') continue;
     let path = pointerToPath(error.instancePath);
     const refMatch = /^#\/definitions\/(reference|envReference)\/(properties\/)?/.exec(error.schemaPath);
     if (refMatch) {

@@ -3,7 +3,10 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Authenticate } from '../../application/auth/authenticate.use-case';
 import type { CheckHealth } from '../../application/health/check-health.use-case';
 import type { GetSpend } from '../../application/spend/get-spend.use-case';
+import type { ReceiveWebhook } from '../../application/engine/receive-webhook.use-case';
 import { requireAuth } from './auth.middleware';
+import { engineRoutes, type EngineUseCases } from './engine.routes';
+import { hooksRoutes } from './hooks.routes';
 import { apiNotFound, errorHandler } from './error-handler';
 import { historyRoutes, type HistoryUseCases } from './history.routes';
 import type { HttpMetrics } from './metrics';
@@ -13,6 +16,8 @@ import { securityHeaders } from './security-headers';
 export interface HttpDependencies {
   readonly history: HistoryUseCases;
   readonly getSpend: GetSpend;
+  /** The engine's routes (start, approve, cancel, pause) and webhook triggers. */
+  readonly engine?: EngineUseCases & { readonly receiveWebhook: ReceiveWebhook };
   readonly checkHealth: CheckHealth;
   readonly authenticate: Authenticate;
   readonly metrics: HttpMetrics;
@@ -69,11 +74,13 @@ export function createHttpApp(deps: HttpDependencies): Express {
   api.get('/spend', async (req, res) => {
     res.json(await deps.getSpend.execute(req.query as Record<string, unknown>));
   });
+  if (deps.engine) api.use(engineRoutes(deps.engine));
   api.use(apiNotFound);
   app.use('/api', api);
 
   // Inbound webhooks of workflow triggers: never under the bearer (each trigger checks its own HMAC); the
   // engine mounts its triggers here. Without one, the path answers as unknown.
+  if (deps.engine) app.use('/hooks', hooksRoutes(deps.engine.receiveWebhook, deps.engine.poke));
   app.use('/hooks', (_req, res) => {
     res.status(404).json({ error: 'no such trigger' });
   });

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Authenticate } from '../../application/auth/authenticate.use-case';
+import { CONFIGURED_TOKEN_NAME, type Authenticate } from '../../application/auth/authenticate.use-case';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -13,10 +13,17 @@ export function requireAuth(auth: Authenticate): RequestHandler {
     if (!auth.enabled) return next();
     const candidates = [BEARER.exec(req.get('authorization') ?? '')?.[1], req.get('x-service-token')?.trim()];
     // The configured token is checked synchronously; only a named bearer needs a lookup.
-    if (auth.matchesConfigured(candidates)) return next();
-    auth.execute(candidates).then((ok) => {
-      if (ok) next();
-      else res.set('WWW-Authenticate', 'Bearer').status(401).json({ error: 'unauthorized' });
+    if (auth.matchesConfigured(candidates)) {
+      res.locals.principal = CONFIGURED_TOKEN_NAME;
+      return next();
+    }
+    auth.identify(candidates).then((name) => {
+      if (name === null) {
+        res.set('WWW-Authenticate', 'Bearer').status(401).json({ error: 'unauthorized' });
+        return;
+      }
+      res.locals.principal = name;
+      next();
     }, next);
   };
 }

@@ -8,6 +8,7 @@ const STATUS: Record<ErrorCode, number> = {
   journal_rejected: 400,
   unauthorized: 401,
   budget_exceeded: 409,
+  conflict: 409,
 };
 
 /** Unknown routes under /api answer JSON, not Express's HTML. */

@@ -4,6 +4,7 @@ import { bearers } from './migration-bearers';
 import { listIndexes } from './migration-lists';
 import { withoutRowid } from './schema';
 import { spend } from './migration-spend';
+import { engine } from './migration-engine';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -150,7 +151,7 @@ const initial: Migration = {
   },
 };
 
-const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['0001_journal', initial], ['0002_history_lists', listIndexes], ['0003_bearers', bearers], ['0004_spend', spend]];
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['0001_journal', initial], ['0002_history_lists', listIndexes], ['0003_bearers', bearers], ['0004_spend', spend], ['0005_engine', engine]];
 
 /** Migrations compiled into the program (no directory scan at start-up). */
 export const migrationSource: Knex.MigrationSource<Migration> = {

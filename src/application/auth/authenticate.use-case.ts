@@ -9,6 +9,9 @@ function usable(candidates: readonly (string | undefined)[]): string[] {
   return candidates.filter((c): c is string => typeof c === 'string' && c.length > 0 && c.length <= 512);
 }
 
+/** The name the configured `server.auth.token` acts under (CONTRACT 8.4). */
+export const CONFIGURED_TOKEN_NAME = 'token';
+
 /** A use is recorded at most this often per bearer (ms): last-used is for people, not an audit log. */
 const TOUCH_EVERY = 60_000;
 
@@ -43,15 +46,23 @@ export class Authenticate {
 
   /** `candidates`: the tokens a request carries (Authorization: Bearer, X-Service-Token), absent ones undefined. */
   async execute(candidates: readonly (string | undefined)[]): Promise<boolean> {
-    if (this.matchesConfigured(candidates)) return true;
+    return (await this.identify(candidates)) !== null;
+  }
+
+  /**
+   * Who the credentials name: `token` for the configured token, the bearer's name for a live named bearer, null
+   * when none is valid. Decisions taken over the API are recorded under this name.
+   */
+  async identify(candidates: readonly (string | undefined)[]): Promise<string | null> {
+    if (this.matchesConfigured(candidates)) return CONFIGURED_TOKEN_NAME;
     for (const candidate of usable(candidates)) {
       const bearer = await this.bearers.findByHash(tokenHash(candidate));
       if (bearer && bearer.revokedAt === null) {
         this.noteUse(bearer.name);
-        return true;
+        return bearer.name;
       }
     }
-    return false;
+    return null;
   }
 
   private noteUse(name: string): void {

@@ -1,3 +1,5 @@
+import ApprovalsApprove from './approvals/approve';
+import ApprovalsReject from './approvals/reject';
 import ArchiveExportCommand from './archive/export';
 import Demo from './demo';
 import History from './history/index';
@@ -11,17 +13,26 @@ import HistoryWaiting from './history/waiting';
 import HistoryWorkflows from './history/workflows';
 import JournalImport from './journal/import';
 import Retention from './retention';
+import Run from './run';
+import RunsCancel from './runs/cancel';
 import RunsDiff from './runs/diff';
 import RunsTimeline from './runs/timeline';
 import Spend from './spend/index';
 import SpendExport from './spend/export';
 import Start from './start';
+import Test from './test';
 import TokenList from './token/list';
 import TokenMint from './token/mint';
 import TokenRevoke from './token/revoke';
+import Worker from './worker';
+import Workflows from './workflows/index';
+import WorkflowsPause from './workflows/pause';
+import WorkflowsResume from './workflows/resume';
 
 /** Every command of the `chainflow` program, by oclif id (oclif's "explicit" command discovery). */
 export const COMMANDS = {
+  'approvals:approve': ApprovalsApprove,
+  'approvals:reject': ApprovalsReject,
   'archive:export': ArchiveExportCommand,
   demo: Demo,
   history: History,
@@ -35,12 +46,19 @@ export const COMMANDS = {
   'history:workflows': HistoryWorkflows,
   'journal:import': JournalImport,
   retention: Retention,
+  run: Run,
+  'runs:cancel': RunsCancel,
   'runs:diff': RunsDiff,
   'runs:timeline': RunsTimeline,
   spend: Spend,
   'spend:export': SpendExport,
   start: Start,
+  test: Test,
   'token:list': TokenList,
   'token:mint': TokenMint,
   'token:revoke': TokenRevoke,
+  worker: Worker,
+  workflows: Workflows,
+  'workflows:pause': WorkflowsPause,
+  'workflows:resume': WorkflowsResume,
 };

@@ -3,9 +3,10 @@ import { ChainflowCommand } from '../base.command';
 
 /** `chainflow start [--port N]`: run the server until interrupted. */
 export default class Start extends ChainflowCommand {
-  static override summary = 'Run the server (history API, embedded UI, probes)';
+  static override summary = 'Run the server (API, embedded UI, webhooks, probes) and the engine';
   static override flags = {
     port: Flags.integer({ description: 'port to listen on (default from server.listen, 8080)', min: 1, max: 65535 }),
+    engine: Flags.boolean({ description: 'run the engine in this process too (--no-engine: the API alone)', default: true, allowNo: true }),
   };
 
   async run(): Promise<void> {
@@ -13,11 +14,11 @@ export default class Start extends ChainflowCommand {
     const root = await this.root(flags.config, 'server');
     const { startServer, createLogger } = await import('../../../bin/server');
     const logger = createLogger();
-    const server = await startServer(root, { port: flags.port, logger });
+    const server = await startServer(root, { port: flags.port, logger, engine: flags.engine });
     const address = server.address();
     const where = typeof address === 'object' && address ? `http://${address.address}:${address.port}` : String(address);
     const storage = root.config.storage.url.replace(/\/\/[^@/]*@/, '//<redacted>@');
-    logger.info({ url: where, storage, auth: root.config.server.authToken ? 'on' : 'off' }, 'chainflow listening');
+    logger.info({ url: where, storage, auth: root.config.server.authToken ? 'on' : 'off', engine: flags.engine ? 'on' : 'off' }, 'chainflow listening');
     await new Promise<void>((resolve) => {
       const stop = (): void => {
         server.close(() => resolve());

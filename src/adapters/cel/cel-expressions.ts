@@ -1,0 +1,69 @@
+import { evaluate, parse } from '@marcbachmann/cel-js';
+import { ExpressionError, type Expressions } from '../../application/ports/expressions';
+
+/** First line of a CEL library message (the rest is a source excerpt), without the values it may quote. */
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
+}
+
+/** JSON-like context → CEL values: integers become CEL ints (bigint), other numbers doubles. */
+function toCel(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
+  if (Array.isArray(value)) return value.map(toCel);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toCel(v)]));
+  return value;
+}
+
+/** CEL values → JSON: ints as numbers when exact, else decimal strings. */
+function fromCel(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (Array.isArray(value)) return value.map(fromCel);
+  if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [String(k), fromCel(v)]));
+  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fromCel(v)]));
+  }
+  if (value && typeof value === 'object' && 'valueOf' in value && typeof (value as { valueOf(): unknown }).valueOf() === 'bigint') {
+    return fromCel((value as { valueOf(): unknown }).valueOf());
+  }
+  return value;
+}
+
+/** CEL through @marcbachmann/cel-js (no eval, no home-made parser); parsed expressions are cached. */
+export class CelExpressions implements Expressions {
+  private readonly compiled = new Map<string, ReturnType<typeof parse>>();
+
+  check(source: string): string | undefined {
+    try {
+      this.program(source);
+      return undefined;
+    } catch (err) {
+      return firstLine(err);
+    }
+  }
+
+  evaluate(source: string, context: Readonly<Record<string, unknown>>): unknown {
+    let program;
+    try {
+      program = this.program(source);
+    } catch (err) {
+      throw new ExpressionError(firstLine(err));
+    }
+    try {
+      return fromCel(program(toCel(context) as Record<string, unknown>));
+    } catch (err) {
+      throw new ExpressionError(firstLine(err));
+    }
+  }
+
+  private program(source: string): ReturnType<typeof parse> {
+    let program = this.compiled.get(source);
+    if (!program) {
+      program = parse(source);
+      this.compiled.set(source, program);
+    }
+    return program;
+  }
+}
+
+/** Evaluate once without a cache (tests, one-off checks). */
+export const evaluateCel = (source: string, context: Record<string, unknown>): unknown => fromCel(evaluate(source, toCel(context) as Record<string, unknown>));

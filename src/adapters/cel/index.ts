@@ -1,0 +1,1 @@
+export { CelExpressions } from './cel-expressions';

@@ -1,0 +1,66 @@
+import { userInfo } from 'node:os';
+import { Args, Flags } from '@oclif/core';
+import { Engine } from '../../../application/engine/engine';
+import { GetRunTimeline } from '../../../application/history/get-run-timeline.use-case';
+import { InvalidInputError } from '../../../domain/errors';
+import type { Json } from '../../../domain/journal/journal-event';
+import { ChainflowCommand, EXIT_FAILURE } from '../base.command';
+
+/** Who runs a command: the OS user, for trigger summaries and decisions. */
+export function osUser(): string {
+  try {
+    return userInfo().username || 'cli';
+  } catch {
+    return 'cli';
+  }
+}
+
+/** `--input JSON`: the run's payload. */
+export function parseInput(text: string | undefined): Json | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    throw new InvalidInputError('--input', 'must be JSON');
+  }
+}
+
+/** What `run` and `test` share: start a run and drive it here until it ends or parks, then print it. */
+export abstract class StartsRun extends ChainflowCommand {
+  protected async runWorkflow(workflow: string, flags: { config?: string; input?: string; detach?: boolean; json?: boolean }, session: 'live' | 'test'): Promise<void> {
+    const payload = parseInput(flags.input);
+    const root = await this.root(flags.config);
+    const engine = root.container.get(Engine);
+    const request = {
+      workflow, session,
+      trigger: { kind: 'manual', summary: `manual by ${osUser()}`, ...(payload !== undefined ? { payload } : {}) },
+    };
+    let runId: string;
+    if (flags.detach) {
+      const { StartRun } = await import('../../../application/engine/start-run.use-case');
+      runId = (await root.container.get(StartRun).execute(request)).runId;
+    } else {
+      runId = await engine.runHere(request);
+    }
+    const { run } = await root.container.get(GetRunTimeline).execute(runId);
+    if (flags.json) this.log(JSON.stringify(run, null, 2));
+    else this.log(`${run.run_id} ${run.status}${run.error_kind ? ` (${run.error_kind})` : ''}${run.wait_kind ? ` (waiting: ${run.wait_kind})` : ''}`);
+    if (run.status === 'failed' || run.status === 'dead_lettered') this.exit(EXIT_FAILURE);
+  }
+}
+
+/** `chainflow run WF [--input JSON] [--detach]`: a manual run, driven here until it ends or parks. */
+export default class Run extends StartsRun {
+  static override summary = 'Start a manual run of a workflow and drive it until it ends or parks';
+  static override args = { workflow: Args.string({ required: true, description: 'workflow name' }) };
+  static override flags = {
+    input: Flags.string({ description: 'the run\'s payload, as JSON' }),
+    detach: Flags.boolean({ description: 'only start the run; a running engine (start / worker) drives it' }),
+    json: Flags.boolean({ description: 'print the run item as the API does' }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Run);
+    await this.runWorkflow(args.workflow, flags, 'live');
+  }
+}

@@ -1,0 +1,20 @@
+import { Engine } from '../../../application/engine/engine';
+import { ChainflowCommand } from '../base.command';
+
+/** `chainflow worker`: the engine alone (no HTTP), until interrupted. */
+export default class Worker extends ChainflowCommand {
+  static override summary = 'Run the engine without the HTTP server (drives runs, cron ticks, receipt reads)';
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Worker);
+    const root = await this.root(flags.config, 'server');
+    const engine = root.container.get(Engine);
+    engine.start();
+    process.stderr.write(`chainflow worker ${engine.owner} running\n`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await engine.stop();
+  }
+}

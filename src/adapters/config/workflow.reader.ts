@@ -1,0 +1,168 @@
+import type { Json } from '../../domain/journal/journal-event';
+import {
+  DEFAULT_APPROVAL_EXPIRES_MS, DEFAULT_BACKOFF_MS, DEFAULT_HTTP_TIMEOUT_MS, DEFAULT_MAX_BACKOFF_MS, defaultAttempts,
+  type ConditionDefinition, type RetryPolicy, type StepDefinition, type StepType, type TriggerDefinition, type WorkflowDefinition,
+} from '../../domain/engine/workflow';
+import { InvalidInputError } from '../../domain/errors';
+import { parseDuration } from '../../domain/duration';
+import { templateExpressions } from '../../application/engine/templates';
+import { CelExpressions } from '../cel';
+import { CronerCalendar } from '../cron';
+import { childPath } from './config.schema';
+
+type Raw = Record<string, unknown>;
+
+/** What the workflow reader needs from the config reader around it. */
+export interface WorkflowReaderContext {
+  problem(at: string, message: string): void;
+  /** Resolves a secret reference whose value is needed to run (an unset variable is a problem); undefined if not. */
+  resolve(value: unknown, at: string): string | undefined;
+}
+
+const isMap = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+const celChecker = new CelExpressions();
+const cron = new CronerCalendar();
+
+/**
+ * Turns a workflow's section (already shape-checked by the JSON Schema) into the definition the engine runs:
+ * durations to ms, secret references resolved, every CEL expression and cron schedule checked, naming the path
+ * of each problem (`workflows.payouts.steps[2].if: …`). Undefined for a workflow that defines no steps.
+ */
+export function readWorkflow(name: string, raw: Raw, ctx: WorkflowReaderContext): WorkflowDefinition | undefined {
+  if (!Array.isArray(raw.steps)) return undefined;
+  const at = childPath('workflows', name);
+  const trigger = readTrigger(raw.trigger, childPath(at, 'trigger'), ctx);
+  const conditions: ConditionDefinition[] = (Array.isArray(raw.conditions) ? raw.conditions : []).flatMap((c, i) => {
+    if (!isMap(c) || typeof c.name !== 'string' || typeof c.if !== 'string') return [];
+    checkExpression(c.if, childPath(childPath(childPath(at, 'conditions'), i), 'if'), ctx);
+    return [{ name: c.name, if: c.if }];
+  });
+  const steps = readSteps(raw.steps, childPath(at, 'steps'), ctx);
+  const onReorg = Array.isArray(raw.on_reorg) ? readSteps(raw.on_reorg, childPath(at, 'on_reorg'), ctx) : [];
+  if (raw.on_reorg !== undefined && trigger.kind !== 'event') ctx.problem(childPath(at, 'on_reorg'), 'is allowed with event triggers only');
+  return {
+    name, trigger, paused: raw.paused === true, budgets: Array.isArray(raw.budgets) ? raw.budgets.map(String) : [],
+    conditions, steps, onReorg,
+  };
+}
+
+function readTrigger(raw: unknown, at: string, ctx: WorkflowReaderContext): TriggerDefinition {
+  if (!isMap(raw)) {
+    ctx.problem(at, 'is required for a workflow with steps');
+    return { kind: 'manual' };
+  }
+  switch (raw.kind) {
+    case 'cron': {
+      const schedule = String(raw.schedule ?? '');
+      const problem = cron.check(schedule);
+      if (problem) ctx.problem(childPath(at, 'schedule'), `not a cron schedule: ${problem}`);
+      return { kind: 'cron', schedule };
+    }
+    case 'webhook': {
+      const auth = isMap(raw.auth) ? raw.auth : {};
+      return { kind: 'webhook', secret: ctx.resolve(auth.hmac, childPath(childPath(at, 'auth'), 'hmac')) ?? '' };
+    }
+    case 'event':
+      return {
+        kind: 'event', network: String(raw.network ?? ''), address: String(raw.address ?? ''), event: String(raw.event ?? ''),
+        confirmations: typeof raw.confirmations === 'number' ? raw.confirmations : 1,
+      };
+    default:
+      return { kind: 'manual' };
+  }
+}
+
+function readSteps(raw: unknown[], at: string, ctx: WorkflowReaderContext): StepDefinition[] {
+  const seen = new Set<string>();
+  const steps: StepDefinition[] = [];
+  raw.forEach((item, i) => {
+    const stepAt = childPath(at, i);
+    if (!isMap(item) || typeof item.id !== 'string' || typeof item.type !== 'string') return;
+    if (seen.has(item.id)) ctx.problem(childPath(stepAt, 'id'), `step id '${item.id}' is used twice in this workflow`);
+    seen.add(item.id);
+    const step = readStep(item, stepAt, ctx);
+    if (step) steps.push(step);
+  });
+  return steps;
+}
+
+function readStep(raw: Raw, at: string, ctx: WorkflowReaderContext): StepDefinition | undefined {
+  const type = raw.type as StepType;
+  const duration = (key: string, fallback: number): number => {
+    const value = raw[key];
+    if (typeof value !== 'string') return fallback;
+    try {
+      return parseDuration(value, childPath(at, key));
+    } catch (err) {
+      if (!(err instanceof InvalidInputError)) throw err;
+      ctx.problem(err.field, err.reason);
+      return fallback;
+    }
+  };
+  if (typeof raw.if === 'string') checkExpression(raw.if, childPath(at, 'if'), ctx);
+  checkTemplates(raw, at, ctx, new Set(['id', 'type', 'if', 'headers', 'retry', 'in_test']));
+  const base = {
+    id: raw.id as string, ...(typeof raw.if === 'string' ? { if: raw.if } : {}), retry: readRetry(raw.retry, type, childPath(at, 'retry'), ctx),
+    skipInTest: raw.in_test === 'skip',
+  };
+  switch (type) {
+    case 'http_call': {
+      const headers: Record<string, string> = {};
+      if (isMap(raw.headers)) {
+        for (const [header, ref] of Object.entries(raw.headers)) {
+          const value = ctx.resolve(ref, childPath(childPath(at, 'headers'), header));
+          if (value !== undefined) headers[header] = value;
+        }
+      }
+      return {
+        ...base, type, method: typeof raw.method === 'string' ? raw.method : 'GET', url: String(raw.url ?? ''), headers,
+        ...(raw.body !== undefined ? { body: raw.body as Json } : {}), timeoutMs: duration('timeout', DEFAULT_HTTP_TIMEOUT_MS),
+      };
+    }
+    case 'approval':
+      return { ...base, type, ...(typeof raw.message === 'string' ? { message: raw.message } : {}), expiresMs: duration('expires', DEFAULT_APPROVAL_EXPIRES_MS) };
+    case 'delay':
+      return { ...base, type, durationMs: duration('duration', 1000) };
+    case 'send':
+    case 'read': {
+      const fields = Object.fromEntries(Object.entries(raw).filter(([k]) => !['id', 'type', 'if', 'retry', 'in_test'].includes(k))) as Record<string, Json>;
+      return { ...base, type, fields };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function readRetry(raw: unknown, type: StepType, at: string, ctx: WorkflowReaderContext): RetryPolicy {
+  const r = isMap(raw) ? raw : {};
+  const ms = (key: string, fallback: number): number => {
+    if (typeof r[key] !== 'string') return fallback;
+    try {
+      return parseDuration(r[key] as string, childPath(at, key));
+    } catch (err) {
+      if (!(err instanceof InvalidInputError)) throw err;
+      ctx.problem(err.field, err.reason);
+      return fallback;
+    }
+  };
+  const backoffMs = ms('backoff', DEFAULT_BACKOFF_MS);
+  const maxBackoffMs = ms('max_backoff', Math.max(DEFAULT_MAX_BACKOFF_MS, backoffMs));
+  if (maxBackoffMs < backoffMs) ctx.problem(childPath(at, 'max_backoff'), 'must not be shorter than backoff');
+  return { attempts: typeof r.attempts === 'number' ? r.attempts : defaultAttempts(type), backoffMs, maxBackoffMs };
+}
+
+function checkExpression(source: string, at: string, ctx: WorkflowReaderContext): void {
+  const problem = celChecker.check(source);
+  if (problem) ctx.problem(at, `not a valid CEL expression: ${problem}`);
+}
+
+/** Every `${{ expr }}` in the step's text fields (at any depth) must parse. */
+function checkTemplates(value: unknown, at: string, ctx: WorkflowReaderContext, skip: ReadonlySet<string> = new Set()): void {
+  if (typeof value === 'string') {
+    for (const source of templateExpressions(value)) checkExpression(source, at, ctx);
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => checkTemplates(v, childPath(at, i), ctx));
+  } else if (isMap(value)) {
+    for (const [k, v] of Object.entries(value)) if (!skip.has(k)) checkTemplates(v, childPath(at, k), ctx);
+  }
+}

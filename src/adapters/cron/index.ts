@@ -1,0 +1,1 @@
+export { CronerCalendar } from './croner-calendar';

@@ -1,0 +1,1 @@
+export { FetchHttpClient } from './fetch-http-client';

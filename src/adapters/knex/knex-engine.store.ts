@@ -1,0 +1,152 @@
+import { inject, injectable } from 'inversify';
+import type { Knex } from 'knex';
+import type { ClaimedRun, EngineStore, RunToEnqueue } from '../../application/ports/engine-store';
+import type { JournalEvent } from '../../domain/journal/journal-event';
+import { isSqlite } from './connection';
+import { Database } from './knex-journal.writer';
+
+interface ClaimRow {
+  run_id: string;
+  workflow: string;
+  start: string;
+  expired: number | string;
+  crash_step: string | null;
+  crash_count: number | string;
+}
+
+/** Another enqueue recorded one of the delivery keys first. */
+class DeliveryRace extends Error {}
+
+const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+
+/**
+ * The engine's schedule on knex. Each method is one statement or one short transaction, so several engine
+ * processes can share the database: a claim is a single UPDATE … RETURNING over the due rows (on PostgreSQL the
+ * candidate rows are locked with FOR UPDATE SKIP LOCKED, so concurrent claimers take different runs; on SQLite
+ * the statement holds the write lock).
+ */
+@injectable()
+export class KnexEngineStore implements EngineStore {
+  private readonly skipLocked: string;
+
+  constructor(@inject(Database) private readonly db: Knex) {
+    this.skipLocked = isSqlite(db) ? '' : ' FOR UPDATE SKIP LOCKED';
+  }
+
+  async enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
+    // A concurrent enqueue of the same delivery may insert its key between our check and our insert: then the
+    // transaction is rolled back and the check, run again, finds that run.
+    for (let tries = 0; ; tries++) {
+      try {
+        return await this.db.transaction((trx) => this.enqueueIn(trx, run, owner, leaseUntil));
+      } catch (err) {
+        if (!(err instanceof DeliveryRace) || tries >= 2) throw err;
+      }
+    }
+  }
+
+  private async enqueueIn(trx: Knex.Transaction, run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
+    const keys = run.dedupeKeys ?? [];
+    if (keys.length > 0) {
+      const seen = await trx('engine_deliveries').whereIn('delivery_key', keys).first('run_id');
+      if (seen) return { runId: String(seen.run_id), created: false };
+      const now = Date.now();
+      const inserted = rowsOf<{ delivery_key: string }>(await trx.raw(
+        `INSERT INTO engine_deliveries (delivery_key, run_id, at) VALUES ${keys.map(() => '(?, ?, ?)').join(', ')}
+         ON CONFLICT (delivery_key) DO NOTHING RETURNING delivery_key`,
+        keys.flatMap((key) => [key, run.runId, now]),
+      ));
+      if (inserted.length !== keys.length) throw new DeliveryRace();
+    }
+    const held = owner !== '';
+    await trx('engine_runs').insert({
+      run_id: run.runId, workflow: run.workflow, due_at: held ? leaseUntil : 0, owner: held ? owner : null,
+      lease_until: held ? leaseUntil : null, start: JSON.stringify(run.start),
+    });
+    return { runId: run.runId, created: true };
+  }
+
+  async claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedRun[]> {
+    if (limit <= 0) return [];
+    const rows = rowsOf<ClaimRow>(await this.db.raw(
+      `UPDATE engine_runs SET owner = ?, lease_until = ?, wake_at = NULL,
+         expired = CASE WHEN owner IS NULL THEN 0 ELSE 1 END
+       WHERE run_id IN (
+         SELECT run_id FROM engine_runs WHERE due_at <= ? AND (owner IS NULL OR lease_until < ?)
+         ORDER BY due_at LIMIT ?${this.skipLocked})
+       RETURNING run_id, workflow, start, expired, crash_step, crash_count`,
+      [owner, leaseUntil, now, now, limit],
+    ));
+    return rows.map((r) => ({
+      runId: r.run_id, workflow: r.workflow, start: JSON.parse(r.start) as JournalEvent[], expired: Number(r.expired) === 1,
+      crashStepRunId: r.crash_step, crashCount: Number(r.crash_count),
+    }));
+  }
+
+  async renew(owner: string, runIds: readonly string[], leaseUntil: number): Promise<string[]> {
+    if (runIds.length === 0) return [];
+    const held: string[] = [];
+    for (let i = 0; i < runIds.length; i += 500) {
+      const part = runIds.slice(i, i + 500);
+      const rows = rowsOf<{ run_id: string }>(await this.db.raw(
+        `UPDATE engine_runs SET lease_until = ? WHERE owner = ? AND run_id IN (${part.map(() => '?').join(',')}) RETURNING run_id`,
+        [leaseUntil, owner, ...part],
+      ));
+      held.push(...rows.map((r) => r.run_id));
+    }
+    return held;
+  }
+
+  async release(owner: string, runId: string, dueAt: number | null): Promise<void> {
+    // A wake that came while the run was held (an approval decided before the park was released) is kept.
+    if (dueAt === null) {
+      await this.db.raw('UPDATE engine_runs SET owner = NULL, lease_until = NULL, due_at = wake_at WHERE run_id = ? AND owner = ?', [runId, owner]);
+      return;
+    }
+    await this.db.raw(
+      `UPDATE engine_runs SET owner = NULL, lease_until = NULL,
+         due_at = CASE WHEN wake_at IS NOT NULL AND wake_at < ? THEN wake_at ELSE ? END
+       WHERE run_id = ? AND owner = ?`,
+      [dueAt, dueAt, runId, owner],
+    );
+  }
+
+  async remove(runId: string): Promise<void> {
+    await this.db('engine_runs').where({ run_id: runId }).delete();
+  }
+
+  async wake(runId: string, at: number): Promise<void> {
+    await this.db.raw(
+      'UPDATE engine_runs SET wake_at = ?, due_at = CASE WHEN due_at IS NULL OR due_at > ? THEN ? ELSE due_at END WHERE run_id = ?',
+      [at, at, at, runId],
+    );
+  }
+
+  async noteCrash(runId: string, stepRunId: string | null, count: number): Promise<void> {
+    await this.db('engine_runs').where({ run_id: runId }).update({ crash_step: stepRunId, crash_count: count });
+  }
+
+  async heldCounts(now: number): Promise<Map<string, number>> {
+    const rows = rowsOf<{ workflow: string; n: number | string }>(await this.db.raw(
+      'SELECT workflow, COUNT(*) AS n FROM engine_runs WHERE owner IS NOT NULL AND lease_until >= ? GROUP BY workflow', [now],
+    ));
+    return new Map(rows.map((r) => [r.workflow, Number(r.n)]));
+  }
+
+  async cronNext(workflow: string): Promise<number | undefined> {
+    const row = await this.db('engine_cron').where({ workflow }).first('next_at');
+    return row ? Number(row.next_at) : undefined;
+  }
+
+  async advanceCron(workflow: string, expected: number | undefined, next: number): Promise<boolean> {
+    if (expected === undefined) {
+      const rows = rowsOf<{ workflow: string }>(await this.db.raw(
+        'INSERT INTO engine_cron (workflow, next_at) VALUES (?, ?) ON CONFLICT (workflow) DO NOTHING RETURNING workflow',
+        [workflow, next],
+      ));
+      return rows.length === 1;
+    }
+    const changed = await this.db('engine_cron').where({ workflow, next_at: expected }).update({ next_at: next });
+    return Number(changed) === 1;
+  }
+}

@@ -1,0 +1,39 @@
+import type { Knex } from 'knex';
+
+/**
+ * The engine's schedule: one row per run an engine must still drive (its lease and when it is due), the
+ * deliveries seen (webhook signatures, Idempotency-Keys, cron ticks) and each cron workflow's next tick.
+ */
+export const engine = {
+  async up(db: Knex): Promise<void> {
+    await db.schema.createTable('engine_runs', (t) => {
+      t.string('run_id', 128).primary();
+      t.string('workflow', 256).notNullable();
+      // When the run is to be driven next (epoch ms); null: only when woken.
+      t.bigInteger('due_at');
+      t.bigInteger('wake_at');
+      t.string('owner', 128);
+      t.bigInteger('lease_until');
+      // 1 when the last claim found the previous holder's lease expired (not released).
+      t.integer('expired').notNullable().defaultTo(0);
+      t.string('crash_step', 300);
+      t.integer('crash_count').notNullable().defaultTo(0);
+      // The run's first events (JSON), journaled by whoever drives it first.
+      t.text('start').notNullable();
+      t.index(['due_at'], 'engine_runs_due');
+    });
+    await db.schema.createTable('engine_deliveries', (t) => {
+      t.string('delivery_key', 300).primary();
+      t.string('run_id', 128).notNullable();
+      t.bigInteger('at').notNullable();
+      t.index(['at'], 'engine_deliveries_at');
+    });
+    await db.schema.createTable('engine_cron', (t) => {
+      t.string('workflow', 256).primary();
+      t.bigInteger('next_at').notNullable();
+    });
+  },
+  async down(db: Knex): Promise<void> {
+    for (const table of ['engine_cron', 'engine_deliveries', 'engine_runs']) await db.schema.dropTableIfExists(table);
+  },
+};

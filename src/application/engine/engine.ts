@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { inject, injectable } from 'inversify';
+import { toIso } from '../../domain/time';
+import { ChainflowConfig, DEFAULT_ENGINE_CONFIG, type EngineConfig } from '../config';
+import { Clock } from '../ports/clock';
+import { CronCalendar } from '../ports/cron-calendar';
+import { EngineStore, type ClaimedRun } from '../ports/engine-store';
+import { Logger } from '../ports/logger';
+import { WorkflowStates } from '../ports/workflow-states';
+import { SettlePendingReceipts } from '../spend/settle-pending-receipts.use-case';
+import { Redactor } from '../../domain/redactor';
+import { DriveRun } from './drive-run.use-case';
+import { StartRun, type StartRunRequest } from './start-run.use-case';
+import { WorkflowCatalog } from './workflow-catalog';
+
+/** How often the spend ledger's owed receipt reads are retried. */
+const RECEIPT_DRAIN_MS = 5_000;
+
+/**
+ * The engine's one loop (CONTRACT 8): claims due runs and drives them (bounded concurrency), fires cron ticks,
+ * renews the leases it holds, and reads the receipts the spend ledger is owed. Started by `chainflow start` and
+ * `chainflow worker`; several processes may run it on one database (leases decide who drives what).
+ */
+@injectable()
+export class Engine {
+  /** This process's lease owner id. */
+  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly settings: EngineConfig;
+  private readonly driving = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private drainTimer: NodeJS.Timeout | undefined;
+  private running = false;
+  private ticking: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    @inject(ChainflowConfig) config: ChainflowConfig,
+    @inject(EngineStore) private readonly store: EngineStore,
+    @inject(DriveRun) private readonly driveRun: DriveRun,
+    @inject(StartRun) private readonly startRun: StartRun,
+    @inject(WorkflowCatalog) private readonly catalog: WorkflowCatalog,
+    @inject(WorkflowStates) private readonly states: WorkflowStates,
+    @inject(CronCalendar) private readonly cron: CronCalendar,
+    @inject(SettlePendingReceipts) private readonly receipts: SettlePendingReceipts,
+    @inject(Clock) private readonly clock: Clock,
+    @inject(Logger) private readonly logger: Logger,
+    @inject(Redactor) private readonly redactor: Redactor,
+  ) {
+    this.settings = config.engine ?? DEFAULT_ENGINE_CONFIG;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.poke();
+    this.renewTimer = setInterval(() => void this.renew(), Math.max(200, Math.floor(this.settings.leaseTtlMs / 3)));
+    this.renewTimer.unref();
+    this.drain();
+    this.drainTimer = setInterval(() => this.drain(), RECEIPT_DRAIN_MS);
+    this.drainTimer.unref();
+  }
+
+  /** Stops claiming; waits for the runs being driven, then lets their leases go so another process takes them at once. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    clearInterval(this.renewTimer);
+    clearInterval(this.drainTimer);
+    await this.ticking;
+    await Promise.allSettled([...this.driving.values()]);
+  }
+
+  /** Look for due work now (a run was started or woken in this process). */
+  poke(): void {
+    if (!this.running) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.ticking = this.tick()
+      .catch((err: unknown) => this.warn('engine tick failed', err))
+      .finally(() => {
+        this.ticking = undefined;
+        if (!this.running) return;
+        if (this.again) {
+          this.again = false;
+          this.poke();
+        } else {
+          this.timer = setTimeout(() => this.poke(), this.settings.pollMs);
+          this.timer.unref();
+        }
+      });
+  }
+
+  /**
+   * Starts a run and drives it in this process until it ends or parks (`chainflow run` / `chainflow test`); the
+   * lease is renewed meanwhile. A repeated delivery drives nothing. Resolves with the run id.
+   */
+  async runHere(request: StartRunRequest): Promise<string> {
+    const started = await this.startRun.execute({ ...request, owner: { id: this.owner, leaseUntil: this.clock.now() + this.settings.leaseTtlMs } });
+    if (!started.created) return started.runId;
+    const renewal = setInterval(() => void this.renew(), Math.max(200, Math.floor(this.settings.leaseTtlMs / 3)));
+    try {
+      await this.drive({ runId: started.runId, workflow: request.workflow, start: [], expired: false, crashStepRunId: null, crashCount: 0 });
+    } finally {
+      clearInterval(renewal);
+    }
+    return started.runId;
+  }
+
+  /** Drives a run this process holds (its own start); resolves when the run ended or parked. */
+  async drive(claim: ClaimedRun): Promise<void> {
+    const work = this.driveRun.execute(claim, this.owner).then(
+      () => undefined,
+      (err: unknown) => this.warn(`run ${claim.runId}: drive failed`, err),
+    );
+    this.driving.set(claim.runId, work);
+    try {
+      await work;
+    } finally {
+      this.driving.delete(claim.runId);
+    }
+  }
+
+  private async tick(): Promise<void> {
+    await this.fireCron();
+    const room = this.settings.concurrency - this.driving.size;
+    if (room <= 0) return;
+    const now = this.clock.now();
+    const claims = await this.store.claimDue(this.owner, now, now + this.settings.leaseTtlMs, room);
+    for (const claim of claims) {
+      void this.drive(claim).then(() => this.poke());
+    }
+    if (claims.length === room) this.again = true;
+  }
+
+  /** Fires each due cron tick once across every engine process (the store's compare-and-set decides who). */
+  private async fireCron(): Promise<void> {
+    const now = this.clock.now();
+    for (const w of this.catalog.all()) {
+      if (w.trigger.kind !== 'cron') continue;
+      const schedule = w.trigger.schedule;
+      const due = await this.store.cronNext(w.name);
+      if (due === undefined) {
+        const next = this.cron.next(schedule, now);
+        if (next !== undefined) await this.store.advanceCron(w.name, undefined, next);
+        continue;
+      }
+      if (due > now) continue;
+      // Missed ticks (the engine was down) fire once, then the schedule goes on from now.
+      const next = this.cron.next(schedule, now) ?? Number.MAX_SAFE_INTEGER;
+      if (!(await this.store.advanceCron(w.name, due, next))) continue;
+      if ((await this.states.paused(w.name)) ?? w.paused) continue;
+      await this.startRun.execute({
+        workflow: w.name, trigger: { kind: 'cron', summary: `cron ${schedule}`, payload: { scheduled_at: toIso(due) } },
+        dedupeKeys: [`cron:${w.name}:${due}`],
+      }).catch((err: unknown) => this.warn(`workflow ${w.name}: cron tick not started`, err));
+    }
+  }
+
+  private async renew(): Promise<void> {
+    if (this.driving.size === 0) return;
+    try {
+      await this.store.renew(this.owner, [...this.driving.keys()], this.clock.now() + this.settings.leaseTtlMs);
+    } catch (err) {
+      this.warn('lease renewal failed', err);
+    }
+  }
+
+  private drain(): void {
+    this.receipts.drain().catch((err: unknown) => this.warn('spend ledger: receipt reads failed', err));
+  }
+
+  private warn(message: string, err: unknown): void {
+    this.logger.warn(message, { err: this.redactor.redactText(err instanceof Error ? err.message : String(err)) });
+  }
+}

@@ -1,0 +1,55 @@
+import { inject, injectable } from 'inversify';
+import { parseSignature, verifySignature } from '../../domain/engine/webhook-signature';
+import { InvalidInputError, NotFoundError, UnauthorizedError } from '../../domain/errors';
+import type { Json } from '../../domain/journal/journal-event';
+import { Clock } from '../ports/clock';
+import { StartRun, type StartedRun } from './start-run.use-case';
+import { WorkflowCatalog } from './workflow-catalog';
+
+export interface WebhookDelivery {
+  readonly workflow: string;
+  readonly signature: string | undefined;
+  readonly idempotencyKey: string | undefined;
+  readonly body: Buffer;
+}
+
+const MAX_IDEMPOTENCY_KEY = 200;
+
+/**
+ * A signed webhook delivery (CONTRACT 8.3): checks the trigger's HMAC over the raw body within the time
+ * tolerance, then starts a run with the body as payload. The same signed delivery, or the same Idempotency-Key,
+ * starts at most one run.
+ */
+@injectable()
+export class ReceiveWebhook {
+  constructor(
+    @inject(WorkflowCatalog) private readonly catalog: WorkflowCatalog,
+    @inject(StartRun) private readonly startRun: StartRun,
+    @inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute(delivery: WebhookDelivery): Promise<StartedRun> {
+    const definition = this.catalog.get(delivery.workflow);
+    if (!definition || definition.trigger.kind !== 'webhook') throw new NotFoundError('webhook trigger');
+    if (!verifySignature(delivery.signature, delivery.body, definition.trigger.secret, this.clock.now())) {
+      throw new UnauthorizedError('bad signature');
+    }
+    let payload: Json;
+    try {
+      payload = JSON.parse(delivery.body.toString('utf8')) as Json;
+    } catch {
+      throw new InvalidInputError('body', 'must be JSON');
+    }
+    const key = delivery.idempotencyKey?.trim();
+    if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY)) {
+      throw new InvalidInputError('Idempotency-Key', `must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`);
+    }
+    const sig = parseSignature(delivery.signature)!;
+    return this.startRun.execute({
+      workflow: delivery.workflow,
+      trigger: { kind: 'webhook', summary: `POST /hooks/${delivery.workflow}`, payload },
+      // The signature always counts (a replayed delivery with a new Idempotency-Key starts nothing either).
+      dedupeKeys: [`hook:${delivery.workflow}:sig:${sig.t}:${sig.v1}`, ...(key ? [`hook:${delivery.workflow}:key:${key}`] : [])],
+    });
+  }
+}

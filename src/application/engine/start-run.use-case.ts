@@ -1,0 +1,69 @@
+import { inject, injectable } from 'inversify';
+import { newRunId } from '../../domain/engine/run-id';
+import { ConflictError, NotFoundError } from '../../domain/errors';
+import type { JournalEvent, Json } from '../../domain/journal/journal-event';
+import { toIso } from '../../domain/time';
+import { Clock } from '../ports/clock';
+import { EngineStore } from '../ports/engine-store';
+import { JournalWriter } from '../ports/journal-writer';
+import { WorkflowStates } from '../ports/workflow-states';
+import { WorkflowCatalog } from './workflow-catalog';
+
+export interface StartRunRequest {
+  readonly workflow: string;
+  readonly trigger: { readonly kind: string; readonly summary: string; readonly payload?: Json };
+  /** `test`: a new test session (CONTRACT 8.4, `chainflow test`). Default `live`. */
+  readonly session?: 'live' | 'test';
+  /** A repeat of the same delivery (webhook signature, Idempotency-Key, cron tick) starts no second run. */
+  readonly dedupeKeys?: readonly string[];
+  /** The engine process that will drive the run itself, holding its lease until `leaseUntil`; else any engine claims it. */
+  readonly owner?: { readonly id: string; readonly leaseUntil: number };
+}
+
+export interface StartedRun {
+  readonly runId: string;
+  /** False when the delivery was seen before: `runId` is the earlier run's. */
+  readonly created: boolean;
+}
+
+/**
+ * Starts a run of a configured workflow: the run is first recorded in the engine's schedule (with its first
+ * events, so that no start is lost if this process dies), then journaled; an engine drives it from there.
+ * A paused workflow starts no live run.
+ */
+@injectable()
+export class StartRun {
+  constructor(
+    @inject(WorkflowCatalog) private readonly catalog: WorkflowCatalog,
+    @inject(WorkflowStates) private readonly states: WorkflowStates,
+    @inject(EngineStore) private readonly store: EngineStore,
+    @inject(JournalWriter) private readonly journal: JournalWriter,
+    @inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute(req: StartRunRequest): Promise<StartedRun> {
+    const definition = this.catalog.get(req.workflow);
+    if (!definition) throw new NotFoundError(`workflow ${req.workflow}`);
+    const session = req.session ?? 'live';
+    if (session === 'live' && ((await this.states.paused(req.workflow)) ?? definition.paused)) {
+      throw new ConflictError('workflow paused');
+    }
+    const now = this.clock.now();
+    const runId = newRunId(now);
+    const at = toIso(now);
+    const start: JournalEvent[] = [];
+    const sessionId = session === 'test' ? `test-${runId}` : undefined;
+    if (sessionId) start.push({ type: 'session.started', at, session_id: sessionId, kind: 'test', workflow: req.workflow });
+    start.push({
+      type: 'run.started', at, run_id: runId, workflow: req.workflow, session, ...(sessionId ? { session_id: sessionId } : {}),
+      trigger: { kind: req.trigger.kind, summary: req.trigger.summary, ...(req.trigger.payload !== undefined ? { payload: req.trigger.payload } : {}) },
+    });
+    const queued = await this.store.enqueue(
+      { runId, workflow: req.workflow, start, ...(req.dedupeKeys ? { dedupeKeys: req.dedupeKeys } : {}) },
+      req.owner?.id ?? '', req.owner?.leaseUntil ?? 0,
+    );
+    if (!queued.created) return queued;
+    await this.journal.append(start);
+    return { runId, created: true };
+  }
+}

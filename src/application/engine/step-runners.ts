@@ -1,0 +1,136 @@
+import { inject, injectable } from 'inversify';
+import type { ApprovalStep, DelayStep, HttpCallStep, StepDefinition } from '../../domain/engine/workflow';
+import type { ErrorInfo, JournalEvent, Json, WaitKind } from '../../domain/journal/journal-event';
+import { REDACTED } from '../../domain/redactor';
+import { toIso } from '../../domain/time';
+import { Clock } from '../ports/clock';
+import { Expressions } from '../ports/expressions';
+import { HttpClient, HttpFailure } from '../ports/http-client';
+import { renderString, renderTree } from './templates';
+
+/** How one attempt of a step ended, or that it parked the run. */
+export type Attempted =
+  | { readonly kind: 'succeeded'; readonly output: Json }
+  /** `retryable` false: no further attempt whatever the retry policy (a 4xx answer). */
+  | { readonly kind: 'failed'; readonly error: ErrorInfo; readonly output?: Json; readonly retryable?: boolean }
+  | {
+    readonly kind: 'parked';
+    /** Journaled with the step's start, before the run.parked (e.g. approval.requested). */
+    readonly events: readonly JournalEvent[];
+    readonly wait: { readonly kind: WaitKind; readonly dueAt: number | null; readonly expiresAt: number | null };
+  };
+
+/** A step attempt ready to go: its resolved input (journaled with step.started) and the attempt itself. */
+export interface PreparedAttempt {
+  readonly input: Json;
+  run(): Promise<Attempted>;
+}
+
+export interface AttemptContext {
+  readonly runId: string;
+  readonly stepRunId: string;
+  readonly attempt: number;
+  /** The expression context: trigger, steps, run. */
+  readonly scope: Readonly<Record<string, unknown>>;
+}
+
+/** A response body kept in a step's output: JSON when it is JSON, else text, cut at this many characters. */
+const MAX_BODY_CHARS = 64 * 1024;
+
+/**
+ * Runs one attempt of each step type that needs no chain (CONTRACT 8.1, 8.2). Rendering happens in `prepare`
+ * (an expression failing there fails the step with `expression_error` before anything is called).
+ */
+@injectable()
+export class StepRunners {
+  constructor(
+    @inject(HttpClient) private readonly http: HttpClient,
+    @inject(Expressions) private readonly expressions: Expressions,
+    @inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  /** @throws ExpressionError */
+  prepare(step: StepDefinition, ctx: AttemptContext): PreparedAttempt {
+    switch (step.type) {
+      case 'http_call':
+        return this.httpCall(step, ctx);
+      case 'approval':
+        return this.approval(step, ctx);
+      case 'delay':
+        return this.delay(step);
+      default:
+        return {
+          input: null,
+          run: async () => ({ kind: 'failed', error: { kind: 'unsupported_step', message: `${step.type} steps are not run by this engine version` } }),
+        };
+    }
+  }
+
+  private httpCall(step: HttpCallStep, ctx: AttemptContext): PreparedAttempt {
+    const url = renderString(step.url, this.expressions, ctx.scope);
+    const body = step.body === undefined ? undefined : renderTree(step.body, this.expressions, ctx.scope);
+    const bodyText = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const headers: Record<string, string> = { ...step.headers };
+    if (bodyText !== undefined && typeof body !== 'string') headers['content-type'] ??= 'application/json';
+    // The journal holds the header names only: their values are secrets and never stored.
+    const input: Json = {
+      method: step.method, url, timeout_ms: step.timeoutMs,
+      ...(Object.keys(step.headers).length ? { headers: Object.fromEntries(Object.keys(step.headers).map((h) => [h, REDACTED])) } : {}),
+      ...(body !== undefined ? { body } : {}),
+    };
+    return {
+      input,
+      run: async () => {
+        try {
+          const res = await this.http.request({ method: step.method, url, headers, body: bodyText, timeoutMs: step.timeoutMs });
+          const output: Json = { status: res.status, body: responseBody(res.contentType, res.body) };
+          if (res.status >= 200 && res.status < 300) return { kind: 'succeeded', output };
+          const retryable = res.status >= 500 || res.status === 408 || res.status === 429;
+          return { kind: 'failed', error: { kind: 'http_status', message: `${step.method} answered HTTP ${res.status}` }, output, retryable };
+        } catch (err) {
+          if (err instanceof HttpFailure && err.reason === 'timeout') {
+            return { kind: 'failed', error: { kind: 'http_timeout', message: `${step.method} got no answer within ${step.timeoutMs} ms` } };
+          }
+          return { kind: 'failed', error: { kind: 'http_error', message: `${step.method} failed: ${err instanceof Error ? err.message : String(err)}` } };
+        }
+      },
+    };
+  }
+
+  private approval(step: ApprovalStep, ctx: AttemptContext): PreparedAttempt {
+    const message = step.message === undefined ? undefined : renderString(step.message, this.expressions, ctx.scope);
+    const expiresAt = this.clock.now() + step.expiresMs;
+    const approvalId = ctx.attempt === 1 ? ctx.stepRunId : `${ctx.stepRunId}.${ctx.attempt}`;
+    return {
+      input: { ...(message !== undefined ? { message } : {}), expires_at: toIso(expiresAt) },
+      run: async () => ({
+        kind: 'parked',
+        events: [{
+          type: 'approval.requested', at: toIso(this.clock.now()), approval_id: approvalId, run_id: ctx.runId, step_run_id: ctx.stepRunId,
+          ...(message !== undefined ? { message } : {}), expires_at: toIso(expiresAt),
+        }],
+        wait: { kind: 'approval', dueAt: expiresAt, expiresAt },
+      }),
+    };
+  }
+
+  private delay(step: DelayStep): PreparedAttempt {
+    const dueAt = this.clock.now() + step.durationMs;
+    return {
+      input: { duration_ms: step.durationMs, due_at: toIso(dueAt) },
+      run: async () => ({ kind: 'parked', events: [], wait: { kind: 'delay', dueAt, expiresAt: null } }),
+    };
+  }
+}
+
+/** JSON bodies as JSON, others as text; cut so that one answer cannot swell the journal. */
+function responseBody(contentType: string, text: string): Json {
+  if (/\bjson\b/i.test(contentType) && text.length <= MAX_BODY_CHARS) {
+    try {
+      return JSON.parse(text) as Json;
+    } catch {
+      // Not JSON after all: kept as text.
+    }
+  }
+  return text.length > MAX_BODY_CHARS ? `${text.slice(0, MAX_BODY_CHARS)}…` : text;
+}

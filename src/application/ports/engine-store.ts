@@ -1,0 +1,65 @@
+import type { JournalEvent } from '../../domain/journal/journal-event';
+
+/** A run an engine process took to drive: it holds the run's lease until it parks, finishes or the lease runs out. */
+export interface ClaimedRun {
+  readonly runId: string;
+  readonly workflow: string;
+  /**
+   * The run's first events as recorded when it was enqueued (run.started, and session.started for a test
+   * session): journaled by whoever drives the run first, should the starter have died before it journaled them.
+   */
+  readonly start: readonly JournalEvent[];
+  /** The previous holder's lease ran out (its process died or stalled) instead of being released. */
+  readonly expired: boolean;
+  /** The step run that was running at the last expired lease, and how many expired leases in a row found it running. */
+  readonly crashStepRunId: string | null;
+  readonly crashCount: number;
+}
+
+/** A run to enqueue (the outbox of a start): its id, workflow, first events, and an optional delivery key. */
+export interface RunToEnqueue {
+  readonly runId: string;
+  readonly workflow: string;
+  readonly start: readonly JournalEvent[];
+  /** A repeated delivery with one of these keys (a webhook's signature, an Idempotency-Key, a cron tick) enqueues nothing. */
+  readonly dedupeKeys?: readonly string[];
+}
+
+/**
+ * The engine's durable schedule: which runs are to be driven, when, and by which engine process (a lease with
+ * an expiry, so that a run left by a dead process is taken on by another). Every method is one atomic step in
+ * storage, safe under several engine processes sharing the database (on PostgreSQL a claim is
+ * `SELECT … FOR UPDATE SKIP LOCKED`; on SQLite the write lock serializes claims).
+ */
+export interface EngineStore {
+  /**
+   * Records a new run held by `owner` (empty: by none, due at once) until `leaseUntil` (epoch ms), unless one of its
+   * `dedupeKeys` was seen: then nothing is written and the earlier run's id is returned with `created: false`.
+   */
+  enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }>;
+  /**
+   * Leases to `owner` up to `limit` runs due at `now` (due_at <= now) that no live lease holds (none, or expired),
+   * earliest due first.
+   */
+  claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedRun[]>;
+  /** Extends the leases `owner` holds on these runs; returns the ids it still holds. */
+  renew(owner: string, runIds: readonly string[], leaseUntil: number): Promise<string[]>;
+  /** The run parked: `owner` lets it go, to be claimed again at `dueAt` (null: only when woken). */
+  release(owner: string, runId: string, dueAt: number | null): Promise<void>;
+  /** The run ended: it leaves the schedule. */
+  remove(runId: string): Promise<void>;
+  /** Makes a parked run due at `at` (an approval was decided, a run was cancelled). No-op for an unknown run. */
+  wake(runId: string, at: number): Promise<void>;
+  /** Records which step run was running when the run's lease expired, and how often in a row. */
+  noteCrash(runId: string, stepRunId: string | null, count: number): Promise<void>;
+  /** Runs whose lease is live at `now`, per workflow. */
+  heldCounts(now: number): Promise<Map<string, number>>;
+  /** The next due tick of a cron workflow (epoch ms), if one is recorded. */
+  cronNext(workflow: string): Promise<number | undefined>;
+  /**
+   * Moves a cron workflow's next tick from `expected` (undefined: none recorded yet) to `next`; true for the one
+   * process whose move took effect (the tick is fired by that process only).
+   */
+  advanceCron(workflow: string, expected: number | undefined, next: number): Promise<boolean>;
+}
+export const EngineStore = Symbol('EngineStore');
