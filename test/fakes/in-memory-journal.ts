@@ -14,6 +14,7 @@ import type { SendAttempt } from '../../src/domain/send-attempt';
 import type { ReplaySession } from '../../src/domain/session';
 import type { LandedSettle } from '../../src/domain/spend/ledger-entry';
 import type { InMemorySpendLedger } from './in-memory-spend';
+import type { WorkflowStates } from '../../src/application/ports/workflow-states';
 
 export interface InMemoryJournalOptions {
   /** The spend ledger fed with the ledger's share of landed settles, atomically with each append (as the knex writer does). */
@@ -25,7 +26,7 @@ export interface InMemoryJournalOptions {
  * knex adapter and passes the same contract tests (test/contract). Appends are atomic: a rejected batch
  * leaves nothing behind.
  */
-export class InMemoryJournal implements JournalWriter, RunRepository, StorageHealth, HistoryRepository, RetentionRepository {
+export class InMemoryJournal implements JournalWriter, RunRepository, StorageHealth, HistoryRepository, RetentionRepository, WorkflowStates {
   private ws: WorkingSet = emptyWorkingSet();
   private events: StoredEvent[] = [];
   private readonly spend: InMemorySpendLedger | undefined;
@@ -110,6 +111,10 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   }
 
   async ping(): Promise<void> {}
+
+  async paused(workflow: string): Promise<boolean | undefined> {
+    return this.ws.workflows.get(workflow)?.paused;
+  }
 
   async sizes(): Promise<Record<string, number>> {
     return { runs: this.ws.runs.size, events: this.events.length, sends: this.ws.sends.size, approvals: this.ws.approvals.size };

@@ -180,11 +180,12 @@ budgets:
 workflows:
   payouts:
     budgets: [weekly]
+    trigger: { kind: webhook, auth: { hmac: literal-secret } }
     steps:
       - id: notify
-        http_call:
-          headers: { X-Key: plain }
-          hmac: literal-secret
+        type: http_call
+        url: https://partner.example/notify
+        headers: { X-Key: plain }
 `;
     const problems = problemsOf(yaml, {});
     const byPath = new Map(problems.map((line) => [line.slice(0, line.indexOf(': ')), line]));
@@ -206,12 +207,12 @@ workflows:
         'budgets.daily.max_gas_spend',
         'budgets.daily.scope.relayers[0]',
         'workflows.payouts.budgets[0]',
-        'workflows.payouts.steps[0].http_call.headers.X-Key',
-        'workflows.payouts.steps[0].http_call.hmac',
+        'workflows.payouts.steps[0].headers.X-Key',
+        'workflows.payouts.trigger.auth.hmac',
       ].sort(),
     );
     expect(problems[0]).toMatch(/^server\.listen: must be host:port/);
-    expect(problems[problems.length - 1]).toMatch(/^workflows\.payouts\.steps\[0\]\.http_call\.hmac: /);
+    expect(problems[problems.length - 1]).toMatch(/^workflows\.payouts\.steps\[0\]\.headers\.X-Key: /);
     expect(byPath.get('server.colour')).toBe("server.colour: unknown key 'colour'");
     expect(byPath.get('server.auth.token')).toBe("server.auth.token: secret 'nope' is not declared under secrets");
     expect(byPath.get('networks.sepolia.rpc[0]')).toBe(
@@ -235,10 +236,12 @@ workflows:
 
   it('collects secret values, including an env var referenced only inside a workflow definition', () => {
     const yaml = `${FULL_EXAMPLE}
-    trigger: { kind: webhook, hmac: { env: WEBHOOK_HMAC } }
+    trigger: { kind: webhook, auth: { hmac: { env: WEBHOOK_HMAC } } }
     steps:
       - id: call
-        url: { env: PARTNER_URL }
+        type: http_call
+        url: https://partner.example/call
+        body: { key: { env: PARTNER_URL } }
         headers: { Authorization: { secret: api_token } }
 `;
     const file = writeConfig(yaml);
@@ -249,8 +252,9 @@ workflows:
     );
     expect(config.workflows.get('payouts')?.definition.trigger).toEqual({
       kind: 'webhook',
-      hmac: { env: 'WEBHOOK_HMAC' },
+      auth: { hmac: { env: 'WEBHOOK_HMAC' } },
     });
+    expect(config.workflows.get('payouts')?.engine?.trigger).toEqual({ kind: 'webhook', secret: 'hmac-value' });
   });
 
   it('resolves a relative sqlite path against the config file folder, not the working directory', () => {

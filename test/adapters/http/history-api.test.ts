@@ -528,8 +528,8 @@ describe('redaction of run items and timelines', () => {
       config: {
         secrets: { api_token: { env: 'TEST_TOKEN' } },
         workflows: {
-          payouts: { steps: [{ http_call: { url: 'https://payouts.example', headers: { Authorization: { env: 'PAYOUT_API_KEY' } } } }] },
-          alerts: { steps: [{ command: { run: 'notify', env: { SHORT_ONE: { env: 'SHORT_SECRET' } } } }] },
+          payouts: { trigger: { kind: 'manual' }, steps: [{ id: 'call', type: 'http_call', url: 'https://payouts.example', headers: { Authorization: { env: 'PAYOUT_API_KEY' } } }] },
+          alerts: { trigger: { kind: 'manual' }, steps: [{ id: 'notify', type: 'http_call', url: 'https://alerts.example', headers: { 'X-Short': { env: 'SHORT_SECRET' } } }] },
         },
       },
       env: { TEST_TOKEN: DECLARED, PAYOUT_API_KEY: WORKFLOW_ENV, SHORT_SECRET: SHORT },

@@ -47,11 +47,11 @@ describe('GET /api/history/{txs,approvals,waiting,reorgs,replays,workflows}', ()
           mainnet: { chain_id: 1, rpc: [{ env: 'MAINNET_RPC' }], explorer: 'https://my-explorer.example/mainnet/' },
         },
         workflows: {
-          payouts: { trigger: { kind: 'cron', schedule: '0 * * * *' } },
-          idle: { trigger: 'webhook' },
+          payouts: { trigger: { kind: 'cron', schedule: '0 * * * *' }, steps: [{ id: 'noop', type: 'delay', duration: '1s' }] },
+          idle: { trigger: { kind: 'webhook', auth: { hmac: { env: 'IDLE_HOOK' } } }, steps: [{ id: 'noop', type: 'delay', duration: '1s' }] },
         },
       },
-      env: { MAINNET_RPC: 'http://127.0.0.1:1/rpc-key-abc', LEAKY: SECRET },
+      env: { MAINNET_RPC: 'http://127.0.0.1:1/rpc-key-abc', LEAKY: SECRET, IDLE_HOOK: 'idle-hook-secret' },
     });
     await srv.append([
       aWorkflowState({ workflow: 'keeper', at: BASE - DAY, trigger: 'event', cursorBlock: 100, headBlock: 112 }),

@@ -1,0 +1,31 @@
+import { HttpFailure, type HttpClient, type HttpRequest, type HttpResponse } from '../../src/application/ports/http-client';
+
+type Answer = HttpResponse | HttpFailure | ((req: HttpRequest) => HttpResponse | HttpFailure);
+
+/**
+ * An HttpClient that answers from a script, per URL prefix, in order (the last answer repeats), and records every
+ * request it was sent.
+ */
+export class ScriptedHttpClient implements HttpClient {
+  readonly requests: HttpRequest[] = [];
+  private readonly script = new Map<string, Answer[]>();
+
+  on(urlPrefix: string, ...answers: Answer[]): this {
+    this.script.set(urlPrefix, answers);
+    return this;
+  }
+
+  async request(req: HttpRequest): Promise<HttpResponse> {
+    this.requests.push(req);
+    const key = [...this.script.keys()].find((prefix) => req.url.startsWith(prefix));
+    const answers = key === undefined ? [] : this.script.get(key)!;
+    const next = answers.length > 1 ? answers.shift()! : answers[0];
+    const answer = typeof next === 'function' ? next(req) : next;
+    if (answer === undefined) return { status: 200, contentType: 'application/json', body: '{"ok":true}' };
+    if (answer instanceof HttpFailure) throw answer;
+    return answer;
+  }
+}
+
+export const ok = (body: unknown = { ok: true }): HttpResponse => ({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
+export const status = (code: number): HttpResponse => ({ status: code, contentType: 'text/plain', body: `status ${code}` });
