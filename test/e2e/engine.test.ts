@@ -1,0 +1,245 @@
+/**
+ * The engine end to end (CONTRACT 8): the real `chainflow start` process on a real SQLite file, the real CLI, real
+ * HTTP (webhooks in, http_calls out to a local stub service), and kill -9 of the server with runs parked and one
+ * mid-step, then a restart that finishes them with no step finished twice.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { signPayload } from '../../src/domain/engine/webhook-signature';
+import { assertBuilt } from '../support/cli';
+import { chainflowAsync, eventually, startProcessServer, StubService, type ProcessServer } from '../support/process';
+import { makeTempDir, removeTempDir } from '../support/server';
+
+const HOOK_SECRET = 'hook-secret-5f1c9a';
+const PARTNER_KEY = 'partner-key-9d2e7b';
+const API_TOKEN = 'api-token-3c8a1f0e';
+const ENV = { HOOK_SECRET, PARTNER_KEY, API_TOKEN };
+
+interface RunItem { run_id: string; workflow: string; status: string; error_kind: string | null; trigger: string; wait_kind: string | null }
+
+function config(stub: string): string {
+  return `chainflow_version: 1
+secrets:
+  hook: { env: HOOK_SECRET }
+  partner_key: { env: PARTNER_KEY }
+  api_token: { env: API_TOKEN }
+server:
+  auth:
+    token: { secret: api_token }
+engine:
+  lease_ttl: 2s
+  poll_interval: 1s
+workflows:
+  payouts:
+    trigger: { kind: webhook, auth: { hmac: { secret: hook } } }
+    conditions:
+      - { name: amount_positive, if: "int(trigger.payload.amount) > 0" }
+    steps:
+      - id: quote
+        type: http_call
+        method: POST
+        url: "${stub}/quote"
+        headers: { Authorization: { secret: partner_key } }
+        body: { amount: "\${{ trigger.payload.amount }}" }
+      - id: approve
+        type: approval
+        message: "Pay \${{ trigger.payload.amount }} wei?"
+      - { id: notify, type: http_call, url: "${stub}/notify" }
+  flaky:
+    trigger: { kind: manual }
+    steps:
+      - { id: call, type: http_call, url: "${stub}/flaky", retry: { attempts: 3, backoff: 1s } }
+  sleepy:
+    trigger: { kind: manual }
+    steps:
+      - { id: nap, type: delay, duration: 3s }
+      - { id: after, type: http_call, url: "${stub}/after" }
+  slow:
+    trigger: { kind: manual }
+    steps:
+      - { id: work, type: http_call, url: "${stub}/slow", timeout: 30s }
+  ticker:
+    trigger: { kind: cron, schedule: "* * * * * *" }
+    steps:
+      - { id: tick, type: http_call, url: "${stub}/tick" }
+`;
+}
+
+describe('the engine, end to end', () => {
+  let dir: string;
+  let stub: StubService;
+  let server: ProcessServer;
+  const cli = (...args: string[]) => chainflowAsync(args, dir, ENV);
+  const api = async (method: string, p: string, body?: unknown, token = API_TOKEN): Promise<{ status: number; body: any }> => {
+    const res = await fetch(`${server.baseUrl}${p}`, {
+      method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const hook = async (workflow: string, payload: unknown, opts: { t?: number; secret?: string; key?: string; raw?: string } = {}): Promise<{ status: number; body: any }> => {
+    const body = opts.raw ?? JSON.stringify(payload);
+    const t = opts.t ?? Math.floor(Date.now() / 1000);
+    const res = await fetch(`${server.baseUrl}/hooks/${workflow}`, {
+      method: 'POST', body,
+      headers: { 'content-type': 'application/json', 'x-chainflow-signature': `t=${t},v1=${signPayload(opts.secret ?? HOOK_SECRET, t, body)}`, ...(opts.key ? { 'idempotency-key': opts.key } : {}) },
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const run = async (runId: string): Promise<RunItem> => (await api('GET', `/api/history/runs?run_id=${runId}`)).body.items[0];
+  const settled = (runId: string, statuses: string[], timeoutMs = 10_000): Promise<RunItem> =>
+    eventually(async () => {
+      const r = await run(runId);
+      return r && statuses.includes(r.status) ? r : undefined;
+    }, timeoutMs, `run ${runId} to be ${statuses.join('/')}`);
+
+  beforeAll(async () => {
+    assertBuilt();
+    dir = makeTempDir('chainflow-engine-');
+    stub = await new StubService().start();
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(stub.baseUrl));
+    server = await startProcessServer(dir, ENV);
+  }, 30_000);
+  afterAll(async () => {
+    await server?.kill('SIGKILL');
+    await stub?.close();
+    removeTempDir(dir);
+  });
+
+  it('a signed webhook starts one run; a replay answers the same run; bad, stale, unknown and oversized deliveries are refused', async () => {
+    const t = Math.floor(Date.now() / 1000);
+    const first = await hook('payouts', { amount: '0' }, { t });
+    expect(first.status).toBe(202);
+    expect(first.body.run_id).toMatch(/^r[0-9a-z]{9}-[0-9a-f]{10}$/);
+    expect(await hook('payouts', { amount: '0' }, { t })).toEqual({ status: 200, body: { run_id: first.body.run_id } });
+    const keyed = await hook('payouts', { amount: '0', n: 1 }, { key: 'delivery-7' });
+    expect(keyed.status).toBe(202);
+    expect(await hook('payouts', { amount: '0', n: 2 }, { key: 'delivery-7' })).toEqual({ status: 200, body: { run_id: keyed.body.run_id } });
+    expect(await hook('payouts', { amount: '0' }, { secret: 'wrong' })).toEqual({ status: 401, body: { error: 'bad signature' } });
+    expect((await hook('payouts', { amount: '0' }, { t: t - 301 })).status).toBe(401);
+    const unsigned = await fetch(`${server.baseUrl}/hooks/payouts`, { method: 'POST', body: '{}' });
+    expect(unsigned.status).toBe(401);
+    expect((await hook('nope', {})).status).toBe(404);
+    expect((await hook('flaky', {})).status).toBe(404);
+    expect((await hook('payouts', null, { raw: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }) })).status).toBe(413);
+    // The condition fails: the run ends skipped, no step runs.
+    expect(await settled(first.body.run_id, ['skipped'])).toMatchObject({ trigger: 'webhook' });
+  });
+
+  it('a webhook run calls the partner with its secret header, parks on the approval, and goes on when approved from the CLI', async () => {
+    const { body } = await hook('payouts', { amount: '250' });
+    const runId: string = body.run_id;
+    const parked = await settled(runId, ['waiting']);
+    expect(parked.wait_kind).toBe('approval');
+    const [quote] = stub.hits('/quote');
+    expect(quote!.headers.authorization).toBe(PARTNER_KEY);
+    expect(JSON.parse(quote!.body)).toEqual({ amount: '250' });
+    const timeline = await api('GET', `/api/history/runs/${runId}/timeline`);
+    expect(JSON.stringify(timeline.body)).not.toContain(PARTNER_KEY);
+    // headers is a secret-typed field: replaced whole on every surface.
+    expect(timeline.body.events.find((e: any) => e.kind === 'step').input.headers).toBe('<redacted>');
+    const cliTimeline = await cli('runs', 'timeline', runId, '--json');
+    expect(cliTimeline.stdout).not.toContain(PARTNER_KEY);
+    const exported = await cli('history', 'export', '--format', 'json', '--out', path.join(dir, 'export.json'));
+    expect(exported.status).toBe(0);
+    expect(fs.readFileSync(path.join(dir, 'export.json'), 'utf8')).not.toContain(PARTNER_KEY);
+
+    const approved = await cli('approvals', 'approve', `${runId}.approve`, '--reason', 'checked the address', '--by', 'alice');
+    expect(approved).toMatchObject({ status: 0 });
+    expect(approved.stdout).toMatch(/approved by alice/);
+    expect(await settled(runId, ['succeeded'])).toMatchObject({ error_kind: null });
+    const again = await cli('approvals', 'approve', `${runId}.approve`);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(/already approved/);
+    const approvals = await api('GET', `/api/history/approvals?status=approved`);
+    expect(approvals.body.items.find((a: any) => a.run_id === runId)).toMatchObject({ decided_by: 'alice', reason: 'checked the address' });
+  });
+
+  it('a manual run over the API is rejected over the API by a named bearer, who is recorded', async () => {
+    const minted = await cli('token', 'mint', 'ops-bot', '--json');
+    const { token } = JSON.parse(minted.stdout);
+    const started = await api('POST', '/api/workflows/payouts/runs', { input: { amount: '9' } }, token);
+    expect(started.status).toBe(202);
+    const runId: string = started.body.run_id;
+    await settled(runId, ['waiting']);
+    expect((await api('POST', `/api/approvals/${runId}.approve/decision`, { decision: 'maybe' }, token)).status).toBe(400);
+    expect((await api('POST', `/api/approvals/${runId}.approve/decision`, { decision: 'reject', reason: 'not today' }, 'wrong')).status).toBe(401);
+    const decided = await api('POST', `/api/approvals/${runId}.approve/decision`, { decision: 'reject', reason: 'not today' }, token);
+    expect(decided).toMatchObject({ status: 200, body: { status: 'rejected', decided_by: 'ops-bot' } });
+    expect(await settled(runId, ['failed'])).toMatchObject({ error_kind: 'approval_rejected', trigger: 'manual' });
+    expect((await api('POST', `/api/approvals/${runId}.approve/decision`, { decision: 'approve' }, token)).status).toBe(409);
+    expect((await api('POST', '/api/approvals/no-such-approval/decision', { decision: 'approve' })).status).toBe(404);
+  });
+
+  it('retries show as attempts in the timeline: chainflow run drives until the retry parks, the server finishes it', async () => {
+    stub.on('/flaky', { status: 503 }, { status: 200 });
+    const res = await cli('run', 'flaky', '--json');
+    expect(res.status).toBe(0);
+    const item = JSON.parse(res.stdout) as RunItem;
+    expect(item).toMatchObject({ workflow: 'flaky', status: 'waiting', wait_kind: 'delay', trigger: 'manual' });
+    await settled(item.run_id, ['succeeded']);
+    const timeline = await api('GET', `/api/history/runs/${item.run_id}/timeline`);
+    const step = timeline.body.events.find((e: any) => e.kind === 'step');
+    expect(step.attempts.map((a: any) => [a.attempt, a.status, a.error?.kind ?? null])).toEqual([[1, 'failed', 'http_status'], [2, 'succeeded', null]]);
+    const bad = await cli('run', 'flaky', '--input', '{not json');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--input/);
+    expect((await cli('run', 'nope')).stderr).toMatch(/workflow nope not found/);
+  });
+
+  it('pause and resume: a paused workflow answers webhooks 409 and refuses manual runs; resumed it runs again', async () => {
+    expect((await cli('workflows', 'pause', 'payouts')).status).toBe(0);
+    expect(await hook('payouts', { amount: '1' })).toEqual({ status: 409, body: { error: 'workflow paused' } });
+    expect((await api('POST', '/api/workflows/payouts/runs', {})).status).toBe(409);
+    const listed = await api('GET', '/api/workflows');
+    expect(listed.body.items.find((w: any) => w.workflow === 'payouts')).toMatchObject({ paused: true, trigger: 'webhook' });
+    expect(listed.body.items.find((w: any) => w.workflow === 'ticker')).toMatchObject({ trigger: 'cron', schedule: '* * * * * *' });
+    expect((await api('POST', '/api/workflows/payouts/resume')).body).toEqual({ workflow: 'payouts', paused: false });
+    expect((await hook('payouts', { amount: '0' })).status).toBe(202);
+    expect((await api('POST', '/api/workflows/nope/pause')).status).toBe(404);
+  });
+
+  it('cancel ends a parked run; it is not driven any further', async () => {
+    const started = await api('POST', '/api/workflows/sleepy/runs', {});
+    const runId: string = started.body.run_id;
+    await settled(runId, ['waiting']);
+    const res = await cli('runs', 'cancel', runId);
+    expect(res).toMatchObject({ status: 0 });
+    expect(await run(runId)).toMatchObject({ status: 'cancelled', error_kind: 'cancelled' });
+    expect((await api('POST', `/api/runs/${runId}/cancel`)).status).toBe(409);
+    expect((await api('POST', '/api/runs/bad%20id/cancel')).status).toBe(400);
+    await new Promise((r) => setTimeout(r, 3500));
+    expect((await run(runId)).status).toBe('cancelled');
+  });
+
+  it('a cron workflow ticks on its schedule', async () => {
+    const ticks = await eventually(async () => {
+      const page = await api('GET', '/api/history/runs?workflow=ticker&limit=10');
+      return page.body.items.filter((r: RunItem) => r.status === 'succeeded').length >= 2 ? page.body.items : undefined;
+    }, 10_000, 'two cron runs');
+    expect(ticks[0].trigger).toBe('cron');
+    expect((await cli('workflows', 'pause', 'ticker')).status).toBe(0);
+  });
+
+  it('kill -9 with runs parked and one mid-step, then a restart: every run finishes, no step finished twice', async () => {
+    stub.on('/slow', { delayMs: 1500 });
+    const sleepers: string[] = [];
+    for (let i = 0; i < 5; i++) sleepers.push((await api('POST', '/api/workflows/sleepy/runs', {})).body.run_id);
+    const slow: string = (await api('POST', '/api/workflows/slow/runs', {})).body.run_id;
+    await eventually(async () => (stub.hits('/slow').length === 1 ? true : undefined), 5000, 'the slow call');
+    for (const id of sleepers) await settled(id, ['waiting']);
+    await server.kill('SIGKILL');
+
+    server = await startProcessServer(dir, ENV);
+    for (const id of [...sleepers, slow]) await settled(id, ['succeeded'], 15_000);
+    // At least once: the step that was running when the process died ran again as its next attempt.
+    expect(stub.hits('/slow')).toHaveLength(2);
+    for (const id of [...sleepers, slow]) {
+      const { body } = await api('GET', `/api/history/runs/${id}/timeline`);
+      const steps = body.events.filter((e: any) => e.kind === 'step');
+      for (const step of steps) expect(step.attempts.filter((a: any) => a.status === 'succeeded')).toHaveLength(1);
+    }
+    expect(stub.hits('/after').length).toBe(sleepers.length);
+  }, 40_000);
+});
