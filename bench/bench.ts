@@ -34,6 +34,7 @@ import { CursorCodec } from '../src/domain/cursor';
 import { PAGE_LIMIT, defineCases, prepareCase, sqlOf } from './cases';
 import { measureAuth } from './auth';
 import { benchSpend, renderSpend } from './spend';
+import { benchEngine, renderEngine } from './engine';
 import { measureUi, UI_FIRST_PAGE_TARGET_MS, UI_PAGE_BYTES_TARGET, type UiFigures } from './ui';
 import { measureExport, type ExportFigures } from './export';
 import { runLines, type JournalShape } from './generate';
@@ -155,7 +156,17 @@ function renderUi(ui: UiFigures, runs: number): { text: string; pass: boolean } 
   return { text, pass: firstOk && weightOk };
 }
 
+/** `--engine`: the engine's figures (step overhead, throughput, recovery after kill -9, webhook acceptance). */
+async function engineOnly(): Promise<void> {
+  mkdirSync(WORK, { recursive: true });
+  const { text, pass } = renderEngine(await benchEngine({ work: WORK, repo: REPO, log }));
+  writeFileSync(join(WORK, 'report-engine.md'), text);
+  process.stdout.write(text);
+  process.exitCode = pass ? 0 : 1;
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--engine')) return engineOnly();
   if (process.argv.includes('--spend')) return spendOnly();
   if (process.argv.includes('--ui')) return uiOnly();
   const started = new Date();

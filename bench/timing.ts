@@ -64,6 +64,20 @@ export class HttpClient {
     });
   }
 
+  /** POST `body` with extra headers. */
+  post(path: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: this.host, port: this.port, path, method: 'POST', agent: this.agent, headers: { ...this.headers, ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
   /** GET that must answer 200; returns the body. */
   async getOk(path: string): Promise<string> {
     const res = await this.get(path);
