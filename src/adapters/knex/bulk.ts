@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isSqlite } from './dialect';
 
 /** Rows per statement: SQLite and knex both stay well inside their limits at 500. */
 const MAX_ROWS = 500;
@@ -48,7 +49,7 @@ export async function insertRows(
       (options.accumulate?.includes(c) ? `"${c}" = ${table}."${c}" + excluded."${c}"` : `"${c}" = excluded."${c}"`));
     suffix = ` ON CONFLICT (${options.conflictKey.join(',')}) DO UPDATE SET ${updates.join(', ')}`;
   }
-  if (db.client.config.client === 'sqlite3') {
+  if (isSqlite(db)) {
     // One JSON document per statement, unpacked by SQLite itself: binding thousands of parameters one by one
     // (and knex scanning the SQL for them) costs more than the insert. `WHERE true` lets an upsert follow a SELECT.
     // A JSON column travels as JSON inside the document (`->` keeps it JSON text), not as an escaped string.

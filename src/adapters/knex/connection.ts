@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { migrationSource } from './migrations';
+import { CachedStatementSqliteClient } from './sqlite-client';
 
 /** Page cache sizes in KiB (negative: SQLite's unit for "KiB, not pages"). */
 export const READER_CACHE_KIB = -8192;
@@ -29,9 +30,7 @@ function sqlitePragmas(profile: StorageProfile): string[] {
   ];
 }
 
-export function isSqlite(db: Knex): boolean {
-  return db.client.config.client === 'sqlite3';
-}
+export { isSqlite } from './dialect';
 
 /**
  * Opens the storage named by `url` (`sqlite:<absolute path>` or `postgres://…`) and brings its schema up
@@ -43,7 +42,7 @@ export async function openDatabase(url: string, profile: StorageProfile = 'tool'
     const filename = url.slice('sqlite:'.length);
     if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
     db = knexFactory({
-      client: 'sqlite3',
+      client: CachedStatementSqliteClient as unknown as typeof knexFactory.Client,
       connection: { filename },
       useNullAsDefault: true,
       pool: {

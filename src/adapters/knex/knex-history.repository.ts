@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
+import { isSqlite } from './dialect';
 import type { Approval } from '../../domain/approval';
 import type { ReorgResponseRecord } from '../../domain/reorg';
 import type { Run } from '../../domain/run';
@@ -90,7 +91,7 @@ export class KnexHistoryRepository implements HistoryRepository {
 
   /** The query of one page (exposed for EXPLAIN in the benchmark). */
   pageQuery(list: ListTable, filter: ListFilter, page: PageRequest): Knex.QueryBuilder {
-    const q = this.db(list.table).select(this.db.client.config.client === 'sqlite3' ? this.db.raw(packedColumns(list.table, list.columns)) : '*');
+    const q = this.db(list.table).select(isSqlite(this.db) ? this.db.raw(packedColumns(list.table, list.columns)) : '*');
     if (list.where) q.whereRaw(list.where);
     for (const [field, value] of Object.entries(filter.equals)) q.where(COLUMN[field] ?? field, value);
     if (filter.since !== undefined) q.where(list.time, '>=', filter.since);

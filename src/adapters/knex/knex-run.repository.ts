@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
+import { isSqlite } from './dialect';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import type { Run } from '../../domain/run';
 import type { PageRequest, RunFilter, RunKey, RunRepository } from '../../application/ports/run-repository';
@@ -54,7 +55,7 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
       key = 'r';
     }
     if (columns) q.select(columns);
-    else q.select(this.db.client.config.client === 'sqlite3' ? this.db.raw(packedColumns('r', RUN_COLUMNS)) : 'r.*');
+    else q.select(isSqlite(this.db) ? this.db.raw(packedColumns('r', RUN_COLUMNS)) : 'r.*');
     for (const [name, spec] of LIST_FILTERS) {
       if (filter[name] === undefined || (driver && driver[0] === name)) continue;
       q.whereExists(

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isSqlite } from './dialect';
 
 /**
  * On SQLite, rebuilds a freshly created (empty) table as WITHOUT ROWID, clustered on its primary key: one
@@ -6,7 +7,7 @@ import type { Knex } from 'knex';
  * Other databases keep the table as created.
  */
 export async function withoutRowid(db: Knex, table: string): Promise<void> {
-  if (db.client.config.client !== 'sqlite3') return;
+  if (!isSqlite(db)) return;
   const row = (await db.raw(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`, [table])) as { sql: string }[];
   const indexes = (await db.raw(`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`, [table])) as { sql: string }[];
   await db.raw(`DROP TABLE ${table}`);
