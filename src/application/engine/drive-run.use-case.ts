@@ -20,11 +20,16 @@ export type DriveOutcome = 'finished' | 'parked' | 'gone';
 /** A poison run: the same step was running each of this many times its engine process died. */
 const CRASHES_TO_DEAD_LETTER = 2;
 
-/** The runner's view of one run while it drives it: the progress replayed from the journal, kept current. */
+/**
+ * The runner's view of one run while it drives it: the progress replayed from the journal, kept current, and the
+ * events recorded since the last journal write.
+ */
 interface Drive {
   readonly claim: ClaimedRun;
   readonly owner: string;
   readonly p: RunProgress;
+  /** Recorded, not journaled yet: written together at the next flush (before a side effect, a park or the end). */
+  readonly pending: JournalEvent[];
 }
 
 /**
@@ -56,18 +61,20 @@ export class DriveRun {
   }
 
   private async driveOnce(claim: ClaimedRun, owner: string): Promise<DriveOutcome> {
-    let stream = await this.runs.stream(claim.runId);
+    let stream: readonly JournalEvent[] = await this.runs.stream(claim.runId);
+    const pending: JournalEvent[] = [];
     if (!stream.some((e) => e.type === 'run.started')) {
-      // Enqueued, but its starter died before journaling it: journal the start recorded with the run.
+      // Enqueued, but its starter died before journaling it: the start recorded with the run is journaled with
+      // the run's first moves.
       if (claim.start.length === 0) {
         await this.store.remove(claim.runId);
         return 'gone';
       }
-      await this.journal.append(claim.start);
-      stream = await this.runs.stream(claim.runId);
+      pending.push(...claim.start);
+      stream = claim.start;
     }
     const p = runProgress(stream)!;
-    const d: Drive = { claim, owner, p };
+    const d: Drive = { claim, owner, p, pending };
     if (p.finished) return this.removed(d);
     const definition = this.catalog.get(p.started.workflow);
     if (!definition) {
@@ -132,6 +139,8 @@ export class DriveRun {
       return this.end(d, [started(undefined), this.stepFinished(srid, { kind: 'failed', error })], 'failed', error);
     }
     await this.emit(d, [started(prepared.input)]);
+    // What the step does outside must follow its journaled start: a crash mid-step then shows as a started attempt.
+    if (prepared.sideEffects) await this.flush(d);
     const result = await prepared.run();
     if (result.kind === 'succeeded') {
       await this.emit(d, [this.stepFinished(srid, result)]);
@@ -269,6 +278,7 @@ export class DriveRun {
     const closing: JournalEvent[] = [{ type: 'run.finished', at: this.now(), run_id: started.run_id, status, ...(error ? { error } : {}) }];
     if (started.session === 'test' && started.session_id) closing.push({ type: 'session.finished', at: this.now(), session_id: started.session_id });
     await this.emit(d, [...events, ...closing]);
+    await this.flush(d);
     return this.removed(d);
   }
 
@@ -278,13 +288,23 @@ export class DriveRun {
   }
 
   private async park(d: Drive, dueAt: number | null): Promise<DriveOutcome> {
+    await this.flush(d);
     await this.store.release(d.owner, d.claim.runId, dueAt);
     return 'parked';
   }
 
+  /**
+   * Records moves of the run: its progress advances at once, the journal gets them at the next flush. Moves with
+   * no side effect between them (a step's end and the next step's start, a start and its park) share one append.
+   */
   private async emit(d: Drive, events: readonly JournalEvent[]): Promise<void> {
-    await this.journal.append(events);
+    d.pending.push(...events);
     for (const e of events) advance(d.p, e);
+  }
+
+  private async flush(d: Drive): Promise<void> {
+    if (d.pending.length === 0) return;
+    await this.journal.append(d.pending.splice(0));
   }
 
   private now(): string {

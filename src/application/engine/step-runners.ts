@@ -23,6 +23,8 @@ export type Attempted =
 /** A step attempt ready to go: its resolved input (journaled with step.started) and the attempt itself. */
 export interface PreparedAttempt {
   readonly input: Json;
+  /** The attempt acts outside chainflow (calls a service, broadcasts): its start is journaled before it runs. */
+  readonly sideEffects: boolean;
   run(): Promise<Attempted>;
 }
 
@@ -61,6 +63,7 @@ export class StepRunners {
       default:
         return {
           input: null,
+          sideEffects: false,
           run: async () => ({ kind: 'failed', error: { kind: 'unsupported_step', message: `${step.type} steps are not run by this engine version` } }),
         };
     }
@@ -80,6 +83,7 @@ export class StepRunners {
     };
     return {
       input,
+      sideEffects: true,
       run: async () => {
         try {
           const res = await this.http.request({ method: step.method, url, headers, body: bodyText, timeoutMs: step.timeoutMs });
@@ -103,6 +107,7 @@ export class StepRunners {
     const approvalId = ctx.attempt === 1 ? ctx.stepRunId : `${ctx.stepRunId}.${ctx.attempt}`;
     return {
       input: { ...(message !== undefined ? { message } : {}), expires_at: toIso(expiresAt) },
+      sideEffects: false,
       run: async () => ({
         kind: 'parked',
         events: [{
@@ -118,6 +123,7 @@ export class StepRunners {
     const dueAt = this.clock.now() + step.durationMs;
     return {
       input: { duration_ms: step.durationMs, due_at: toIso(dueAt) },
+      sideEffects: false,
       run: async () => ({ kind: 'parked', events: [], wait: { kind: 'delay', dueAt, expiresAt: null } }),
     };
   }
