@@ -137,6 +137,24 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
       expect(await ids({})).toEqual(['ok']);
     });
 
+    it('appends made at once each succeed or fail alone, in the order they were made', async () => {
+      await ports.append(aRun({ runId: 'base', at: T0 }));
+      const bad: JournalEvent[] = [...aRun({ runId: 'doomed', at: T0 }), { type: 'send.submitted', at: iso(T0), send_id: 'never-queued', tx_hash: '0x1' }];
+      const outcomes = await Promise.allSettled([
+        ports.append(aRun({ runId: 'first', at: T0 + MINUTE })),
+        ports.append(bad),
+        ports.append(aRun({ runId: 'third', at: T0 + 2 * MINUTE })),
+        // The same events twice in one burst: the second append finds them all already journaled.
+        ports.append(aRun({ runId: 'first', at: T0 + MINUTE })),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ index: bad.length - 1 });
+      const firstEvents = aRun({ runId: 'first', at: T0 + MINUTE }).length;
+      expect((outcomes[0] as PromiseFulfilledResult<unknown>).value).toEqual({ applied: firstEvents, duplicates: 0 });
+      expect((outcomes[3] as PromiseFulfilledResult<unknown>).value).toEqual({ applied: 0, duplicates: firstEvents });
+      expect(await ids({})).toEqual(['third', 'first', 'base']);
+    });
+
     it('refuses a second, different run.started for the same run', async () => {
       await ports.append(aRun({ runId: 'once', at: T0 }));
       await expect(ports.append(aRun({ runId: 'once', at: T0 + HOUR }).slice(0, 1))).rejects.toThrow(/already started/);

@@ -39,7 +39,16 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
     return this.appendAll((async function* () { yield events; })());
   }
 
-  async appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
+  /** Appends one after the other, as transactions on one database would: each works on what the previous left. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
+    const turn = this.queue.then(() => this.appendNow(batches, onBatch));
+    this.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async appendNow(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
     const draft = cloneWorkingSet(this.ws);
     const stored: StoredEvent[] = [];
     const ledger: LandedSettle[] = [];

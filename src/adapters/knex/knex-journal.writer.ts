@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import { applyEvents, contentHashes, references, statsWorkflows } from '../../domain/journal/projector';
-import { emptyWorkingSet, type ChangeSet, type WorkingSet } from '../../domain/journal/working-set';
+import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
 import type { AppendResult, JournalWriter } from '../../application/ports/journal-writer';
 import { insertRows, selectIn } from './bulk';
 import { isSqlite, READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
@@ -20,6 +20,20 @@ export const Database = Symbol('Database');
 /** Appends smaller than this skip the page-cache widening (three statements that cost more than they save). */
 const SMALL_APPEND = 1000;
 
+/**
+ * Appends waiting together are written in one transaction (a group commit) of at most this many events: the
+ * engine's many runs each append a few events at a time, and a transaction costs a handful of statements
+ * whatever it holds.
+ */
+const GROUP_EVENTS = 2000;
+
+/** An append waiting for the next group commit. */
+interface Waiting {
+  readonly events: readonly JournalEvent[];
+  resolve(result: AppendResult): void;
+  reject(err: unknown): void;
+}
+
 /** The rows a batch refers to, and the next ordinal of each stream that already holds events. */
 interface Loaded {
   readonly ws: WorkingSet;
@@ -33,13 +47,77 @@ interface Loaded {
  */
 @injectable()
 export class KnexJournalWriter implements JournalWriter {
+  private readonly waiting: Waiting[] = [];
+  private committing = false;
+
   constructor(@inject(Database) private readonly db: Knex) {}
 
+  /**
+   * Small appends wait for the transaction under way (if any) and are then written together in the next one; each
+   * still succeeds or fails on its own (see `commitGroup`). Large ones (imports) have a transaction of their own.
+   */
   async append(events: readonly JournalEvent[]): Promise<AppendResult> {
-    const batches = (async function* () {
-      yield events;
-    })();
-    return this.appendWith(batches, undefined, events.length >= SMALL_APPEND);
+    if (events.length >= SMALL_APPEND) {
+      const batches = (async function* () {
+        yield events;
+      })();
+      return this.appendWith(batches, undefined, true);
+    }
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ events, resolve, reject });
+      this.commitNext();
+    });
+  }
+
+  private commitNext(): void {
+    if (this.committing || this.waiting.length === 0) return;
+    let size = 0;
+    let n = 0;
+    while (n < this.waiting.length && (n === 0 || size + this.waiting[n]!.events.length <= GROUP_EVENTS)) size += this.waiting[n++]!.events.length;
+    const group = this.waiting.splice(0, n);
+    this.committing = true;
+    void this.commitGroup(group).finally(() => {
+      this.committing = false;
+      this.commitNext();
+    });
+  }
+
+  /**
+   * One transaction for the whole group. Should it fail (one append's events refused, say), each append of the
+   * group is written again alone, so that only the one at fault fails, with its own error.
+   */
+  private async commitGroup(group: readonly Waiting[]): Promise<void> {
+    try {
+      const results = await this.db.transaction((trx) => this.applyGroup(trx, group.map((w) => w.events)));
+      group.forEach((w, i) => w.resolve(results[i]!));
+      return;
+    } catch (err) {
+      if (group.length === 1) {
+        group[0]!.reject(err);
+        return;
+      }
+    }
+    for (const w of group) {
+      await this.db.transaction((trx) => this.applyGroup(trx, [w.events])).then((results) => w.resolve(results[0]!), (err: unknown) => w.reject(err));
+    }
+  }
+
+  /** Applies each append's events in turn over one working set, and writes what they changed together. */
+  private async applyGroup(trx: Knex.Transaction, appends: readonly (readonly JournalEvent[])[]): Promise<AppendResult[]> {
+    const all = appends.length === 1 ? appends[0]! : appends.flat();
+    const hashes = contentHashes(all);
+    const { ws, nextSeq } = await this.load(trx, all);
+    const changes = new ChangeSet();
+    const results: AppendResult[] = [];
+    let offset = 0;
+    for (const events of appends) {
+      const ch = applyEvents(ws, events, 0, hashes.slice(offset, offset + events.length));
+      offset += events.length;
+      results.push({ applied: ch.events.length, duplicates: ch.duplicates });
+      mergeChanges(changes, ch);
+    }
+    await this.write(trx, ws, changes, nextSeq);
+    return results;
   }
 
   async appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
@@ -171,4 +249,13 @@ export class KnexJournalWriter implements JournalWriter {
     // only makes the driver's threads wait on each other.
     for (const write of writes) await write();
   }
+}
+
+/** Adds what `from` changed to `into` (appends applied one after the other over the same working set). */
+function mergeChanges(into: ChangeSet, from: ChangeSet): void {
+  const sets = ['runs', 'runLists', 'sends', 'approvals', 'reorgs', 'sessions', 'workflows', 'workflowStats'] as const;
+  for (const name of sets) for (const key of from[name]) into[name].add(key);
+  into.events.push(...from.events);
+  into.ledger.push(...from.ledger);
+  into.duplicates += from.duplicates;
 }
