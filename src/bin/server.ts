@@ -80,6 +80,7 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
       listWorkflows: container.get(ListConfiguredWorkflows),
       receiveWebhook: container.get(ReceiveWebhook),
       poke: () => engine?.poke(),
+      engineHere: engine !== undefined,
     },
     checkHealth: container.get(CheckHealth),
     authenticate: container.get(Authenticate),

@@ -272,7 +272,7 @@ describe('DriveRun', () => {
     await expect(h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'm' } })).rejects.toThrow('workflow paused');
     const first = await h.start.execute({ workflow: 'hook', trigger: { kind: 'webhook', summary: 'POST' }, dedupeKeys: ['sig:1'] });
     const again = await h.start.execute({ workflow: 'hook', trigger: { kind: 'webhook', summary: 'POST' }, dedupeKeys: ['sig:1'] });
-    expect(again).toEqual({ runId: first.runId, created: false });
+    expect(again).toEqual({ runId: first.runId, created: false, start: [] });
     expect(await h.journal.list({ workflow: 'hook' }, { limit: 10 })).toHaveLength(1);
   });
 });

@@ -64,9 +64,11 @@ export function engineStoreContract(name: string, open: () => Promise<{ store: E
       expect(await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), dedupeKeys: ['sig:1', 'key:k'] }, '', 0)).toEqual({ runId: 'r1', created: true });
       expect(await store.enqueue({ runId: 'r2', workflow: 'wf', start: start('r2'), dedupeKeys: ['sig:2', 'key:k'] }, '', 0)).toEqual({ runId: 'r1', created: false });
       expect(await store.enqueue({ runId: 'r3', workflow: 'wf', start: start('r3'), dedupeKeys: ['sig:1'] }, '', 0)).toEqual({ runId: 'r1', created: false });
+      // r2's new signature was not kept when its Idempotency-Key turned out to be a repeat: it starts a run later.
+      expect(await store.enqueue({ runId: 'r4', workflow: 'wf', start: start('r4'), dedupeKeys: ['sig:2'] }, '', 0)).toEqual({ runId: 'r4', created: true });
       await store.remove('r1');
       await store.wake('r1', T);
-      expect(await store.claimDue('a', T, T + 1000, 10)).toEqual([]);
+      expect((await store.claimDue('a', T, T + 1000, 10)).map((c) => c.runId)).toEqual(['r4']);
     });
 
     it('a cron tick moves once from the tick it expected', async () => {

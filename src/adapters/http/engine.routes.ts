@@ -15,6 +15,8 @@ export interface EngineUseCases {
   readonly listWorkflows: ListConfiguredWorkflows;
   /** Tells this process's engine (if it runs one) that a run was started or woken. */
   readonly poke: () => void;
+  /** This process runs the engine: a run started here is driven (and its start journaled) by it at once. */
+  readonly engineHere: boolean;
 }
 
 /** Request bodies of the engine routes: small JSON objects. */
@@ -56,6 +58,7 @@ export function engineRoutes(uc: EngineUseCases): Router {
     const body = bodyOf(req, { input: 'any' });
     const started = await uc.startRun.execute({
       workflow: req.params.wf!, trigger: { kind: 'manual', summary: `manual by ${principal(res)}`, ...(body.input !== undefined ? { payload: body.input as Json } : {}) },
+      journalStart: !uc.engineHere,
     });
     uc.poke();
     res.status(202).json({ run_id: started.runId });

@@ -17,6 +17,13 @@ interface ClaimRow {
 /** Another enqueue recorded one of the delivery keys first. */
 class DeliveryRace extends Error {}
 
+/** The delivery was seen before: the transaction rolls back (keys it did insert included) and this run is the answer. */
+class SeenDelivery extends Error {
+  constructor(readonly runId: string) {
+    super('delivery seen');
+  }
+}
+
 const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 
 /**
@@ -40,6 +47,7 @@ export class KnexEngineStore implements EngineStore {
       try {
         return await this.db.transaction((trx) => this.enqueueIn(trx, run, owner, leaseUntil));
       } catch (err) {
+        if (err instanceof SeenDelivery) return { runId: err.runId, created: false };
         if (!(err instanceof DeliveryRace) || tries >= 2) throw err;
       }
     }
@@ -48,15 +56,19 @@ export class KnexEngineStore implements EngineStore {
   private async enqueueIn(trx: Knex.Transaction, run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
     const keys = run.dedupeKeys ?? [];
     if (keys.length > 0) {
-      const seen = await trx('engine_deliveries').whereIn('delivery_key', keys).first('run_id');
-      if (seen) return { runId: String(seen.run_id), created: false };
+      // Insert first (a new delivery is the common case): a key that was seen inserts nothing, and only then is
+      // the earlier run looked up.
       const now = Date.now();
       const inserted = rowsOf<{ delivery_key: string }>(await trx.raw(
         `INSERT INTO engine_deliveries (delivery_key, run_id, at) VALUES ${keys.map(() => '(?, ?, ?)').join(', ')}
          ON CONFLICT (delivery_key) DO NOTHING RETURNING delivery_key`,
         keys.flatMap((key) => [key, run.runId, now]),
       ));
-      if (inserted.length !== keys.length) throw new DeliveryRace();
+      if (inserted.length !== keys.length) {
+        const seen = await trx('engine_deliveries').whereIn('delivery_key', keys).whereNot('run_id', run.runId).first('run_id');
+        if (seen) throw new SeenDelivery(String(seen.run_id));
+        throw new DeliveryRace();
+      }
     }
     const held = owner !== '';
     await trx('engine_runs').insert({

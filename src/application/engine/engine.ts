@@ -100,11 +100,13 @@ export class Engine {
    * lease is renewed meanwhile. A repeated delivery drives nothing. Resolves with the run id.
    */
   async runHere(request: StartRunRequest): Promise<string> {
-    const started = await this.startRun.execute({ ...request, owner: { id: this.owner, leaseUntil: this.clock.now() + this.settings.leaseTtlMs } });
+    const started = await this.startRun.execute({
+      ...request, owner: { id: this.owner, leaseUntil: this.clock.now() + this.settings.leaseTtlMs }, journalStart: false,
+    });
     if (!started.created) return started.runId;
     const renewal = setInterval(() => void this.renew(), Math.max(200, Math.floor(this.settings.leaseTtlMs / 3)));
     try {
-      await this.drive({ runId: started.runId, workflow: request.workflow, start: [], expired: false, crashStepRunId: null, crashCount: 0 });
+      await this.drive({ runId: started.runId, workflow: request.workflow, start: started.start, expired: false, crashStepRunId: null, crashCount: 0 });
     } finally {
       clearInterval(renewal);
     }
@@ -156,7 +158,7 @@ export class Engine {
       if ((await this.states.paused(w.name)) ?? w.paused) continue;
       await this.startRun.execute({
         workflow: w.name, trigger: { kind: 'cron', summary: `cron ${schedule}`, payload: { scheduled_at: toIso(due) } },
-        dedupeKeys: [`cron:${w.name}:${due}`],
+        dedupeKeys: [`cron:${w.name}:${due}`], journalStart: false,
       }).catch((err: unknown) => this.warn(`workflow ${w.name}: cron tick not started`, err));
     }
   }

@@ -11,6 +11,8 @@ export interface WebhookDelivery {
   readonly signature: string | undefined;
   readonly idempotencyKey: string | undefined;
   readonly body: Buffer;
+  /** False when an engine of this process drives the run at once (see StartRunRequest.journalStart). */
+  readonly journalStart?: boolean;
 }
 
 const MAX_IDEMPOTENCY_KEY = 200;
@@ -50,6 +52,7 @@ export class ReceiveWebhook {
       trigger: { kind: 'webhook', summary: `POST /hooks/${delivery.workflow}`, payload },
       // The signature always counts (a replayed delivery with a new Idempotency-Key starts nothing either).
       dedupeKeys: [`hook:${delivery.workflow}:sig:${sig.t}:${sig.v1}`, ...(key ? [`hook:${delivery.workflow}:key:${key}`] : [])],
+      journalStart: delivery.journalStart,
     });
   }
 }

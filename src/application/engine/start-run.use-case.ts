@@ -18,17 +18,25 @@ export interface StartRunRequest {
   readonly dedupeKeys?: readonly string[];
   /** The engine process that will drive the run itself, holding its lease until `leaseUntil`; else any engine claims it. */
   readonly owner?: { readonly id: string; readonly leaseUntil: number };
+  /**
+   * Journal the run's start now (default). False when an engine of this process drives the run at once: it
+   * journals the start with the run's first moves (one write fewer), and the schedule keeps the start until then,
+   * so a start is never lost.
+   */
+  readonly journalStart?: boolean;
 }
 
 export interface StartedRun {
   readonly runId: string;
   /** False when the delivery was seen before: `runId` is the earlier run's. */
   readonly created: boolean;
+  /** The run's first events (journaled, or to be journaled by the engine that drives it); empty when not created. */
+  readonly start: readonly JournalEvent[];
 }
 
 /**
  * Starts a run of a configured workflow: the run is first recorded in the engine's schedule (with its first
- * events, so that no start is lost if this process dies), then journaled; an engine drives it from there.
+ * events, so that no start is lost if this process dies), then journaled, now or by the engine that drives it.
  * A paused workflow starts no live run.
  */
 @injectable()
@@ -62,8 +70,8 @@ export class StartRun {
       { runId, workflow: req.workflow, start, ...(req.dedupeKeys ? { dedupeKeys: req.dedupeKeys } : {}) },
       req.owner?.id ?? '', req.owner?.leaseUntil ?? 0,
     );
-    if (!queued.created) return queued;
-    await this.journal.append(start);
-    return { runId, created: true };
+    if (!queued.created) return { ...queued, start: [] };
+    if (req.journalStart !== false) await this.journal.append(start);
+    return { runId, created: true, start };
   }
 }
