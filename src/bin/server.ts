@@ -20,7 +20,6 @@ import { CancelRun } from '../application/engine/cancel-run.use-case';
 import { DecideApproval } from '../application/engine/decide-approval.use-case';
 import { Engine } from '../application/engine/engine';
 import { ReceiveWebhook } from '../application/engine/receive-webhook.use-case';
-import { StartRun } from '../application/engine/start-run.use-case';
 import { ListConfiguredWorkflows, SetWorkflowPaused } from '../application/engine/workflow-controls.use-case';
 import { PendingReceipts } from '../application/ports/spend-ledger';
 import { Redactor } from '../domain/redactor';
@@ -73,14 +72,13 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
     },
     getSpend: container.get(GetSpend),
     engine: {
-      startRun: container.get(StartRun),
+      startRun: (request) => container.get(Engine).submit(request),
       decideApproval: container.get(DecideApproval),
       cancelRun: container.get(CancelRun),
       setPaused: container.get(SetWorkflowPaused),
       listWorkflows: container.get(ListConfiguredWorkflows),
       receiveWebhook: container.get(ReceiveWebhook),
       poke: () => engine?.poke(),
-      engineHere: engine !== undefined,
     },
     checkHealth: container.get(CheckHealth),
     authenticate: container.get(Authenticate),

@@ -80,7 +80,7 @@ export function createHttpApp(deps: HttpDependencies): Express {
 
   // Inbound webhooks of workflow triggers: never under the bearer (each trigger checks its own HMAC); the
   // engine mounts its triggers here. Without one, the path answers as unknown.
-  if (deps.engine) app.use('/hooks', hooksRoutes(deps.engine.receiveWebhook, deps.engine.poke, deps.engine.engineHere));
+  if (deps.engine) app.use('/hooks', hooksRoutes(deps.engine.receiveWebhook));
   app.use('/hooks', (_req, res) => {
     res.status(404).json({ error: 'no such trigger' });
   });

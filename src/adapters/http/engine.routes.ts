@@ -1,22 +1,22 @@
 import express, { Router, type Request } from 'express';
 import type { CancelRun } from '../../application/engine/cancel-run.use-case';
 import type { DecideApproval } from '../../application/engine/decide-approval.use-case';
-import type { StartRun } from '../../application/engine/start-run.use-case';
+import type { StartedRun, StartRunRequest } from '../../application/engine/start-run.use-case';
 import type { ListConfiguredWorkflows, SetWorkflowPaused } from '../../application/engine/workflow-controls.use-case';
 import { InvalidInputError } from '../../domain/errors';
 import type { Json } from '../../domain/journal/journal-event';
 
 /** The engine's use cases behind the API (CONTRACT 8.4). */
 export interface EngineUseCases {
-  readonly startRun: StartRun;
+  /** Starts a run (the engine of this process takes it at once when it runs; see Engine.submit). */
+  readonly startRun: (request: StartRunRequest) => Promise<StartedRun>;
   readonly decideApproval: DecideApproval;
   readonly cancelRun: CancelRun;
   readonly setPaused: SetWorkflowPaused;
   readonly listWorkflows: ListConfiguredWorkflows;
   /** Tells this process's engine (if it runs one) that a run was started or woken. */
   readonly poke: () => void;
-  /** This process runs the engine: a run started here is driven (and its start journaled) by it at once. */
-  readonly engineHere: boolean;
+
 }
 
 /** Request bodies of the engine routes: small JSON objects. */
@@ -56,11 +56,9 @@ export function engineRoutes(uc: EngineUseCases): Router {
   router.post('/workflows/:wf/runs', async (req, res) => {
     noQuery(req);
     const body = bodyOf(req, { input: 'any' });
-    const started = await uc.startRun.execute({
+    const started = await uc.startRun({
       workflow: req.params.wf!, trigger: { kind: 'manual', summary: `manual by ${principal(res)}`, ...(body.input !== undefined ? { payload: body.input as Json } : {}) },
-      journalStart: !uc.engineHere,
     });
-    uc.poke();
     res.status(202).json({ run_id: started.runId });
   });
   for (const [path, paused] of [['pause', true], ['resume', false]] as const) {

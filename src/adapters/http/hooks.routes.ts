@@ -8,7 +8,7 @@ const MAX_BODY = '1mb';
  * `POST /hooks/<workflow>`: never under the bearer; each trigger checks its own HMAC over the raw body.
  * A new run answers 202, a repeated delivery 200 with the same run id.
  */
-export function hooksRoutes(receive: ReceiveWebhook, poke: () => void, engineHere: boolean): Router {
+export function hooksRoutes(receive: ReceiveWebhook): Router {
   const router = Router();
   router.post('/:workflow', express.raw({ type: () => true, limit: MAX_BODY }), async (req, res) => {
     const started = await receive.execute({
@@ -16,9 +16,7 @@ export function hooksRoutes(receive: ReceiveWebhook, poke: () => void, engineHer
       signature: req.get('x-chainflow-signature'),
       idempotencyKey: req.get('idempotency-key'),
       body: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
-      journalStart: !engineHere,
     });
-    if (started.created) poke();
     res.status(started.created ? 202 : 200).json({ run_id: started.runId });
   });
   return router;

@@ -41,6 +41,7 @@ export class KnexEngineStore implements EngineStore {
   }
 
   async enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
+    if (isSqlite(this.db)) return this.enqueueOneStatement(run, owner, leaseUntil);
     // A concurrent enqueue of the same delivery may insert its key between our check and our insert: then the
     // transaction is rolled back and the check, run again, finds that run.
     for (let tries = 0; ; tries++) {
@@ -53,12 +54,36 @@ export class KnexEngineStore implements EngineStore {
     }
   }
 
+  /** SQLite: the trigger `engine_runs_deliveries` records the keys in the same statement (see the migration). */
+  private async enqueueOneStatement(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
+    const keys = run.dedupeKeys ?? [];
+    try {
+      await this.db('engine_runs').insert({
+        ...this.runRow(run, owner, leaseUntil), dedupe_keys: keys.length ? JSON.stringify(keys) : null, enqueued_at: Date.now(),
+      });
+      return { runId: run.runId, created: true };
+    } catch (err) {
+      if (keys.length === 0 || !/UNIQUE constraint failed: engine_deliveries/.test(String((err as Error).message))) throw err;
+      const seen = await this.db('engine_deliveries').whereIn('delivery_key', keys).first('run_id');
+      if (!seen) throw err;
+      return { runId: String(seen.run_id), created: false };
+    }
+  }
+
+  private runRow(run: RunToEnqueue, owner: string, leaseUntil: number): Record<string, unknown> {
+    const held = owner !== '';
+    return {
+      run_id: run.runId, workflow: run.workflow, due_at: held ? leaseUntil : 0, owner: held ? owner : null,
+      lease_until: held ? leaseUntil : null, start: JSON.stringify(run.start),
+    };
+  }
+
   private async enqueueIn(trx: Knex.Transaction, run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
     const keys = run.dedupeKeys ?? [];
+    const now = Date.now();
     if (keys.length > 0) {
       // Insert first (a new delivery is the common case): a key that was seen inserts nothing, and only then is
       // the earlier run looked up.
-      const now = Date.now();
       const inserted = rowsOf<{ delivery_key: string }>(await trx.raw(
         `INSERT INTO engine_deliveries (delivery_key, run_id, at) VALUES ${keys.map(() => '(?, ?, ?)').join(', ')}
          ON CONFLICT (delivery_key) DO NOTHING RETURNING delivery_key`,
@@ -70,11 +95,7 @@ export class KnexEngineStore implements EngineStore {
         throw new DeliveryRace();
       }
     }
-    const held = owner !== '';
-    await trx('engine_runs').insert({
-      run_id: run.runId, workflow: run.workflow, due_at: held ? leaseUntil : 0, owner: held ? owner : null,
-      lease_until: held ? leaseUntil : null, start: JSON.stringify(run.start),
-    });
+    await trx('engine_runs').insert({ ...this.runRow(run, owner, leaseUntil), enqueued_at: now });
     return { runId: run.runId, created: true };
   }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isSqlite } from './dialect';
 
 /**
  * The engine's schedule: one row per run an engine must still drive (its lease and when it is due), the
@@ -20,6 +21,9 @@ export const engine = {
       t.integer('crash_count').notNullable().defaultTo(0);
       // The run's first events (JSON), journaled by whoever drives it first.
       t.text('start').notNullable();
+      // The delivery keys (JSON array) recorded with the run, and when it was enqueued (epoch ms).
+      t.text('dedupe_keys');
+      t.bigInteger('enqueued_at');
       t.index(['due_at'], 'engine_runs_due');
     });
     await db.schema.createTable('engine_deliveries', (t) => {
@@ -28,6 +32,15 @@ export const engine = {
       t.bigInteger('at').notNullable();
       t.index(['at'], 'engine_deliveries_at');
     });
+    if (isSqlite(db)) {
+      // A run and its delivery keys in one statement (a webhook's whole write): a key seen before fails the
+      // insert, run included, as one statement is atomic. One statement is one trip through the driver, where a
+      // transaction of three would be five.
+      await db.raw(`CREATE TRIGGER engine_runs_deliveries AFTER INSERT ON engine_runs WHEN NEW.dedupe_keys IS NOT NULL
+        BEGIN
+          INSERT INTO engine_deliveries (delivery_key, run_id, at) SELECT value, NEW.run_id, NEW.enqueued_at FROM json_each(NEW.dedupe_keys);
+        END`);
+    }
     await db.schema.createTable('engine_cron', (t) => {
       t.string('workflow', 256).primary();
       t.bigInteger('next_at').notNullable();

@@ -53,7 +53,8 @@ export class DriveRun {
     // A concurrent decision (a cancel, an approval) can make an append of ours refused: read again and go on.
     for (let tries = 0; ; tries++) {
       try {
-        return await this.driveOnce(claim, owner);
+        // A retry reads what the first try journaled.
+        return await this.driveOnce(tries === 0 ? claim : { ...claim, fresh: false }, owner);
       } catch (err) {
         if (!(err instanceof JournalRejectedError) || tries >= 2) throw err;
       }
@@ -61,7 +62,7 @@ export class DriveRun {
   }
 
   private async driveOnce(claim: ClaimedRun, owner: string): Promise<DriveOutcome> {
-    let stream: readonly JournalEvent[] = await this.runs.stream(claim.runId);
+    let stream: readonly JournalEvent[] = claim.fresh ? [] : await this.runs.stream(claim.runId);
     const pending: JournalEvent[] = [];
     if (!stream.some((e) => e.type === 'run.started')) {
       // Enqueued, but its starter died before journaling it: the start recorded with the run is journaled with

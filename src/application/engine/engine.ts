@@ -11,7 +11,7 @@ import { WorkflowStates } from '../ports/workflow-states';
 import { SettlePendingReceipts } from '../spend/settle-pending-receipts.use-case';
 import { Redactor } from '../../domain/redactor';
 import { DriveRun } from './drive-run.use-case';
-import { StartRun, type StartRunRequest } from './start-run.use-case';
+import { StartRun, type StartedRun, type StartRunRequest } from './start-run.use-case';
 import { WorkflowCatalog } from './workflow-catalog';
 
 /** How often the spend ledger's owed receipt reads are retried. */
@@ -32,6 +32,10 @@ export class Engine {
   private renewTimer: NodeJS.Timeout | undefined;
   private drainTimer: NodeJS.Timeout | undefined;
   private running = false;
+  /** Slots promised to runs being submitted here (between their enqueue and their drive). */
+  private reserved = 0;
+  /** The last claim took as many runs as there was room for: more may be due, so a freed slot looks at once. */
+  private backlog = false;
   private ticking: Promise<void> | undefined;
   private again = false;
 
@@ -96,21 +100,50 @@ export class Engine {
   }
 
   /**
+   * Starts a run (a webhook, the API, a cron tick). While this engine runs and has room, it takes the run at once
+   * and drives it in the background (no claim through storage, the start journaled with the run's first moves);
+   * otherwise the run is journaled and left in the schedule for whichever engine claims it. Resolves once the run
+   * is recorded durably.
+   */
+  async submit(request: StartRunRequest): Promise<StartedRun> {
+    if (!this.running || this.driving.size + this.reserved >= this.settings.concurrency) {
+      const started = await this.startRun.execute({ ...request, journalStart: true });
+      if (started.created) this.poke();
+      return started;
+    }
+    this.reserved++;
+    let started: StartedRun;
+    try {
+      started = await this.startRun.execute({ ...request, owner: this.lease(), journalStart: false });
+    } finally {
+      this.reserved--;
+    }
+    if (started.created) void this.drive(this.freshClaim(request.workflow, started)).then(() => this.roomFreed());
+    return started;
+  }
+
+  /**
    * Starts a run and drives it in this process until it ends or parks (`chainflow run` / `chainflow test`); the
    * lease is renewed meanwhile. A repeated delivery drives nothing. Resolves with the run id.
    */
   async runHere(request: StartRunRequest): Promise<string> {
-    const started = await this.startRun.execute({
-      ...request, owner: { id: this.owner, leaseUntil: this.clock.now() + this.settings.leaseTtlMs }, journalStart: false,
-    });
+    const started = await this.startRun.execute({ ...request, owner: this.lease(), journalStart: false });
     if (!started.created) return started.runId;
     const renewal = setInterval(() => void this.renew(), Math.max(200, Math.floor(this.settings.leaseTtlMs / 3)));
     try {
-      await this.drive({ runId: started.runId, workflow: request.workflow, start: started.start, expired: false, crashStepRunId: null, crashCount: 0 });
+      await this.drive(this.freshClaim(request.workflow, started));
     } finally {
       clearInterval(renewal);
     }
     return started.runId;
+  }
+
+  private lease(): { id: string; leaseUntil: number } {
+    return { id: this.owner, leaseUntil: this.clock.now() + this.settings.leaseTtlMs };
+  }
+
+  private freshClaim(workflow: string, started: StartedRun): ClaimedRun {
+    return { runId: started.runId, workflow, start: started.start, expired: false, crashStepRunId: null, crashCount: 0, fresh: true };
   }
 
   /** Drives a run this process holds (its own start); resolves when the run ended or parked. */
@@ -130,13 +163,20 @@ export class Engine {
   private async tick(): Promise<void> {
     await this.fireCron();
     const room = this.settings.concurrency - this.driving.size;
-    if (room <= 0) return;
+    if (room <= 0) {
+      this.backlog = true;
+      return;
+    }
+    this.backlog = false;
     const now = this.clock.now();
     const claims = await this.store.claimDue(this.owner, now, now + this.settings.leaseTtlMs, room);
     for (const claim of claims) {
-      void this.drive(claim).then(() => this.poke());
+      void this.drive(claim).then(() => this.roomFreed());
     }
-    if (claims.length === room) this.again = true;
+    if (claims.length === room) {
+      this.again = true;
+      this.backlog = true;
+    }
   }
 
   /** Fires each due cron tick once across every engine process (the store's compare-and-set decides who). */
@@ -156,11 +196,16 @@ export class Engine {
       const next = this.cron.next(schedule, now) ?? Number.MAX_SAFE_INTEGER;
       if (!(await this.store.advanceCron(w.name, due, next))) continue;
       if ((await this.states.paused(w.name)) ?? w.paused) continue;
-      await this.startRun.execute({
+      await this.submit({
         workflow: w.name, trigger: { kind: 'cron', summary: `cron ${schedule}`, payload: { scheduled_at: toIso(due) } },
-        dedupeKeys: [`cron:${w.name}:${due}`], journalStart: false,
+        dedupeKeys: [`cron:${w.name}:${due}`],
       }).catch((err: unknown) => this.warn(`workflow ${w.name}: cron tick not started`, err));
     }
+  }
+
+  /** A drive ended: look for due runs now if some were left waiting for room, else at the next poll. */
+  private roomFreed(): void {
+    if (this.backlog) this.poke();
   }
 
   private async renew(): Promise<void> {

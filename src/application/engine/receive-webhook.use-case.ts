@@ -3,7 +3,8 @@ import { parseSignature, verifySignature } from '../../domain/engine/webhook-sig
 import { InvalidInputError, NotFoundError, UnauthorizedError } from '../../domain/errors';
 import type { Json } from '../../domain/journal/journal-event';
 import { Clock } from '../ports/clock';
-import { StartRun, type StartedRun } from './start-run.use-case';
+import { Engine } from './engine';
+import type { StartedRun } from './start-run.use-case';
 import { WorkflowCatalog } from './workflow-catalog';
 
 export interface WebhookDelivery {
@@ -11,8 +12,6 @@ export interface WebhookDelivery {
   readonly signature: string | undefined;
   readonly idempotencyKey: string | undefined;
   readonly body: Buffer;
-  /** False when an engine of this process drives the run at once (see StartRunRequest.journalStart). */
-  readonly journalStart?: boolean;
 }
 
 const MAX_IDEMPOTENCY_KEY = 200;
@@ -26,7 +25,7 @@ const MAX_IDEMPOTENCY_KEY = 200;
 export class ReceiveWebhook {
   constructor(
     @inject(WorkflowCatalog) private readonly catalog: WorkflowCatalog,
-    @inject(StartRun) private readonly startRun: StartRun,
+    @inject(Engine) private readonly engine: Engine,
     @inject(Clock) private readonly clock: Clock,
   ) {}
 
@@ -47,12 +46,11 @@ export class ReceiveWebhook {
       throw new InvalidInputError('Idempotency-Key', `must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`);
     }
     const sig = parseSignature(delivery.signature)!;
-    return this.startRun.execute({
+    return this.engine.submit({
       workflow: delivery.workflow,
       trigger: { kind: 'webhook', summary: `POST /hooks/${delivery.workflow}`, payload },
       // The signature always counts (a replayed delivery with a new Idempotency-Key starts nothing either).
       dedupeKeys: [`hook:${delivery.workflow}:sig:${sig.t}:${sig.v1}`, ...(key ? [`hook:${delivery.workflow}:key:${key}`] : [])],
-      journalStart: delivery.journalStart,
     });
   }
 }

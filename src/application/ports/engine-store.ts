@@ -14,6 +14,11 @@ export interface ClaimedRun {
   /** The step run that was running at the last expired lease, and how many expired leases in a row found it running. */
   readonly crashStepRunId: string | null;
   readonly crashCount: number;
+  /**
+   * Enqueued by this very process a moment ago, held since, and nothing journaled for it yet: its driver need not
+   * read the run's stream (it is `start`, to be journaled). Never set by a claim from storage.
+   */
+  readonly fresh?: boolean;
 }
 
 /** A run to enqueue (the outbox of a start): its id, workflow, first events, and an optional delivery key. */
