@@ -18,12 +18,20 @@ const SERVER_MMAP_BYTES = 2_147_418_112;
  */
 export type StorageProfile = 'server' | 'tool';
 
+/** How long a statement waits for a lock another process holds before SQLITE_BUSY (transactions then try again). */
+export const BUSY_TIMEOUT_MS = 10_000;
+
+export interface OpenOptions {
+  /** See BUSY_TIMEOUT_MS (tests shorten it). */
+  readonly busyTimeoutMs?: number;
+}
+
 /** SQLite tuned for one writer and concurrent readers (WAL). The journal writer widens the cache during an append. */
-function sqlitePragmas(profile: StorageProfile): string[] {
+function sqlitePragmas(profile: StorageProfile, options: OpenOptions): string[] {
   return [
     'PRAGMA journal_mode = WAL',
     'PRAGMA synchronous = NORMAL',
-    'PRAGMA busy_timeout = 10000',
+    `PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? BUSY_TIMEOUT_MS))}`,
     `PRAGMA cache_size = ${profile === 'server' ? SERVER_CACHE_KIB : READER_CACHE_KIB}`,
     'PRAGMA temp_store = MEMORY',
     `PRAGMA mmap_size = ${profile === 'server' ? SERVER_MMAP_BYTES : 0}`,
@@ -36,7 +44,7 @@ export { isSqlite } from './dialect';
  * Opens the storage named by `url` (`sqlite:<absolute path>` or `postgres://…`) and brings its schema up
  * to date through the knex migrations. The SQLite file and its folder are created on first use.
  */
-export async function openDatabase(url: string, profile: StorageProfile = 'tool'): Promise<Knex> {
+export async function openDatabase(url: string, profile: StorageProfile = 'tool', options: OpenOptions = {}): Promise<Knex> {
   let db: Knex;
   if (url.startsWith('sqlite:')) {
     const filename = url.slice('sqlite:'.length);
@@ -49,7 +57,7 @@ export async function openDatabase(url: string, profile: StorageProfile = 'tool'
         min: 1,
         max: 1,
         afterCreate: (conn: { exec(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) => {
-          conn.exec(sqlitePragmas(profile).join(';'), (err) => done(err, conn));
+          conn.exec(sqlitePragmas(profile, options).join(';'), (err) => done(err, conn));
         },
       },
     });

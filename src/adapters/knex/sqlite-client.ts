@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
-// knex's own SQLite dialect, extended below; its package exports it by path only.
+// knex's own SQLite dialect and transaction, extended below; its package exports them by path only.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const Client_SQLite3 = require('knex/lib/dialects/sqlite3') as new (config: Knex.Config) => SqliteClientBase;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const Transaction_Sqlite = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction') as new (...args: unknown[]) => TransactionBase;
 
 /** The parts of node-sqlite3 this client uses. */
 interface Statement {
@@ -24,6 +26,33 @@ interface QueryObject {
 interface SqliteClientBase {
   _query(connection: Connection, obj: QueryObject): Promise<QueryObject>;
   destroyRawConnection(connection: Connection): Promise<void>;
+  transaction(container: unknown, config: unknown, outerTx: unknown): PromiseLike<unknown>;
+}
+interface TransactionBase extends PromiseLike<unknown> {
+  query(conn: Connection, sql: string): Promise<unknown>;
+}
+
+/**
+ * How long a write transaction keeps trying to get the database while another process writes: each try waits
+ * up to the connection's busy timeout at BEGIN, and the whole transaction is tried again until this has passed.
+ */
+export const WRITE_RETRY_MS = 60_000;
+
+/** SQLITE_BUSY (and its extended codes): another connection holds the write lock. */
+export function isBusy(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return !!e && (e.code === 'SQLITE_BUSY' || /^SQLITE_BUSY\b/.test(String(e.message ?? '')));
+}
+
+/**
+ * Every transaction of chainflow writes, so it takes SQLite's write lock when it begins (waiting for it up to the
+ * busy timeout), instead of at its first write: a deferred transaction that read before another process committed
+ * cannot upgrade to a writer (SQLITE_BUSY at once, whatever the timeout).
+ */
+class ImmediateTransaction extends Transaction_Sqlite {
+  begin(conn: Connection): Promise<unknown> {
+    return this.query(conn, 'BEGIN IMMEDIATE;');
+  }
 }
 
 /** Prepared statements kept per connection; the least recently used is finalized past this many. */
@@ -80,6 +109,17 @@ export class CachedStatementSqliteClient extends Client_SQLite3 {
     });
   }
 
+  /**
+   * A transaction that finds the database busy (another process held the write lock past the busy timeout) is
+   * run again, whole, with a growing pause, until WRITE_RETRY_MS has passed. Nested transactions (savepoints)
+   * run inside their outer one.
+   */
+  override transaction(container: unknown, config: unknown, outerTx: unknown): PromiseLike<unknown> {
+    const attempt = (): TransactionBase => new ImmediateTransaction(this, container, config, outerTx);
+    if (outerTx) return attempt();
+    return retryWhileBusy(attempt);
+  }
+
   override async destroyRawConnection(connection: Connection): Promise<void> {
     const cache = caches.get(connection);
     caches.delete(connection);
@@ -87,5 +127,18 @@ export class CachedStatementSqliteClient extends Client_SQLite3 {
       await Promise.all([...cache.values()].map((p) => p.then((s) => new Promise<void>((r) => s.finalize(() => r())), () => undefined)));
     }
     return super.destroyRawConnection(connection);
+  }
+}
+
+async function retryWhileBusy<T>(attempt: () => PromiseLike<T>): Promise<T> {
+  const deadline = Date.now() + WRITE_RETRY_MS;
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= deadline) throw err;
+      const pause = Math.min(1000, 20 * 2 ** n) * (0.5 + Math.random() / 2);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 }
