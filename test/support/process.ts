@@ -26,8 +26,8 @@ export interface ProcessServer {
 }
 
 /** Spawns `chainflow start --port P` in `cwd` and waits until `/live` answers (at most 20 s). */
-export async function startProcessServer(cwd: string, env: Record<string, string>, args: readonly string[] = []): Promise<ProcessServer> {
-  const port = await freePort();
+export async function startProcessServer(cwd: string, env: Record<string, string>, args: readonly string[] = [], port?: number): Promise<ProcessServer> {
+  port ??= await freePort();
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, CHAINFLOW_LOG_LEVEL: 'warn', NO_COLOR: '1' };
   delete childEnv.CHAINFLOW_CONFIG;
   const child = spawn(process.execPath, [BIN, 'start', '--port', String(port), ...args], { cwd, env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] });
