@@ -76,13 +76,17 @@ export class RelayerBook {
     return derived;
   }
 
+  private async reading(derived: Derived, target: ChainTarget | undefined, relayer: RelayerConfig, mode: BalanceMode): Promise<BalanceReading | { error: string } | undefined> {
+    if ('error' in derived) return derived;
+    if (!target) return { error: `network '${relayer.network}' is not configured` };
+    return mode === 'read' ? this.balances.read(target, derived.address) : this.balances.peek(target, derived.address);
+  }
+
   private async status(relayer: RelayerConfig, mode: BalanceMode): Promise<RelayerStatus> {
     const target = this.target(relayer);
-    const [derived, recent] = await Promise.all([this.addressOf(relayer), this.spend.of(relayer.name)]);
-    let reading: BalanceReading | { error: string } | undefined;
-    if ('error' in derived) reading = derived;
-    else if (!target) reading = { error: `network '${relayer.network}' is not configured` };
-    else reading = mode === 'read' ? await this.balances.read(target, derived.address) : this.balances.peek(target, derived.address);
+    const derived = await this.addressOf(relayer);
+    // The balance read starts before the ledger is asked: its bound is the request's.
+    const [reading, recent] = await Promise.all([this.reading(derived, target, relayer, mode), this.spend.of(relayer.name)]);
     const balanceWei = reading && 'wei' in reading ? reading.wei : null;
     const thresholdWei = relayer.lowBalanceWei ?? null;
     return {
