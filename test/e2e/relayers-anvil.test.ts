@@ -162,6 +162,14 @@ describe('relayers on anvil: address book, top-ups, audit trail, metrics', () =>
     }
     expect((await api('/api/relayers/topups')).items).toHaveLength(2);
     expect((await cli('relayers', 'history', '--outcome', 'lost')).status).toBe(2);
+    for (const [path, error] of [
+      ['/api/relayers?limit=0', /^limit: /], ['/api/relayers?cursor=forged', /^cursor: /], ['/api/relayers?relayer=ops', /^relayer: unknown parameter/],
+      ['/api/relayers/topups?outcome=lost', /^outcome: must be one of/], ['/api/relayers/topups?since=yesterday', /^since: /],
+    ] as const) {
+      const res = await srv.get(path);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(error);
+    }
   });
 
   it('GET /api/relayers: live balances and low flags as the chain holds them, the funding plan from the ledger, a down network in its own row', async () => {
