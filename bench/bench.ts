@@ -3,8 +3,9 @@
  * use case into SQLite, then times runs pages (first and deep, unfiltered and per filter) at the use-case level
  * and over HTTP, prints the query plans, and times a cold `chainflow history --json`; then the other history
  * lists (txs, approvals, waiting, reorgs, replays) the same way, the workflows overview, and the CSV and JSON
- * exports of every run, each in a child process (time, peak RSS). Report: stdout and
- * `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of rebuilding it.
+ * exports of every run, each in a child process (time, peak RSS); then the web UI, the spend ledger and the relayers'
+ * address book. Report: stdout and `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of
+ * rebuilding it; `--spend`, `--ui`, `--engine` and `--relayers` measure one part alone.
  */
 import 'reflect-metadata';
 import { spawnSync } from 'node:child_process';
@@ -35,6 +36,7 @@ import { PAGE_LIMIT, defineCases, prepareCase, sqlOf } from './cases';
 import { measureAuth } from './auth';
 import { benchSpend, renderSpend } from './spend';
 import { benchEngine, renderEngine } from './engine';
+import { benchRelayers, renderRelayers } from './relayers';
 import { measureUi, UI_FIRST_PAGE_TARGET_MS, UI_PAGE_BYTES_TARGET, type UiFigures } from './ui';
 import { measureExport, type ExportFigures } from './export';
 import { runLines, type JournalShape } from './generate';
@@ -165,8 +167,18 @@ async function engineOnly(): Promise<void> {
   process.exitCode = pass ? 0 : 1;
 }
 
+/** `--relayers`: the address book's figures (50 relayers on anvil; every provider down). */
+async function relayersOnly(): Promise<void> {
+  mkdirSync(WORK, { recursive: true });
+  const { text, pass } = renderRelayers(await benchRelayers({ work: WORK, iterations: ITERATIONS, warmup: WARMUP, log }));
+  writeFileSync(join(WORK, 'report-relayers.md'), text);
+  process.stdout.write(text);
+  process.exitCode = pass ? 0 : 1;
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--engine')) return engineOnly();
+  if (process.argv.includes('--relayers')) return relayersOnly();
   if (process.argv.includes('--spend')) return spendOnly();
   if (process.argv.includes('--ui')) return uiOnly();
   const started = new Date();
@@ -320,10 +332,11 @@ async function main(): Promise<void> {
     const spend = renderSpend(await benchSpend({
       work: WORK, entries: positiveInt('BENCH_SPEND_ENTRIES', 1_000_000), reuse: reuseAsked, iterations: ITERATIONS, warmup: WARMUP, log,
     }));
+    const relayers = renderRelayers(await benchRelayers({ work: WORK, iterations: ITERATIONS, warmup: WARMUP, log }));
     const { text: historyText, pass: historyPass } = renderReport({ started, env, iterations: ITERATIONS, warmup: WARMUP, build: buildFigures, counts, cases: results, cli,
       lists: { cases: listResults, workflows, exports, totalRuns: runs }, auth });
-    const text = `${historyText}\n${ui.text}\n${spend.text}`;
-    const pass = historyPass && ui.pass && spend.pass;
+    const text = `${historyText}\n${ui.text}\n${spend.text}\n${relayers.text}`;
+    const pass = historyPass && ui.pass && spend.pass && relayers.pass;
     writeFileSync(join(WORK, 'report.md'), text);
     process.stdout.write(text);
     log(`report saved to ${join(WORK, 'report.md')} (${((Date.now() - started.getTime()) / 1000).toFixed(0)} s in all)`);

@@ -13,7 +13,7 @@ import { KnexBudgetReservations } from '../adapters/knex/knex-budget-reservation
 import { KnexSpendLedger } from '../adapters/knex/knex-spend-ledger';
 import { PinoLogger } from '../adapters/pino-logger';
 import { BudgetReservations } from '../application/ports/budget-reservations';
-import { ChainReceiptReader, ChainSender } from '../application/ports/chain';
+import { ChainReceiptReader, ChainSender, SignerAddresses } from '../application/ports/chain';
 import { Logger } from '../application/ports/logger';
 import { PendingReceipts, SpendLedger } from '../application/ports/spend-ledger';
 import { BudgetGuard } from '../application/spend/budget-guard.use-case';
@@ -21,6 +21,15 @@ import { ExportSpend } from '../application/spend/export-spend.use-case';
 import { GetSpend } from '../application/spend/get-spend.use-case';
 import { SendTransaction } from '../application/spend/send-transaction.use-case';
 import { SettlePendingReceipts } from '../application/spend/settle-pending-receipts.use-case';
+import { KnexTopupAudit } from '../adapters/knex/knex-topup-audit';
+import { TopupAudit } from '../application/ports/topup-audit';
+import { ListRelayers } from '../application/relayers/list-relayers.use-case';
+import { ListTopups } from '../application/relayers/list-topups.use-case';
+import { RecentGasSpend } from '../application/relayers/recent-gas-spend';
+import { DEFAULT_BALANCE_READ_MS, RelayerBalanceChain, RelayerBalances } from '../application/relayers/relayer-balances';
+import { RelayerBook } from '../application/relayers/relayer-book';
+import { RelayerGauges } from '../application/relayers/relayer-gauges.use-case';
+import { TopUpRelayer } from '../application/relayers/top-up-relayer.use-case';
 import { ChainflowConfig } from '../application/config';
 import { Authenticate } from '../application/auth/authenticate.use-case';
 import { ListBearers, MintBearer, RevokeBearer } from '../application/auth/manage-bearers.use-case';
@@ -122,6 +131,11 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(Web3Chain).toSelf();
   container.bind(ChainReceiptReader).toService(Web3Chain);
   container.bind(ChainSender).toService(Web3Chain);
+  container.bind(SignerAddresses).toService(Web3Chain);
+  // Balance reads: each provider call bounded by half the read bound, so that a second provider still answers
+  // within it when the first one hangs.
+  container.bind(RelayerBalanceChain).toConstantValue(new Web3Chain({ timeoutMs: DEFAULT_BALANCE_READ_MS / 2 }));
+  container.bind(TopupAudit).to(KnexTopupAudit);
   container.bind<Logger>(Logger).toConstantValue(options.logger ?? new PinoLogger());
   container.bind(EngineStore).to(KnexEngineStore);
   container.bind(WorkflowStates).to(KnexWorkflowStates);
@@ -136,6 +150,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     GetSpend, ExportSpend, BudgetGuard, SendTransaction, SettlePendingReceipts,
     WorkflowCatalog, StepRunners, StartRun, DriveRun, DecideApproval, CancelRun, SetWorkflowPaused, ListConfiguredWorkflows,
     ReceiveWebhook, Engine,
+    RelayerBalances, RecentGasSpend, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
 

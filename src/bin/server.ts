@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { createHttpApp } from '../adapters/http/app';
 import { HttpMetrics } from '../adapters/http/metrics';
+import { registerRelayerMetrics } from '../adapters/http/relayer-metrics';
 import { Authenticate } from '../application/auth/authenticate.use-case';
 import { CheckHealth } from '../application/health/check-health.use-case';
 import { JournalSizes } from '../application/health/journal-sizes.use-case';
@@ -22,6 +23,9 @@ import { Engine } from '../application/engine/engine';
 import { ReceiveWebhook } from '../application/engine/receive-webhook.use-case';
 import { ListConfiguredWorkflows, SetWorkflowPaused } from '../application/engine/workflow-controls.use-case';
 import { PendingReceipts } from '../application/ports/spend-ledger';
+import { ListRelayers } from '../application/relayers/list-relayers.use-case';
+import { ListTopups } from '../application/relayers/list-topups.use-case';
+import { RelayerGauges } from '../application/relayers/relayer-gauges.use-case';
 import { Redactor } from '../domain/redactor';
 import type { Root } from './root';
 
@@ -57,6 +61,9 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
   const pendingReceipts = container.get<PendingReceipts>(PendingReceipts);
   const engine = options.engine === false ? undefined : container.get(Engine);
   engine?.start();
+  const metrics = new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts());
+  const relayerGauges = container.get(RelayerGauges);
+  registerRelayerMetrics(metrics.registry, () => relayerGauges.execute());
   const app = createHttpApp({
     history: {
       listRuns: container.get(ListRuns),
@@ -71,6 +78,7 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
       diffRuns: container.get(DiffRuns),
     },
     getSpend: container.get(GetSpend),
+    relayers: { listRelayers: container.get(ListRelayers), listTopups: container.get(ListTopups) },
     engine: {
       startRun: (request) => container.get(Engine).submit(request),
       decideApproval: container.get(DecideApproval),
@@ -82,7 +90,7 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
     },
     checkHealth: container.get(CheckHealth),
     authenticate: container.get(Authenticate),
-    metrics: new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts()),
+    metrics,
     healthPublic: config.server.healthPublic,
     metricsPublic: config.server.metricsPublic,
     logRequest: (entry) => logger.info({ ...entry, url: redactor.redactText(entry.url) }, 'request'),

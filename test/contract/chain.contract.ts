@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Receipt } from '../../src/domain/journal/journal-event';
-import { ChainUnavailableError, type ChainReceiptReader, type ChainSender, type ChainTarget } from '../../src/application/ports/chain';
+import { ChainUnavailableError, type ChainReceiptReader, type ChainSender, type ChainTarget, type SignerAddresses } from '../../src/application/ports/chain';
 import { ChainRejectedError } from '../../src/adapters/chain/errors';
 
-export type ChainPorts = ChainReceiptReader & ChainSender;
+export type ChainPorts = ChainReceiptReader & ChainSender & SignerAddresses;
 
 export interface FundedAccount {
   readonly address: string;
@@ -34,7 +34,7 @@ const UNKNOWN_HASH = `0x${'ab'.repeat(32)}`;
 const SLACK_MS = 2000;
 
 /**
- * What every implementation of ChainReceiptReader + ChainSender must do, the web3 adapter on a real node and
+ * What every implementation of ChainReceiptReader + ChainSender + SignerAddresses must do, the web3 adapter on a real node and
  * the in-memory fake alike. Amounts are checked to the wei with bigint.
  */
 export function chainContract(name: string, open: () => Promise<ChainFixture>): void {
@@ -236,6 +236,30 @@ export function chainContract(name: string, open: () => Promise<ChainFixture>): 
       expect(error).toBeInstanceOf(ChainUnavailableError);
       expect(elapsed).toBeGreaterThanOrEqual(390);
       expect(elapsed).toBeLessThan(400 + SLACK_MS);
+    });
+
+    it('addressOf: the address a signer sends from, derived locally; a bad key is refused without showing it', async () => {
+      for (const account of fx.accounts) {
+        const started = Date.now();
+        const address = await chain.addressOf(account.privateKey);
+        expect(Date.now() - started).toBeLessThan(SLACK_MS);
+        expect(address.toLowerCase()).toBe(account.address.toLowerCase());
+        expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+        // The same key without its 0x prefix, or in upper case, is the same signer.
+        expect((await chain.addressOf(account.privateKey.slice(2).toUpperCase())).toLowerCase()).toBe(account.address.toLowerCase());
+      }
+      const [, , , sender] = fx.accounts;
+      const sent = await chain.broadcast({ target, signer: sender!.privateKey, to: freshAddress(), valueWei: 1n });
+      expect(sent.from.toLowerCase()).toBe((await chain.addressOf(sender!.privateKey)).toLowerCase());
+      await chain.waitForReceipt(target, sent.txHash, 10_000);
+
+      const order = 'fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141';
+      for (const bad of ['0x1234', `0x${'zz'.repeat(32)}`, `0x${'00'.repeat(32)}`, `0x${order}`, `0x${sender!.privateKey.slice(2, 60)}`]) {
+        const error = await chain.addressOf(bad).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(Error);
+        expect((error as Error).message).toMatch(/signer key/);
+        expectSafe(error, bad.length > 10 ? [bad, bad.slice(2)] : []);
+      }
     });
 
     it('a transaction the node refuses (not enough funds) rejects with the reason and without the key', async () => {

@@ -7,6 +7,7 @@ import {
   type ChainReceiptReader,
   type ChainSender,
   type ChainTarget,
+  type SignerAddresses,
 } from '../../src/application/ports/chain';
 import { ChainRejectedError } from '../../src/adapters/chain/errors';
 
@@ -44,6 +45,8 @@ const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const HEX_DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
 const PRIVATE_KEY = /^(?:0x)?[0-9a-fA-F]{64}$/;
+/** Keys are scalars below the order of secp256k1's group (and above zero). */
+const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 /** Gas the fake's reverting code burns beyond the intrinsic gas (PUSH1 PUSH1 REVERT: 3 + 3 + 0). */
 const REVERT_EXECUTION_GAS = 6n;
 
@@ -76,7 +79,7 @@ class Failure extends Error {
  * `PUSH1 0 PUSH1 0 REVERT`. Signers are known by `addAccount(key, address)`; an unknown key gets a stable
  * made-up address with no balance.
  */
-export class InMemoryChain implements ChainReceiptReader, ChainSender {
+export class InMemoryChain implements ChainReceiptReader, ChainSender, SignerAddresses {
   readonly chainId: number;
   private readonly baseFee: bigint;
   private readonly priorityFee: bigint;
@@ -186,6 +189,13 @@ export class InMemoryChain implements ChainReceiptReader, ChainSender {
   async balance(target: ChainTarget, address: string): Promise<bigint> {
     if (!ADDRESS.test(address)) throw new Error('balance: the address is not a 20-byte 0x-hex address');
     return this.overProviders(target, Number.POSITIVE_INFINITY, async () => this.state.balances.get(address.toLowerCase()) ?? 0n);
+  }
+
+  async addressOf(signer: string): Promise<string> {
+    const key = normalizeKey(signer, 'addressOf');
+    const n = BigInt(key);
+    if (n === 0n || n >= SECP256K1_ORDER) throw new Error('addressOf: the signer key is not a valid secp256k1 private key');
+    return this.state.signers.get(key) ?? madeUpAddress(key);
   }
 
   async broadcast(request: BroadcastRequest): Promise<Broadcast> {
@@ -317,8 +327,8 @@ function checkBroadcast(request: BroadcastRequest): void {
   }
 }
 
-function normalizeKey(signer: string): string {
-  if (typeof signer !== 'string' || !PRIVATE_KEY.test(signer)) throw new Error('broadcast: the signer key is not a 32-byte hex private key');
+function normalizeKey(signer: string, caller = 'broadcast'): string {
+  if (typeof signer !== 'string' || !PRIVATE_KEY.test(signer)) throw new Error(`${caller}: the signer key is not a 32-byte hex private key`);
   return `0x${signer.replace(/^0x/i, '').toLowerCase()}`;
 }
 

@@ -7,6 +7,7 @@ import {
   type ChainReceiptReader,
   type ChainSender,
   type ChainTarget,
+  type SignerAddresses,
 } from '../../application/ports/chain';
 import { ChainRejectedError } from './errors';
 import { ProviderFailure, quantity, RpcError, rpcCall, scrub } from './json-rpc';
@@ -77,7 +78,7 @@ interface Signed {
  * holds a provider URL or a signer key.
  */
 @injectable()
-export class Web3Chain implements ChainReceiptReader, ChainSender {
+export class Web3Chain implements ChainReceiptReader, ChainSender, SignerAddresses {
   private readonly timeoutMs: number;
   private readonly pollIntervalMs: number;
 
@@ -122,16 +123,15 @@ export class Web3Chain implements ChainReceiptReader, ChainSender {
       quantity(await provider.read('eth_getBalance', [address, 'latest']), 'balance'));
   }
 
+  async addressOf(signer: string): Promise<string> {
+    return addressOfKey(normalizeKey(signer, 'addressOf'), 'addressOf');
+  }
+
   async broadcast(request: BroadcastRequest): Promise<Broadcast> {
     const { target } = request;
     checkBroadcast(request);
     const key = normalizeKey(request.signer);
-    let from: string;
-    try {
-      from = web3().eth.accounts.privateKeyToAddress(key);
-    } catch {
-      throw new Error('broadcast: the signer key is not a valid secp256k1 private key');
-    }
+    const from = addressOfKey(key, 'broadcast');
     const secrets = [key];
     return this.exclusive(`${target.chainId}:${from.toLowerCase()}`, async () => {
       let signed: Signed | undefined;
@@ -285,9 +285,18 @@ function checkBroadcast(request: BroadcastRequest): void {
   }
 }
 
-function normalizeKey(signer: string): string {
-  if (typeof signer !== 'string' || !PRIVATE_KEY.test(signer)) throw new Error('broadcast: the signer key is not a 32-byte hex private key');
+function normalizeKey(signer: string, caller = 'broadcast'): string {
+  if (typeof signer !== 'string' || !PRIVATE_KEY.test(signer)) throw new Error(`${caller}: the signer key is not a 32-byte hex private key`);
   return `0x${signer.replace(/^0x/i, '').toLowerCase()}`;
+}
+
+/** The checksummed address of a normalized key; the error never holds the key (web3's message would). */
+function addressOfKey(key: string, caller: string): string {
+  try {
+    return web3().eth.accounts.privateKeyToAddress(key);
+  } catch {
+    throw new Error(`${caller}: the signer key is not a valid secp256k1 private key`);
+  }
 }
 
 function hex(value: bigint): string {

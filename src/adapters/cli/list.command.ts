@@ -1,5 +1,6 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { ListEnvelope } from '../../application/history/items';
+import type { ChainflowConfig } from '../../application/config';
 import { ChainflowCommand, toQuery } from './base.command';
 import { nextPageHint, renderTable } from './table';
 
@@ -22,9 +23,13 @@ export abstract class ListCommand<T> extends ChainflowCommand {
     return {};
   }
 
+  /** Takes what the table needs besides the page (e.g. each network's native unit) from the configuration. */
+  protected prepare(_config: ChainflowConfig): void {}
+
   async run(): Promise<void> {
     const { flags } = await this.parse(this.constructor as typeof ListCommand);
     const root = await this.root(flags.config as string | undefined);
+    this.prepare(root.config);
     const query = { ...this.defaults(flags), ...toQuery(flags, [...this.queryFlags, 'limit', 'cursor']) };
     const page = await root.container.get(this.useCase()).execute(query);
     if (flags.json) {

@@ -10,12 +10,15 @@ import { hooksRoutes } from './hooks.routes';
 import { apiNotFound, errorHandler } from './error-handler';
 import { historyRoutes, type HistoryUseCases } from './history.routes';
 import type { HttpMetrics } from './metrics';
+import { relayersRoutes, type RelayersUseCases } from './relayers.routes';
 import { securityHeaders } from './security-headers';
 
 /** What the HTTP server needs; the composition root provides it. */
 export interface HttpDependencies {
   readonly history: HistoryUseCases;
   readonly getSpend: GetSpend;
+  /** The relayers' address book and top-up trail. */
+  readonly relayers?: RelayersUseCases;
   /** The engine's routes (start, approve, cancel, pause) and webhook triggers. */
   readonly engine?: EngineUseCases & { readonly receiveWebhook: ReceiveWebhook };
   readonly checkHealth: CheckHealth;
@@ -74,6 +77,7 @@ export function createHttpApp(deps: HttpDependencies): Express {
   api.get('/spend', async (req, res) => {
     res.json(await deps.getSpend.execute(req.query as Record<string, unknown>));
   });
+  if (deps.relayers) api.use('/relayers', relayersRoutes(deps.relayers));
   if (deps.engine) api.use(engineRoutes(deps.engine));
   api.use(apiNotFound);
   app.use('/api', api);

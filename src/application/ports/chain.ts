@@ -56,3 +56,12 @@ export interface ChainSender {
   balance(target: ChainTarget, address: string): Promise<bigint>;
 }
 export const ChainSender = Symbol('ChainSender');
+
+/**
+ * Derives the address of a relayer's signer credential locally (no provider is asked): what the relayer's
+ * transactions are sent from. Rejects with a message that never holds the credential when it is not a usable key.
+ */
+export interface SignerAddresses {
+  addressOf(signer: string): Promise<string>;
+}
+export const SignerAddresses = Symbol('SignerAddresses');

@@ -12,6 +12,9 @@ import HistoryTxs from './history/txs';
 import HistoryWaiting from './history/waiting';
 import HistoryWorkflows from './history/workflows';
 import JournalImport from './journal/import';
+import Relayers from './relayers/index';
+import RelayersHistory from './relayers/history';
+import RelayersTopup from './relayers/topup';
 import Retention from './retention';
 import Run from './run';
 import RunsCancel from './runs/cancel';
@@ -45,6 +48,9 @@ export const COMMANDS = {
   'history:waiting': HistoryWaiting,
   'history:workflows': HistoryWorkflows,
   'journal:import': JournalImport,
+  relayers: Relayers,
+  'relayers:history': RelayersHistory,
+  'relayers:topup': RelayersTopup,
   retention: Retention,
   run: Run,
   'runs:cancel': RunsCancel,
