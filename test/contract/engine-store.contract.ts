@@ -20,7 +20,7 @@ export function engineStoreContract(name: string, open: () => Promise<{ store: E
     afterEach(async () => close());
 
     it('an unowned run is due at once and claimed by one owner only, with its start events', async () => {
-      expect(await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1') }, '', 0)).toEqual({ runId: 'r1', created: true });
+      expect(await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, '', 0)).toEqual({ runId: 'r1', created: true });
       const [claim] = await store.claimDue('a', T, T + 1000, 10);
       expect(claim).toEqual({ runId: 'r1', workflow: 'wf', start: start('r1'), expired: false, crashStepRunId: null, crashCount: 0 });
       expect(await store.claimDue('b', T + 500, T + 1500, 10)).toEqual([]);
@@ -28,8 +28,8 @@ export function engineStoreContract(name: string, open: () => Promise<{ store: E
     });
 
     it('a held lease that runs out is claimed by another owner, marked expired; a renewed one is not', async () => {
-      await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1') }, 'a', T + 1000);
-      await store.enqueue({ runId: 'r2', workflow: 'wf', start: start('r2') }, 'a', T + 1000);
+      await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, 'a', T + 1000);
+      await store.enqueue({ runId: 'r2', workflow: 'wf', start: start('r2'), at: T }, 'a', T + 1000);
       expect(await store.renew('a', ['r2', 'r-none'], T + 5000)).toEqual(['r2']);
       expect(await store.renew('b', ['r1'], T + 9000)).toEqual([]);
       const claims = await store.claimDue('b', T + 2000, T + 3000, 10);
@@ -41,7 +41,7 @@ export function engineStoreContract(name: string, open: () => Promise<{ store: E
     });
 
     it('a released run is due at its time, earliest first; a null due time waits for a wake', async () => {
-      for (const id of ['r1', 'r2', 'r3']) await store.enqueue({ runId: id, workflow: 'wf', start: start(id) }, 'a', T + 1000);
+      for (const id of ['r1', 'r2', 'r3']) await store.enqueue({ runId: id, workflow: 'wf', start: start(id), at: T }, 'a', T + 1000);
       await store.release('a', 'r1', T + 300);
       await store.release('a', 'r2', T + 100);
       await store.release('a', 'r3', null);
@@ -54,21 +54,29 @@ export function engineStoreContract(name: string, open: () => Promise<{ store: E
     });
 
     it('a wake while the run is held is kept when the holder parks it for later', async () => {
-      await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1') }, 'a', T + 1000);
+      await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, 'a', T + 1000);
       await store.wake('r1', T + 10);
       await store.release('a', 'r1', T + 86_400_000);
       expect((await store.claimDue('b', T + 20, T + 9000, 10)).map((c) => c.runId)).toEqual(['r1']);
     });
 
     it('a delivery key seen before starts nothing and answers the first run; removed runs are never claimed', async () => {
-      expect(await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), dedupeKeys: ['sig:1', 'key:k'] }, '', 0)).toEqual({ runId: 'r1', created: true });
-      expect(await store.enqueue({ runId: 'r2', workflow: 'wf', start: start('r2'), dedupeKeys: ['sig:2', 'key:k'] }, '', 0)).toEqual({ runId: 'r1', created: false });
-      expect(await store.enqueue({ runId: 'r3', workflow: 'wf', start: start('r3'), dedupeKeys: ['sig:1'] }, '', 0)).toEqual({ runId: 'r1', created: false });
+      expect(await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T, dedupeKeys: ['sig:1', 'key:k'] }, '', 0)).toEqual({ runId: 'r1', created: true });
+      expect(await store.enqueue({ runId: 'r2', workflow: 'wf', start: start('r2'), at: T, dedupeKeys: ['sig:2', 'key:k'] }, '', 0)).toEqual({ runId: 'r1', created: false });
+      expect(await store.enqueue({ runId: 'r3', workflow: 'wf', start: start('r3'), at: T, dedupeKeys: ['sig:1'] }, '', 0)).toEqual({ runId: 'r1', created: false });
       // r2's new signature was not kept when its Idempotency-Key turned out to be a repeat: it starts a run later.
-      expect(await store.enqueue({ runId: 'r4', workflow: 'wf', start: start('r4'), dedupeKeys: ['sig:2'] }, '', 0)).toEqual({ runId: 'r4', created: true });
+      expect(await store.enqueue({ runId: 'r4', workflow: 'wf', start: start('r4'), at: T, dedupeKeys: ['sig:2'] }, '', 0)).toEqual({ runId: 'r4', created: true });
       await store.remove('r1');
       await store.wake('r1', T);
       expect((await store.claimDue('a', T, T + 1000, 10)).map((c) => c.runId)).toEqual(['r4']);
+    });
+
+    it('delivery keys are forgotten from a time on: a repeat of an older delivery starts a new run', async () => {
+      await store.enqueue({ runId: 'old', workflow: 'wf', start: start('old'), at: T, dedupeKeys: ['sig:old'] }, '', 0);
+      await store.enqueue({ runId: 'new', workflow: 'wf', start: start('new'), at: T + 1000, dedupeKeys: ['sig:new'] }, '', 0);
+      expect(await store.forgetDeliveries(T + 1000)).toBe(1);
+      expect(await store.enqueue({ runId: 'again', workflow: 'wf', start: start('again'), at: T + 2000, dedupeKeys: ['sig:old'] }, '', 0)).toEqual({ runId: 'again', created: true });
+      expect(await store.enqueue({ runId: 'twice', workflow: 'wf', start: start('twice'), at: T + 2000, dedupeKeys: ['sig:new'] }, '', 0)).toEqual({ runId: 'new', created: false });
     });
 
     it('a cron tick moves once from the tick it expected', async () => {

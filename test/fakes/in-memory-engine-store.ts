@@ -17,15 +17,15 @@ interface Row {
 /** The engine's schedule in memory, for use-case tests; passes the same contract tests as the knex adapter. */
 export class InMemoryEngineStore implements EngineStore {
   private readonly rows = new Map<string, Row>();
-  private readonly deliveries = new Map<string, string>();
+  private readonly deliveries = new Map<string, { runId: string; at: number }>();
   private readonly cron = new Map<string, number>();
 
   async enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
     for (const key of run.dedupeKeys ?? []) {
       const seen = this.deliveries.get(key);
-      if (seen !== undefined) return { runId: seen, created: false };
+      if (seen !== undefined) return { runId: seen.runId, created: false };
     }
-    for (const key of run.dedupeKeys ?? []) this.deliveries.set(key, run.runId);
+    for (const key of run.dedupeKeys ?? []) this.deliveries.set(key, { runId: run.runId, at: run.at });
     const held = owner !== '';
     this.rows.set(run.runId, {
       runId: run.runId, workflow: run.workflow, dueAt: held ? leaseUntil : 0, wakeAt: null, owner: held ? owner : null,
@@ -94,6 +94,14 @@ export class InMemoryEngineStore implements EngineStore {
       if (r.owner !== null && (r.leaseUntil ?? 0) >= now) counts.set(r.workflow, (counts.get(r.workflow) ?? 0) + 1);
     }
     return counts;
+  }
+
+  async forgetDeliveries(before: number): Promise<number> {
+    let forgotten = 0;
+    for (const [key, d] of this.deliveries) {
+      if (d.at < before && this.deliveries.delete(key)) forgotten++;
+    }
+    return forgotten;
   }
 
   async cronNext(workflow: string): Promise<number | undefined> {

@@ -59,7 +59,7 @@ export class KnexEngineStore implements EngineStore {
     const keys = run.dedupeKeys ?? [];
     try {
       await this.db('engine_runs').insert({
-        ...this.runRow(run, owner, leaseUntil), dedupe_keys: keys.length ? JSON.stringify(keys) : null, enqueued_at: Date.now(),
+        ...this.runRow(run, owner, leaseUntil), dedupe_keys: keys.length ? JSON.stringify(keys) : null, enqueued_at: run.at,
       });
       return { runId: run.runId, created: true };
     } catch (err) {
@@ -80,7 +80,7 @@ export class KnexEngineStore implements EngineStore {
 
   private async enqueueIn(trx: Knex.Transaction, run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
     const keys = run.dedupeKeys ?? [];
-    const now = Date.now();
+    const now = run.at;
     if (keys.length > 0) {
       // Insert first (a new delivery is the common case): a key that was seen inserts nothing, and only then is
       // the earlier run looked up.
@@ -164,6 +164,10 @@ export class KnexEngineStore implements EngineStore {
       'SELECT workflow, COUNT(*) AS n FROM engine_runs WHERE owner IS NOT NULL AND lease_until >= ? GROUP BY workflow', [now],
     ));
     return new Map(rows.map((r) => [r.workflow, Number(r.n)]));
+  }
+
+  async forgetDeliveries(before: number): Promise<number> {
+    return Number(await this.db('engine_deliveries').where('at', '<', before).delete());
   }
 
   async cronNext(workflow: string): Promise<number | undefined> {

@@ -16,6 +16,12 @@ import { WorkflowCatalog } from './workflow-catalog';
 
 /** How often the spend ledger's owed receipt reads are retried. */
 const RECEIPT_DRAIN_MS = 5_000;
+/**
+ * How long a webhook delivery (its signature, its Idempotency-Key) and a cron tick are remembered: a repeat within
+ * this starts no second run. A day, as Stripe keeps idempotency keys; a signature older than 300 s is refused anyway.
+ */
+export const DELIVERY_MEMORY_MS = 24 * 60 * 60 * 1000;
+const FORGET_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * The engine's one loop (CONTRACT 8): claims due runs and drives them (bounded concurrency), fires cron ticks,
@@ -31,6 +37,7 @@ export class Engine {
   private timer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private drainTimer: NodeJS.Timeout | undefined;
+  private forgetTimer: NodeJS.Timeout | undefined;
   private running = false;
   /** Slots promised to runs being submitted here (between their enqueue and their drive). */
   private reserved = 0;
@@ -64,6 +71,9 @@ export class Engine {
     this.drain();
     this.drainTimer = setInterval(() => this.drain(), RECEIPT_DRAIN_MS);
     this.drainTimer.unref();
+    this.forget();
+    this.forgetTimer = setInterval(() => this.forget(), FORGET_EVERY_MS);
+    this.forgetTimer.unref();
   }
 
   /** Stops claiming; waits for the runs being driven, then lets their leases go so another process takes them at once. */
@@ -72,6 +82,7 @@ export class Engine {
     clearTimeout(this.timer);
     clearInterval(this.renewTimer);
     clearInterval(this.drainTimer);
+    clearInterval(this.forgetTimer);
     await this.ticking;
     await Promise.allSettled([...this.driving.values()]);
   }
@@ -215,6 +226,10 @@ export class Engine {
     } catch (err) {
       this.warn('lease renewal failed', err);
     }
+  }
+
+  private forget(): void {
+    this.store.forgetDeliveries(this.clock.now() - DELIVERY_MEMORY_MS).catch((err: unknown) => this.warn('engine: old delivery keys not forgotten', err));
   }
 
   private drain(): void {

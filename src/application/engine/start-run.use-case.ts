@@ -67,7 +67,7 @@ export class StartRun {
       trigger: { kind: req.trigger.kind, summary: req.trigger.summary, ...(req.trigger.payload !== undefined ? { payload: req.trigger.payload } : {}) },
     });
     const queued = await this.store.enqueue(
-      { runId, workflow: req.workflow, start, ...(req.dedupeKeys ? { dedupeKeys: req.dedupeKeys } : {}) },
+      { runId, workflow: req.workflow, start, at: now, ...(req.dedupeKeys ? { dedupeKeys: req.dedupeKeys } : {}) },
       req.owner?.id ?? '', req.owner?.leaseUntil ?? 0,
     );
     if (!queued.created) return { ...queued, start: [] };

@@ -26,6 +26,8 @@ export interface RunToEnqueue {
   readonly runId: string;
   readonly workflow: string;
   readonly start: readonly JournalEvent[];
+  /** When the run was started (epoch ms): its delivery keys are remembered from then. */
+  readonly at: number;
   /** A repeated delivery with one of these keys (a webhook's signature, an Idempotency-Key, a cron tick) enqueues nothing. */
   readonly dedupeKeys?: readonly string[];
 }
@@ -59,6 +61,8 @@ export interface EngineStore {
   noteCrash(runId: string, stepRunId: string | null, count: number): Promise<void>;
   /** Runs whose lease is live at `now`, per workflow. */
   heldCounts(now: number): Promise<Map<string, number>>;
+  /** Forgets the delivery keys recorded before `before` (epoch ms): a repeat of such a delivery starts a new run. Returns how many. */
+  forgetDeliveries(before: number): Promise<number>;
   /** The next due tick of a cron workflow (epoch ms), if one is recorded. */
   cronNext(workflow: string): Promise<number | undefined>;
   /**
