@@ -1,15 +1,31 @@
+import { InvalidTransitionError } from './errors';
+import type { Mutable } from './mutable';
+import type { Decision } from './journal/journal-event';
 import type { ApprovalStatus } from './run';
 
+/** An approval a run asked for. It is decided once (approved, rejected or expired); the decision is final. */
 export interface Approval {
   readonly approvalId: string;
   readonly runId: string;
   readonly stepRunId: string;
   readonly workflow: string;
-  status: ApprovalStatus;
+  readonly status: ApprovalStatus;
   readonly message: string | null;
   readonly requestedAt: number;
   readonly expiresAt: number | null;
-  decidedAt: number | null;
-  decidedBy: string | null;
-  reason: string | null;
+  readonly decidedAt: number | null;
+  readonly decidedBy: string | null;
+  readonly reason: string | null;
+}
+
+/** Decides a pending approval; one already decided refuses a second decision. */
+export function decideApproval(approval: Approval, decision: Decision, by: string | null, reason: string | null, at: number): void {
+  if (approval.status !== 'pending') {
+    throw new InvalidTransitionError(`approval ${approval.approvalId} already ${approval.status}: an approval is decided once`);
+  }
+  const a = approval as Mutable<Approval>;
+  a.status = decision;
+  a.decidedAt = at;
+  a.decidedBy = by;
+  a.reason = reason;
 }

@@ -47,6 +47,17 @@ export class JournalRejectedError extends ChainflowError {
   }
 }
 
+/**
+ * A move an entity's lifecycle forbids: a finished run parked, resumed or finished again, a settled send
+ * submitted again, an approval decided twice. The journal refuses the event that asks for it.
+ */
+export class InvalidTransitionError extends ChainflowError {
+  readonly code = 'conflict' as const;
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
 /** The request is valid but the state forbids it now (a paused workflow, an approval decided already, a run that ended). */
 export class ConflictError extends ChainflowError {
   readonly code = 'conflict' as const;

@@ -1,10 +1,10 @@
 import { GetRunTimeline } from '../../src/application/history/get-run-timeline.use-case';
-import type { StepEvent } from '../../src/application/history/timeline';
+import { timelineEvents, type StepEvent } from '../../src/application/history/timeline';
 import { InvalidInputError, NotFoundError } from '../../src/domain/errors';
 import { ExplorerLinks } from '../../src/domain/explorer';
 import { REDACTED, Redactor } from '../../src/domain/redactor';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
-import { aRun, aTxHash, T0 } from '../mothers/journal-events';
+import { aFinish, aPark, aRun, aTxHash, HOUR, iso, T0 } from '../mothers/journal-events';
 
 describe('GetRunTimeline', () => {
   let journal: InMemoryJournal;
@@ -62,6 +62,21 @@ describe('GetRunTimeline', () => {
     const waiting = events.filter((e): e is StepEvent => e.kind === 'step' && e.wait !== null);
     expect(waiting).toHaveLength(1);
     expect(waiting[0]!.wait).toMatchObject({ wait_kind: 'tx', resumed_at: null });
+  });
+
+  it('shows a stream stored before the journal guarded lifecycles, leaving out of its projections what it refuses today', () => {
+    // A finished run parked and finished again, its approval decided twice: accepted by earlier versions.
+    const stored = [
+      ...aRun({ runId: 'old', at: T0, approval: { decision: 'approved', by: 'alice' }, send: { txHash: aTxHash('old') } }),
+      aPark('old', T0 + HOUR, { waitKind: 'delay' }),
+      { type: 'approval.decided' as const, at: iso(T0 + HOUR), approval_id: 'old.approval', decision: 'rejected' as const, by: 'mallory' },
+      aFinish('old', T0 + 2 * HOUR, 'failed', 'late_error'),
+    ];
+    const events = timelineEvents(stored, new ExplorerLinks());
+    expect(events.filter((e) => e.kind === 'approval')).toEqual([expect.objectContaining({ approval: expect.objectContaining({ status: 'approved', decided_by: 'alice' }) })]);
+    const pay = events.find((e): e is StepEvent => e.kind === 'step' && e.step_id === 'submit_tx')!;
+    expect(pay.sends).toEqual([expect.objectContaining({ status: 'settled', tx_hash: aTxHash('old') })]);
+    expect(pay.wait).toMatchObject({ wait_kind: 'delay', resumed_at: iso(T0 + 2 * HOUR) });
   });
 
   it('refuses a malformed run id and reports an unknown run', async () => {

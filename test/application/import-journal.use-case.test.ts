@@ -1,6 +1,6 @@
 import { ImportJournal, ImportRejectedError, type LineSource } from '../../src/application/journal/import-journal.use-case';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
-import { aRun, aTxHash, iso, T0 } from '../mothers/journal-events';
+import { aFinish, aPark, aRun, aTxHash, HOUR, iso, T0 } from '../mothers/journal-events';
 
 const source = (lines: readonly string[]): LineSource => ({
   lines: async function* () {
@@ -58,5 +58,33 @@ describe('ImportJournal', () => {
     expect(error).toBeInstanceOf(ImportRejectedError);
     expect((error as ImportRejectedError).problems).toEqual([{ line: input.length, reason: expect.stringMatching(/unknown send_id ghost/) }]);
     expect(await journal.get('fine')).toBeUndefined();
+  });
+
+  it('names the line of a finished run parked, and imports nothing', async () => {
+    const input = [
+      ...lines(aRun({ runId: 'before' })),
+      ...lines(aRun({ runId: 'ended', at: T0 + HOUR })),
+      '',
+      JSON.stringify(aPark('ended', T0 + 2 * HOUR, { waitKind: 'delay' })),
+      JSON.stringify(aFinish('ended', T0 + 3 * HOUR, 'failed', 'late_error')),
+    ];
+    const error = await importJournal.execute(source(input)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImportRejectedError);
+    const parkLine = input.length - 1;
+    expect((error as ImportRejectedError).message).toBe(`line ${parkLine}: run ended already succeeded: a finished run cannot be parked`);
+    expect(await journal.list({}, { limit: 10 })).toEqual([]);
+    expect(await journal.sizes()).toMatchObject({ runs: 0, events: 0 });
+  });
+
+  it('imports the same history with its parks, resumes and late settle twice as once', async () => {
+    const input = lines([
+      ...aRun({ runId: 'cycle', status: 'running', send: { status: 'submitted', txHash: aTxHash('cycle') } }),
+      aPark('cycle', T0 + HOUR, { waitKind: 'tx' }),
+      aFinish('cycle', T0 + 2 * HOUR),
+      { type: 'send.settled', at: iso(T0 + 3 * HOUR), send_id: 'cycle.send', outcome: 'confirmed', tx_hash: aTxHash('cycle') },
+    ]);
+    expect(await importJournal.execute(source(input))).toMatchObject({ applied: input.length, duplicates: 0 });
+    expect(await importJournal.execute(source(input))).toMatchObject({ applied: 0, duplicates: input.length });
+    expect(await journal.get('cycle')).toMatchObject({ status: 'succeeded', txHashes: [aTxHash('cycle')] });
   });
 });

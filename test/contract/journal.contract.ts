@@ -3,7 +3,7 @@ import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import type { JournalWriter } from '../../src/application/ports/journal-writer';
 import type { RunFilter, RunRepository } from '../../src/application/ports/run-repository';
 import type { StorageHealth } from '../../src/application/ports/storage-health';
-import { aRun, aTxHash, HOUR, iso, MINUTE, T0 } from '../mothers/journal-events';
+import { aFinish, aPark, aResume, aRun, aTxHash, HOUR, iso, MINUTE, T0 } from '../mothers/journal-events';
 
 export type JournalPorts = JournalWriter & RunRepository & StorageHealth;
 
@@ -177,6 +177,112 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
       expect(result.applied).toBe(aRun({ runId: 'g1' }).length * 2);
       expect(seen).toEqual([result.applied / 2, result.applied]);
       expect(await ids({})).toEqual(['g2', 'g1']);
+    });
+
+    describe('lifecycles (a run, its sends and approvals)', () => {
+      /**
+       * Appending `batch` is refused at `index` for `reason`; run `runId` and its stream stay as they were, and
+       * nothing else of the batch is written.
+       */
+      const expectRefused = async (batch: JournalEvent[], index: number, reason: string, runId: string): Promise<void> => {
+        const run = await ports.get(runId);
+        const stream = await ports.stream(runId);
+        const runsBefore = await ids({});
+        const err = await ports.append(batch).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(JournalRejectedError);
+        expect(err).toMatchObject({ index, reason });
+        expect(await ports.get(runId)).toEqual(run);
+        expect(await ports.stream(runId)).toEqual(stream);
+        expect(await ids({})).toEqual(runsBefore);
+      };
+      const later = iso(T0 + HOUR);
+      const step = { run_id: 'done', step_run_id: 'done.late' };
+
+      it.each<[string, JournalEvent, string]>([
+        ['parked', aPark('done', later, { waitKind: 'delay' }), 'cannot be parked'],
+        ['resumed', aResume('done', later), 'cannot be resumed'],
+        ['finished again', aFinish('done', later, 'failed', 'late_error'), 'cannot finish again'],
+        ['starting a step', { type: 'step.started', at: later, ...step, step_id: 'late', step_type: 'http_call', attempt: 1 }, 'starts no step'],
+        ['finishing a step', { type: 'step.finished', at: later, ...step, status: 'succeeded' }, 'takes no step.finished'],
+        ['queueing a send', {
+          type: 'send.queued', at: later, ...step, send_id: 'done.late-send', network: 'sepolia', chain_id: 11155111, relayer: 'ops',
+          to: '0x000000000000000000000000000000000000beef', value_wei: '1', idempotency_key: 'late',
+        }, 'takes no send.queued'],
+        ['asking an approval', { type: 'approval.requested', at: later, approval_id: 'done.late-approval', ...step }, 'takes no approval.requested'],
+      ])('refuses a finished run %s, naming the event and why, and writes nothing of the batch', async (_, event, why) => {
+        await ports.append(aRun({ runId: 'done' }));
+        const fresh = aRun({ runId: 'fresh', at: T0 + MINUTE });
+        await expectRefused([...fresh, event], fresh.length, `run done already succeeded: a finished run ${why}`, 'done');
+      });
+
+      it('refuses finished, then parked, then finished again in one batch at the park', async () => {
+        const events = aRun({ runId: 'twice' });
+        const err = await ports.append([...events, aPark('twice', later, { waitKind: 'delay' }), aFinish('twice', iso(T0 + 2 * HOUR))]).catch((e: unknown) => e);
+        expect(err).toMatchObject({ index: events.length, reason: 'run twice already succeeded: a finished run cannot be parked' });
+        expect(await ports.get('twice')).toBeUndefined();
+      });
+
+      it('refuses a run.resumed of a running run, a step started while parked, and a second park before a resume', async () => {
+        await ports.append(aRun({ runId: 'live', status: 'running' }));
+        await expectRefused([aResume('live', later)], 0, 'run live is not parked: run.resumed needs a run.parked before it', 'live');
+        await ports.append([aPark('live', later, { waitKind: 'delay', dueAt: iso(T0 + 2 * HOUR) })]);
+        await expectRefused([{ type: 'step.started', at: iso(T0 + 2 * HOUR), run_id: 'live', step_run_id: 'live.next', step_id: 'next', step_type: 'http_call', attempt: 1 }],
+          0, 'run live is parked (delay): a step starts only after run.resumed', 'live');
+        await expectRefused([aPark('live', iso(T0 + 2 * HOUR), { waitKind: 'approval' })], 0,
+          'run live is already parked (delay): run.resumed comes before another run.parked', 'live');
+        await ports.append([aResume('live', iso(T0 + 2 * HOUR)), aPark('live', iso(T0 + 3 * HOUR), { waitKind: 'approval' })]);
+        expect(await ports.get('live')).toMatchObject({ status: 'waiting', waitKind: 'approval', parkedAt: T0 + 3 * HOUR });
+      });
+
+      it('takes what may still come after a run ended: its send settling, a late approval decision, a reorg response', async () => {
+        await ports.append(aRun({ runId: 'ended', send: { status: 'submitted', txHash: aTxHash('ended') }, approval: {} }));
+        expect(await ports.get('ended')).toMatchObject({ status: 'succeeded', approvalStatus: 'pending' });
+        const after: JournalEvent[] = [
+          { type: 'send.settled', at: later, send_id: 'ended.send', outcome: 'confirmed', tx_hash: aTxHash('ended') },
+          { type: 'approval.decided', at: later, approval_id: 'ended.approval', decision: 'expired' },
+          { type: 'reorg.response', at: later, reorg_id: 'ended.reorg', run_id: 'ended', workflow: 'payouts', network: 'sepolia', block: 7 },
+        ];
+        expect(await ports.append(after)).toEqual({ applied: 3, duplicates: 0 });
+        expect(await ports.get('ended')).toMatchObject({ status: 'succeeded', approvalStatus: 'expired', txHashes: [aTxHash('ended')] });
+        expect((await ports.stream('ended')).slice(-3)).toEqual(after);
+      });
+
+      it('refuses a settled send parked, submitted again or settled otherwise, and takes the same settle repeated', async () => {
+        await ports.append(aRun({ runId: 'paid', send: { txHash: aTxHash('paid') } }));
+        const settled = `send paid.send already settled (confirmed as ${aTxHash('paid')}): a settled send takes no`;
+        await expectRefused([{ type: 'send.submitted', at: later, send_id: 'paid.send', tx_hash: aTxHash('bump') }], 0, `${settled} send.submitted`, 'paid');
+        await expectRefused([{ type: 'send.parked', at: later, send_id: 'paid.send' }], 0, `${settled} send.parked`, 'paid');
+        await expectRefused([{ type: 'send.settled', at: later, send_id: 'paid.send', outcome: 'dropped' }], 0, `${settled} second send.settled with dropped`, 'paid');
+        await expectRefused([{ type: 'send.settled', at: later, send_id: 'paid.send', outcome: 'confirmed', tx_hash: aTxHash('other') }], 0,
+          `${settled} second send.settled with confirmed (${aTxHash('other')})`, 'paid');
+        const repeat: JournalEvent = { type: 'send.settled', at: later, send_id: 'paid.send', outcome: 'confirmed', tx_hash: aTxHash('paid') };
+        expect(await ports.append([repeat])).toEqual({ applied: 1, duplicates: 0 });
+        expect((await ports.get('paid'))!.txHashes).toEqual([aTxHash('paid')]);
+      });
+
+      it('refuses an approval decided twice', async () => {
+        await ports.append(aRun({ runId: 'asked', approval: { decision: 'approved' }, status: 'running' }));
+        await expectRefused([{ type: 'approval.decided', at: later, approval_id: 'asked.approval', decision: 'rejected', by: 'mallory' }], 0,
+          'approval asked.approval already approved: an approval is decided once', 'asked');
+        expect((await ports.get('asked'))!.approvalStatus).toBe('approved');
+      });
+
+      it('applies a history of parks, resumes and a settle after the end twice as once', async () => {
+        const events: JournalEvent[] = [
+          ...aRun({ runId: 'cycle', status: 'running', send: { status: 'submitted', txHash: aTxHash('cycle') } }),
+          aPark('cycle', later, { waitKind: 'tx' }), aResume('cycle', iso(T0 + 2 * HOUR)),
+          aPark('cycle', iso(T0 + 3 * HOUR), { waitKind: 'delay' }), aResume('cycle', iso(T0 + 4 * HOUR)),
+          aFinish('cycle', iso(T0 + 5 * HOUR)),
+          { type: 'send.settled', at: iso(T0 + 6 * HOUR), send_id: 'cycle.send', outcome: 'confirmed', tx_hash: aTxHash('cycle') },
+        ];
+        const first = await ports.append(events);
+        expect(first).toEqual({ applied: events.length, duplicates: 0 });
+        const run = await ports.get('cycle');
+        expect(run).toMatchObject({ status: 'succeeded', finishedAt: T0 + 5 * HOUR, waitKind: null });
+        expect(await ports.append(events)).toEqual({ applied: 0, duplicates: events.length });
+        expect(await ports.get('cycle')).toEqual(run);
+        expect(await ports.stream('cycle')).toEqual(JSON.parse(JSON.stringify(events)));
+      });
     });
 
     it('answers a health ping', async () => {

@@ -1,7 +1,8 @@
+import { JournalRejectedError } from '../../domain/errors';
 import type { ExplorerLinks } from '../../domain/explorer';
 import type { ErrorInfo, JournalEvent, Json } from '../../domain/journal/journal-event';
 import { applyEvents } from '../../domain/journal/projector';
-import { emptyWorkingSet } from '../../domain/journal/working-set';
+import { emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
 import type { Run } from '../../domain/run';
 import { parseRfc3339, toIso } from '../../domain/time';
 import { toApprovalItem, toRunItem, toSendAttemptItem, type ApprovalItem, type RunItem, type SendAttemptItem } from './items';
@@ -91,9 +92,7 @@ export function buildTimeline(run: Run, stream: readonly JournalEvent[], explore
 
 /** The events of a timeline, from the run's stream alone. */
 export function timelineEvents(stream: readonly JournalEvent[], explorer: ExplorerLinks): TimelineEvent[] {
-  const ws = emptyWorkingSet();
-  // The stream holds distinct events already: ordinals stand in for content hashes (no need to hash them).
-  applyEvents(ws, stream, 0, stream.map((_, i) => String(i)));
+  const ws = replay(stream);
   const events: TimelineEvent[] = [];
   const steps = new Map<string, StepEvent>();
   let trigger: TriggerEvent | undefined;
@@ -187,4 +186,31 @@ export function timelineEvents(stream: readonly JournalEvent[], explorer: Explor
   // Stable sort: events that share a timestamp keep journal order.
   events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return events;
+}
+
+/**
+ * The projections of a run's stored stream (its sends, approvals, reorgs). A stream stored before the journal
+ * guarded lifecycles may hold a move it now refuses (a finished run parked, say): the timeline still shows every
+ * stored event, and the projections leave out what the journal would refuse today.
+ */
+function replay(stream: readonly JournalEvent[]): WorkingSet {
+  // The stream holds distinct events already: ordinals stand in for content hashes (no need to hash them).
+  const ordinals = stream.map((_, i) => String(i));
+  try {
+    const ws = emptyWorkingSet();
+    applyEvents(ws, stream, 0, ordinals);
+    return ws;
+  } catch (err) {
+    if (!(err instanceof JournalRejectedError)) throw err;
+  }
+  // Event by event, so that a refused one is left out (a refusal comes before any change it would make).
+  const ws = emptyWorkingSet();
+  stream.forEach((e, i) => {
+    try {
+      applyEvents(ws, [e], i, [ordinals[i]!]);
+    } catch (err) {
+      if (!(err instanceof JournalRejectedError)) throw err;
+    }
+  });
+  return ws;
 }

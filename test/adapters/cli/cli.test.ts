@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { aRun, aTxHash, HOUR, T0, toNdjson } from '../../mothers/journal-events';
+import { aPark, aRun, aTxHash, HOUR, T0, toNdjson } from '../../mothers/journal-events';
 import { assertBuilt, chainflow, hasStackTrace, lines, type CliResult } from '../../support/cli';
 import { makeTempDir, removeTempDir } from '../../support/server';
 
@@ -227,6 +227,18 @@ describe('chainflow journal import', () => {
     expect(lines(res.stderr).filter((l) => /^line \d+: /.test(l))).toEqual([expect.stringMatching(/^line 3: .*never-queued/)]);
     expect(runIds()).not.toContain('imp-orphan');
     expect(res.stderr).not.toMatch(/EEXIT/);
+    expect(res.status).toBe(1);
+  });
+
+  it('a finished run parked: exits 1, names the line and why, imports nothing', () => {
+    const events = aRun({ runId: 'imp-ended', at: T0 + 5 * HOUR });
+    const text = toNdjson([...aRun({ runId: 'imp-ok', at: T0 + 6 * HOUR }), ...events, aPark('imp-ended', T0 + 7 * HOUR, { waitKind: 'delay' })]);
+    const res = run(['journal', 'import', write('parked-after-end.ndjson', text)]);
+    const line = lines(text).length;
+    expect(lines(res.stderr).filter((l) => /^line \d+: /.test(l))).toEqual([`line ${line}: run imp-ended already succeeded: a finished run cannot be parked`]);
+    expect(runIds()).not.toContain('imp-ok');
+    expect(runIds()).not.toContain('imp-ended');
+    expect(hasStackTrace(res.stderr)).toBe(false);
     expect(res.status).toBe(1);
   });
 
