@@ -29,7 +29,8 @@ interface SqliteClientBase {
   transaction(container: unknown, config: unknown, outerTx: unknown): PromiseLike<unknown>;
 }
 interface TransactionBase extends PromiseLike<unknown> {
-  query(conn: Connection, sql: string): Promise<unknown>;
+  trxClient: { query(conn: Connection, sql: string): Promise<unknown> };
+  _completed: boolean;
 }
 
 /**
@@ -50,8 +51,17 @@ export function isBusy(err: unknown): boolean {
  * cannot upgrade to a writer (SQLITE_BUSY at once, whatever the timeout).
  */
 class ImmediateTransaction extends Transaction_Sqlite {
-  begin(conn: Connection): Promise<unknown> {
-    return this.query(conn, 'BEGIN IMMEDIATE;');
+  /**
+   * knex's own `begin` swallows a failed BEGIN and runs the transaction's work anyway (each of its queries then
+   * fails as "already complete"); a BEGIN that fails here fails the transaction before any of its work runs.
+   */
+  async begin(conn: Connection): Promise<unknown> {
+    try {
+      return await this.trxClient.query(conn, 'BEGIN IMMEDIATE;');
+    } catch (err) {
+      this._completed = true;
+      throw err;
+    }
   }
 }
 

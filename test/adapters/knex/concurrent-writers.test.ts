@@ -49,7 +49,15 @@ describe('SQLite journal written by several processes', () => {
       for (let i = 0; i < 200 && !holder.stdout().includes('locked'); i++) await new Promise((r) => setTimeout(r, 25));
       expect(holder.stdout()).toContain('locked');
       const started = Date.now();
+      // A transaction's work runs once it has the lock, never while it is still waiting for it.
+      let ran = 0;
+      const other = db.transaction(async (trx) => {
+        ran++;
+        await trx('meta').insert({ key: 'other', value: '1' });
+      });
       await expect(writer.append(aRun({ runId: 'waited', at: T0 }))).resolves.toMatchObject({ duplicates: 0 });
+      await other;
+      expect(ran).toBe(1);
       expect(Date.now() - started).toBeGreaterThan(1000);
       expect((await holder.done).code).toBe(0);
       expect(await new KnexRunRepository(db).get('waited')).toMatchObject({ runId: 'waited', status: 'succeeded' });
