@@ -29,6 +29,13 @@ export class DurationHistogram {
     return n;
   }
 
+  /** Both histograms' counts together (a new histogram). */
+  plus(other: DurationHistogram): DurationHistogram {
+    const counts = new Map(this.counts);
+    for (const [bucket, n] of other.counts) counts.set(bucket, (counts.get(bucket) ?? 0) + n);
+    return new DurationHistogram(counts);
+  }
+
   /** Records one duration in milliseconds (negative durations count as 0). */
   add(ms: number): void {
     const bucket = ms < 1 ? 0 : Math.ceil(Math.log(ms) / LOG_GROWTH);

@@ -1,4 +1,4 @@
-import type { DurationHistogram } from './duration-histogram';
+import { DurationHistogram } from './duration-histogram';
 
 /** An isolated backtest (replay) or dry-run (test) session. */
 export interface ReplaySession {
@@ -40,4 +40,34 @@ export interface WorkflowStats {
   recentErrorAt: number | null;
   /** Durations of finished runs. */
   readonly durations: DurationHistogram;
+}
+
+export function emptyStats(workflow: string): WorkflowStats {
+  return {
+    workflow, lastRunAt: null, lastSuccessAt: null, lastFailureAt: null, successCount: 0, failureCount: 0,
+    txCount: 0, recentErrorKind: null, recentErrorAt: null, durations: DurationHistogram.empty(),
+  };
+}
+
+const later = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.max(a, b));
+
+/**
+ * Statistics held plus what an append adds (see `statsOf`): counts add up, the latest times win, the most recent
+ * error wins (the added one on a tie), durations merge. The knex writer does the same in SQL.
+ */
+export function addStats(held: WorkflowStats | undefined, added: WorkflowStats): WorkflowStats {
+  if (!held) return { ...added, durations: DurationHistogram.empty().plus(added.durations) };
+  const newerError = added.recentErrorAt !== null && (held.recentErrorAt === null || added.recentErrorAt >= held.recentErrorAt);
+  return {
+    workflow: held.workflow,
+    lastRunAt: later(held.lastRunAt, added.lastRunAt),
+    lastSuccessAt: later(held.lastSuccessAt, added.lastSuccessAt),
+    lastFailureAt: later(held.lastFailureAt, added.lastFailureAt),
+    successCount: held.successCount + added.successCount,
+    failureCount: held.failureCount + added.failureCount,
+    txCount: held.txCount + added.txCount,
+    recentErrorKind: newerError ? added.recentErrorKind : held.recentErrorKind,
+    recentErrorAt: newerError ? added.recentErrorAt : held.recentErrorAt,
+    durations: held.durations.plus(added.durations),
+  };
 }

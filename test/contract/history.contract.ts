@@ -400,6 +400,21 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
         expect(errs!.stats).toMatchObject({ failureCount: 2, recentErrorKind: 'newest', lastFailureAt: T0 + HOUR + SECOND, lastRunAt: T0 + HOUR });
       });
 
+      it('merges the durations of runs appended apart: the same median and p95 as appended at once', async () => {
+        const events = timed();
+        const runs = new Map<string, JournalEvent[]>();
+        for (const e of events) {
+          const runId = (e as { run_id: string }).run_id;
+          runs.set(runId, [...(runs.get(runId) ?? []), e]);
+        }
+        for (const run of runs.values()) await ports.append(run);
+        const [row] = await ports.listWorkflows([], 10);
+        expect(row!.stats!.successCount).toBe(100);
+        expect(row!.stats!.durations.total).toBe(100);
+        expect(Math.abs(row!.stats!.durations.quantile(0.5)! - 50_000)).toBeLessThanOrEqual(500);
+        expect(Math.abs(row!.stats!.durations.quantile(0.95)! - 95_000)).toBeLessThanOrEqual(950);
+      });
+
       it('answers the median and p95 duration within 1%', async () => {
         await ports.append(timed());
         const [row] = await ports.listWorkflows([], 10);

@@ -11,7 +11,7 @@ import type { HistoryRepository, ListFilter, WorkflowOverview } from '../../src/
 import type { Approval } from '../../src/domain/approval';
 import type { ReorgResponseRecord } from '../../src/domain/reorg';
 import type { SendAttempt } from '../../src/domain/send-attempt';
-import type { ReplaySession } from '../../src/domain/session';
+import { addStats, type ReplaySession, type WorkflowStats } from '../../src/domain/session';
 import type { LandedSettle } from '../../src/domain/spend/ledger-entry';
 import type { InMemorySpendLedger } from './in-memory-spend';
 import type { WorkflowStates } from '../../src/application/ports/workflow-states';
@@ -28,6 +28,8 @@ export interface InMemoryJournalOptions {
  */
 export class InMemoryJournal implements JournalWriter, RunRepository, StorageHealth, HistoryRepository, RetentionRepository, WorkflowStates {
   private ws: WorkingSet = emptyWorkingSet();
+  /** Overview statistics held (the working set carries only what each append adds). */
+  private readonly stats = new Map<string, WorkflowStats>();
   private events: StoredEvent[] = [];
   private readonly spend: InMemorySpendLedger | undefined;
 
@@ -66,6 +68,9 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
     }
     // The ledger's share first: if it throws, nothing of the append is kept (one transaction in the knex writer).
     this.spend?.recordSettles(ledger);
+    // The draft's statistics are what this append adds: added to those held, as the knex writer does in SQL.
+    for (const added of draft.workflowStats.values()) this.stats.set(added.workflow, addStats(this.stats.get(added.workflow), added));
+    draft.workflowStats.clear();
     this.ws = draft;
     this.events.push(...stored);
     return { applied, duplicates };
@@ -177,13 +182,13 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   }
 
   async listWorkflows(known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]> {
-    const names = [...new Set([...known, ...this.ws.workflowStats.keys(), ...this.ws.workflows.keys()])]
+    const names = [...new Set([...known, ...this.stats.keys(), ...this.ws.workflows.keys()])]
       .filter((n) => afterName === undefined || n > afterName)
       .sort()
       .slice(0, limit);
     const runs = [...this.ws.runs.values()];
     return names.map((workflow) => {
-      const stats = this.ws.workflowStats.get(workflow);
+      const stats = this.stats.get(workflow);
       return {
         workflow,
         state: this.ws.workflows.has(workflow) ? structuredClone(this.ws.workflows.get(workflow)!) : undefined,

@@ -35,7 +35,11 @@ export async function insertRows(
   table: string,
   columns: readonly string[],
   rows: readonly unknown[][],
-  options: { conflictKey?: readonly string[]; ignoreConflicts?: boolean; jsonColumns?: readonly string[]; accumulate?: readonly string[] } = {},
+  options: {
+    conflictKey?: readonly string[]; ignoreConflicts?: boolean; jsonColumns?: readonly string[]; accumulate?: readonly string[];
+    /** With `conflictKey`: the SET list of the update, as SQL (instead of overwriting every other column). */
+    conflictSet?: string;
+  } = {},
 ): Promise<void> {
   if (!rows.length) return;
   const perStatement = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_VARS / columns.length)));
@@ -44,6 +48,8 @@ export async function insertRows(
   let suffix = '';
   if (options.conflictKey && options.ignoreConflicts) {
     suffix = ` ON CONFLICT (${options.conflictKey.join(',')}) DO NOTHING`;
+  } else if (options.conflictKey && options.conflictSet) {
+    suffix = ` ON CONFLICT (${options.conflictKey.join(',')}) DO UPDATE SET ${options.conflictSet}`;
   } else if (options.conflictKey) {
     const updates = columns.filter((c) => !options.conflictKey!.includes(c)).map((c) =>
       (options.accumulate?.includes(c) ? `"${c}" = ${table}."${c}" + excluded."${c}"` : `"${c}" = excluded."${c}"`));

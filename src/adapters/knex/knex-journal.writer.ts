@@ -1,16 +1,16 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
 import type { JournalEvent } from '../../domain/journal/journal-event';
-import { applyEvents, contentHashes, references, statsWorkflows } from '../../domain/journal/projector';
+import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
 import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
 import type { AppendResult, JournalWriter } from '../../application/ports/journal-writer';
 import { insertRows, selectIn } from './bulk';
 import { isSqlite, READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { RUN_LIST_TABLES } from './migrations';
 import { addPending, appendEntries } from './spend-store';
+import { addWorkflowStats } from './workflow-stats-store';
 import {
-  APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, WORKFLOW_COLUMNS, WORKFLOW_STATS_COLUMNS,
-  rowToWorkflowStats, workflowStatsToRow,
+  APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, WORKFLOW_COLUMNS,
   approvalToRow, reorgToRow, rowToApproval, rowToReorg, rowToRun, rowToSend, rowToSession, rowToWorkflow, runToRow,
   sendToRow, sessionToRow, workflowToRow,
 } from './rows';
@@ -198,10 +198,6 @@ export class KnexJournalWriter implements JournalWriter {
       const wf = rowToWorkflow(row);
       ws.workflows.set(wf.workflow, wf);
     }
-    for (const row of await selectIn(trx, 'workflow_stats', 'workflow', statsWorkflows(ws, events))) {
-      const stats = rowToWorkflowStats(row);
-      ws.workflowStats.set(stats.workflow, stats);
-    }
     // Only streams that already hold events can hold a duplicate, or need their ordinals continued.
     const streams = [
       ...ws.runs.keys(),
@@ -237,7 +233,7 @@ export class KnexJournalWriter implements JournalWriter {
       () => insertRows(trx, 'reorgs', REORG_COLUMNS, pick(ch.reorgs, ws.reorgs).map(reorgToRow), { conflictKey: ['reorg_id'] }),
       () => insertRows(trx, 'sessions', SESSION_COLUMNS, pick(ch.sessions, ws.sessions).map(sessionToRow), { conflictKey: ['session_id'] }),
       () => insertRows(trx, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] }),
-      () => insertRows(trx, 'workflow_stats', WORKFLOW_STATS_COLUMNS, pick(ch.workflowStats, ws.workflowStats).map(workflowStatsToRow), { conflictKey: ['workflow'] }),
+      () => addWorkflowStats(trx, pick(ch.workflowStats, ws.workflowStats)),
       () => insertRows(trx, 'events', ['stream', 'seq', 'hash', 'type', 'at', 'body'], events, { jsonColumns: ['body'] }),
       // The spend ledger's share of landed settles, in the same transaction: a crash cannot separate them.
       async () => {

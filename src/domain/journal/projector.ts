@@ -37,17 +37,6 @@ export function references(events: readonly JournalEvent[]): References {
   return r;
 }
 
-/**
- * Workflows whose overview statistics an append may change: those of the runs it starts and of every run
- * already loaded into the working set. A storage adapter loads their stats before applying the events.
- */
-export function statsWorkflows(ws: WorkingSet, events: readonly JournalEvent[]): Set<string> {
-  const out = new Set<string>();
-  for (const e of events) if (e.type === 'run.started') out.add(e.workflow);
-  for (const run of ws.runs.values()) out.add(run.workflow);
-  return out;
-}
-
 /** One small reducer per event family; each keeps the projections its events change. */
 const REDUCERS: Reducers = {
   ...RUN_REDUCERS, ...SEND_REDUCERS, ...APPROVAL_REDUCERS, ...REORG_REDUCERS, ...SESSION_REDUCERS, ...WORKFLOW_REDUCERS,

@@ -18,7 +18,7 @@ export interface WorkingSet {
   readonly reorgs: Map<string, ReorgResponseRecord>;
   readonly sessions: Map<string, ReplaySession>;
   readonly workflows: Map<string, WorkflowStateRecord>;
-  /** Overview statistics of every workflow whose runs the batch touches (loaded, or created empty). */
+  /** What the batch adds to the overview statistics of the workflows whose runs it touches (deltas; not loaded). */
   readonly workflowStats: Map<string, WorkflowStats>;
   /** `stream + '\n' + hash` of every stored event of the loaded streams. */
   readonly eventKeys: Set<string>;

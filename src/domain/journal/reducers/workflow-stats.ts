@@ -1,16 +1,16 @@
-import { DurationHistogram } from '../../duration-histogram';
-import type { WorkflowStats } from '../../session';
+import { emptyStats, type WorkflowStats } from '../../session';
 import type { RunEndStatus } from '../journal-event';
 import type { Fold } from './fold';
 
-/** A workflow's overview statistics (loaded, or created empty), marked to be written back. */
+/**
+ * What this append adds to a workflow's overview statistics (a delta, created empty), marked to be written: the
+ * storage adds it to what it holds (`addStats`; in SQL, increments), so that two writers never lose each other's
+ * counts and no append reads the statistics first.
+ */
 export function statsOf(f: Fold, workflow: string): WorkflowStats {
   let stats = f.ws.workflowStats.get(workflow);
   if (!stats) {
-    stats = {
-      workflow, lastRunAt: null, lastSuccessAt: null, lastFailureAt: null, successCount: 0, failureCount: 0,
-      txCount: 0, recentErrorKind: null, recentErrorAt: null, durations: DurationHistogram.empty(),
-    };
+    stats = emptyStats(workflow);
     f.ws.workflowStats.set(workflow, stats);
   }
   f.ch.workflowStats.add(workflow);
