@@ -1,5 +1,9 @@
 import type { Knex } from 'knex';
 import { isSqlite } from './dialect';
+import { SqliteWriteSession } from './sqlite-session';
+
+/** Where a statement goes: knex (or a knex transaction), or a SQLite write session (see SqliteWriteSession). */
+export type Db = Knex | Knex.Transaction | SqliteWriteSession;
 
 /** Rows per statement: SQLite and knex both stay well inside their limits at 500. */
 const MAX_ROWS = 500;
@@ -15,11 +19,16 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** SELECT rows whose `column` is one of `values`, in chunks. */
-export async function selectIn(db: Knex | Knex.Transaction, table: string, column: string, values: Iterable<string>, columns = '*'): Promise<Record<string, unknown>[]> {
+export async function selectIn(db: Db, table: string, column: string, values: Iterable<string>, columns = '*'): Promise<Record<string, unknown>[]> {
   const all = [...values];
   const out: Record<string, unknown>[] = [];
   for (const part of chunks(all, MAX_ROWS)) {
-    const rows = await db.raw(`SELECT ${columns} FROM ${table} WHERE ${column} IN (${part.map(() => '?').join(',')})`, part);
+    const sql = `SELECT ${columns} FROM ${table} WHERE ${column} IN (${part.map(() => '?').join(',')})`;
+    if (db instanceof SqliteWriteSession) {
+      out.push(...(await db.select(sql, part)));
+      continue;
+    }
+    const rows = await db.raw(sql, part);
     out.push(...(Array.isArray(rows) ? rows : rows.rows));
   }
   return out;
@@ -31,7 +40,7 @@ export async function selectIn(db: Knex | Knex.Transaction, table: string, colum
  * rather than overwritten; `jsonColumns` hold values stored as JSON text.
  */
 export async function insertRows(
-  db: Knex | Knex.Transaction,
+  db: Db,
   table: string,
   columns: readonly string[],
   rows: readonly unknown[][],
@@ -55,12 +64,15 @@ export async function insertRows(
       (options.accumulate?.includes(c) ? `"${c}" = ${table}."${c}" + excluded."${c}"` : `"${c}" = excluded."${c}"`));
     suffix = ` ON CONFLICT (${options.conflictKey.join(',')}) DO UPDATE SET ${updates.join(', ')}`;
   }
+  if (db instanceof SqliteWriteSession) {
+    for (const part of chunks(rows, JSON_ROWS)) db.write(sqliteInsert(table, quoted, columns, suffix, options.jsonColumns), [JSON.stringify(part)]);
+    return;
+  }
   if (isSqlite(db)) {
     // One JSON document per statement, unpacked by SQLite itself: binding thousands of parameters one by one
     // (and knex scanning the SQL for them) costs more than the insert. `WHERE true` lets an upsert follow a SELECT.
     // A JSON column travels as JSON inside the document (`->` keeps it JSON text), not as an escaped string.
-    const picks = columns.map((c, i) => (options.jsonColumns?.includes(c) ? `value->${i}` : `value->>${i}`)).join(',');
-    const sql = `INSERT INTO ${table} (${quoted}) SELECT ${picks} FROM json_each(?) WHERE true${suffix}`;
+    const sql = sqliteInsert(table, quoted, columns, suffix, options.jsonColumns);
     for (const part of chunks(rows, JSON_ROWS)) await db.raw(sql, [JSON.stringify(part)]);
     return;
   }
@@ -70,4 +82,16 @@ export async function insertRows(
     const sql = `INSERT INTO ${table} (${quoted}) VALUES ${part.map(() => tuple).join(',')}${suffix}`;
     await db.raw(sql, part.flat() as Knex.RawBinding[]);
   }
+}
+
+/** One statement whose result is not needed (held back until the next read or the commit in a write session). */
+export async function execute(db: Db, sql: string, bindings: readonly unknown[]): Promise<void> {
+  if (db instanceof SqliteWriteSession) db.write(sql, bindings);
+  else await db.raw(sql, bindings as Knex.RawBinding[]);
+}
+
+/** SQLite's form of a multi-row insert: the rows as one JSON array (one binding), unpacked by `json_each`. */
+function sqliteInsert(table: string, quoted: string, columns: readonly string[], suffix: string, jsonColumns?: readonly string[]): string {
+  const picks = columns.map((c, i) => (jsonColumns?.includes(c) ? `value->${i}` : `value->>${i}`)).join(',');
+  return `INSERT INTO ${table} (${quoted}) SELECT ${picks} FROM json_each(?) WHERE true${suffix}`;
 }

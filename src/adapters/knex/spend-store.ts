@@ -1,10 +1,8 @@
-import type { Knex } from 'knex';
 import type { LedgerEntry, PendingReceipt } from '../../domain/spend/ledger-entry';
-import { insertRows, selectIn } from './bulk';
+import { insertRows, selectIn, type Db } from './bulk';
 import { bucketOf, GRAINS } from './spend-cover';
 import { LIMB_COLUMNS, LIMBS, toLimbs } from './spend-limbs';
 
-type Db = Knex | Knex.Transaction;
 type Row = Record<string, unknown>;
 
 export const ENTRY_COLUMNS = [

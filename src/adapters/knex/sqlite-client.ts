@@ -6,13 +6,14 @@ const Client_SQLite3 = require('knex/lib/dialects/sqlite3') as new (config: Knex
 const Transaction_Sqlite = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction') as new (...args: unknown[]) => TransactionBase;
 
 /** The parts of node-sqlite3 this client uses. */
-interface Statement {
+export interface Statement {
   all(params: unknown[], cb: (this: Statement, err: Error | null, rows: unknown[]) => void): void;
   run(params: unknown[], cb: (this: Statement, err: Error | null) => void): void;
   finalize(cb?: () => void): void;
 }
-interface Connection {
+export interface Connection {
   prepare(sql: string, cb: (err: Error | null) => void): Statement;
+  exec(sql: string, cb: (err: Error | null) => void): void;
   close(cb: (err: Error | null) => void): void;
 }
 interface QueryObject {
@@ -70,7 +71,8 @@ const MAX_STATEMENTS = 256;
 
 const caches = new WeakMap<Connection, Map<string, Promise<Statement>>>();
 
-function prepared(connection: Connection, sql: string): Promise<Statement> {
+/** The connection's prepared statement for `sql` (prepared on first use, kept for the next). */
+export function prepared(connection: Connection, sql: string): Promise<Statement> {
   let cache = caches.get(connection);
   if (!cache) caches.set(connection, (cache = new Map()));
   const hit = cache.get(sql);
@@ -140,7 +142,8 @@ export class CachedStatementSqliteClient extends Client_SQLite3 {
   }
 }
 
-async function retryWhileBusy<T>(attempt: () => PromiseLike<T>): Promise<T> {
+/** Runs `attempt` again while it fails with SQLITE_BUSY, with a growing pause, for up to WRITE_RETRY_MS. */
+export async function retryWhileBusy<T>(attempt: () => PromiseLike<T>): Promise<T> {
   const deadline = Date.now() + WRITE_RETRY_MS;
   for (let n = 0; ; n++) {
     try {

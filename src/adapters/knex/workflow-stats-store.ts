@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
 import type { WorkflowStats } from '../../domain/session';
-import { insertRows } from './bulk';
+import { insertRows, type Db } from './bulk';
 import { isSqlite } from './dialect';
 import { WORKFLOW_STATS_COLUMNS, workflowStatsToRow } from './rows';
 
@@ -23,7 +22,7 @@ const MERGE_DURATIONS = {
  * increments, times keep the latest, the most recent error wins, duration histograms merge. Nothing is read
  * first, so an append costs one statement for them, and two writers cannot lose each other's counts.
  */
-export async function addWorkflowStats(db: Knex | Knex.Transaction, added: readonly WorkflowStats[]): Promise<void> {
+export async function addWorkflowStats(db: Db, added: readonly WorkflowStats[]): Promise<void> {
   if (!added.length) return;
   const sqlite = isSqlite(db);
   const greatest = sqlite ? 'max' : 'GREATEST';

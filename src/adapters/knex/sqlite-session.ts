@@ -1,0 +1,98 @@
+import type { Knex } from 'knex';
+import { prepared, retryWhileBusy, type Connection } from './sqlite-client';
+
+type Row = Record<string, unknown>;
+
+/** A value as an SQL literal: the writes of a session travel as SQL text (see SqliteWriteSession). */
+export function sqlLiteral(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error('an SQL literal must be a finite number');
+    return String(value);
+  }
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  // A string literal: quotes doubled, nothing else is special in SQLite. JSON.stringify escapes control
+  // characters and lone surrogates, so JSON text travels intact.
+  return `'${String(value).replaceAll("'", "''")}'`;
+}
+
+/** Replaces each `?` of `sql` (which holds no other question mark) by its binding as a literal. */
+function inline(sql: string, bindings: readonly unknown[]): string {
+  let i = 0;
+  const out = sql.replace(/\?/g, () => sqlLiteral(bindings[i++]));
+  if (i !== bindings.length) throw new Error('inline: the bindings do not match the placeholders');
+  return out;
+}
+
+const run = (conn: Connection, sql: string): Promise<void> => new Promise((resolve, reject) => conn.exec(sql, (err) => (err ? reject(err) : resolve())));
+
+/**
+ * One SQLite write transaction on the raw connection of knex's pool, in as few trips through the driver's thread
+ * pool as it can: BEGIN IMMEDIATE (one trip), each read a prepared statement (one trip), and the writes held back
+ * and sent together with the COMMIT, as one script (one trip). A trip costs far more than SQLite's own work for
+ * the small appends of the engine (see docs/benchmarks.md): an append of a step costs three trips instead of eight.
+ *
+ * Writes are executed before the next read, so a transaction always reads what it wrote. A write that fails
+ * fails the whole transaction, which is rolled back. Only for statements whose results are not needed (inserts,
+ * upserts); the values are inlined as SQL literals (`sqlLiteral`).
+ */
+export class SqliteWriteSession {
+  private queued: string[] = [];
+  /** Writes under way (see `flushSoon`); their failure surfaces at the next read or the commit. */
+  private flushing: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly conn: Connection) {}
+
+  /**
+   * Runs `work` in a write transaction and commits it (or rolls it back when `work` or a write fails). While
+   * another process holds the write lock, the whole transaction is tried again (see retryWhileBusy).
+   */
+  static async transact<T>(db: Knex, work: (session: SqliteWriteSession) => Promise<T>): Promise<T> {
+    return retryWhileBusy(async () => {
+      const conn = (await db.client.acquireConnection()) as Connection;
+      try {
+        await run(conn, 'BEGIN IMMEDIATE');
+        const session = new SqliteWriteSession(conn);
+        try {
+          const result = await work(session);
+          session.queued.push('COMMIT');
+          await session.flush();
+          return result;
+        } catch (err) {
+          await run(conn, 'ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      } finally {
+        db.client.releaseConnection(conn);
+      }
+    });
+  }
+
+  /** Rows of a query, after the writes held back so far. */
+  async select(sql: string, bindings: readonly unknown[] = []): Promise<Row[]> {
+    await this.flush();
+    const statement = await prepared(this.conn, sql);
+    return new Promise((resolve, reject) => statement.all([...bindings], (err, rows) => (err ? reject(err) : resolve(rows as Row[]))));
+  }
+
+  /** A write, held back until the next read or the commit. */
+  write(sql: string, bindings: readonly unknown[] = []): void {
+    this.queued.push(bindings.length ? inline(sql, bindings) : sql);
+  }
+
+  /** Starts the writes held back so far while the caller prepares more (an import hashing its next batch). */
+  flushSoon(): void {
+    const started = this.flush();
+    started.catch(() => undefined);
+    this.flushing = started;
+  }
+
+  private async flush(): Promise<void> {
+    await this.flushing;
+    if (!this.queued.length) return;
+    const script = this.queued.join(';\n');
+    this.queued = [];
+    await run(this.conn, script);
+  }
+}
