@@ -30,6 +30,7 @@ interface Drive {
   readonly p: RunProgress;
   /** Recorded, not journaled yet: written together at the next flush (before a side effect, a park or the end). */
   readonly pending: JournalEvent[];
+  readonly stopping: () => boolean;
 }
 
 /**
@@ -49,19 +50,20 @@ export class DriveRun {
     @inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async execute(claim: ClaimedRun, owner: string): Promise<DriveOutcome> {
+  /** `stopping`: the engine is shutting down; the run is let go before its next step attempt (see `letGo`). */
+  async execute(claim: ClaimedRun, owner: string, stopping: () => boolean = () => false): Promise<DriveOutcome> {
     // A concurrent decision (a cancel, an approval) can make an append of ours refused: read again and go on.
     for (let tries = 0; ; tries++) {
       try {
         // A retry reads what the first try journaled.
-        return await this.driveOnce(tries === 0 ? claim : { ...claim, fresh: false }, owner);
+        return await this.driveOnce(tries === 0 ? claim : { ...claim, fresh: false }, owner, stopping);
       } catch (err) {
         if (!(err instanceof JournalRejectedError) || tries >= 2) throw err;
       }
     }
   }
 
-  private async driveOnce(claim: ClaimedRun, owner: string): Promise<DriveOutcome> {
+  private async driveOnce(claim: ClaimedRun, owner: string, stopping: () => boolean): Promise<DriveOutcome> {
     let stream: readonly JournalEvent[] = claim.fresh ? [] : await this.runs.stream(claim.runId);
     const pending: JournalEvent[] = [];
     if (!stream.some((e) => e.type === 'run.started')) {
@@ -75,7 +77,7 @@ export class DriveRun {
       stream = claim.start;
     }
     const p = runProgress(stream)!;
-    const d: Drive = { claim, owner, p, pending };
+    const d: Drive = { claim, owner, p, pending, stopping };
     if (p.finished) return this.removed(d);
     const definition = this.catalog.get(p.started.workflow);
     if (!definition) {
@@ -110,6 +112,7 @@ export class DriveRun {
         // retry wait is over (the run was resumed).
         if (!this.retryable(step, progress)) return this.end(d, [], 'failed', progress.error ?? undefined);
       }
+      if (d.stopping()) return this.letGo(d);
       // A step still `running` here was running when its process died: it runs again as its next attempt.
       const attempt = (progress?.attempts ?? 0) + 1;
       const outcome = await this.attempt(d, step, attempt);
@@ -286,6 +289,16 @@ export class DriveRun {
   private async removed(d: Drive): Promise<DriveOutcome> {
     await this.store.remove(d.claim.runId);
     return 'finished';
+  }
+
+  /**
+   * The engine is stopping: what was recorded is journaled and the run is released, due at once, between two step
+   * attempts (nothing is half done), for whichever engine process comes next. The run stays `running` meanwhile.
+   */
+  private async letGo(d: Drive): Promise<DriveOutcome> {
+    await this.flush(d);
+    await this.store.release(d.owner, d.claim.runId, this.clock.now());
+    return 'parked';
   }
 
   private async park(d: Drive, dueAt: number | null): Promise<DriveOutcome> {

@@ -22,6 +22,8 @@ const RECEIPT_DRAIN_MS = 5_000;
  */
 export const DELIVERY_MEMORY_MS = 24 * 60 * 60 * 1000;
 const FORGET_EVERY_MS = 60 * 60 * 1000;
+/** How long a stopping engine waits for the runs it drives to park or end. */
+export const STOP_GRACE_MS = 10_000;
 
 /**
  * The engine's one loop (CONTRACT 8): claims due runs and drives them (bounded concurrency), fires cron ticks,
@@ -39,6 +41,8 @@ export class Engine {
   private drainTimer: NodeJS.Timeout | undefined;
   private forgetTimer: NodeJS.Timeout | undefined;
   private running = false;
+  /** stop() was called: runs being driven are let go between step attempts. */
+  private stopping = false;
   /** Slots promised to runs being submitted here (between their enqueue and their drive). */
   private reserved = 0;
   /** The last claim took as many runs as there was room for: more may be due, so a freed slot looks at once. */
@@ -65,6 +69,7 @@ export class Engine {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopping = false;
     this.poke();
     this.renewTimer = setInterval(() => void this.renew(), Math.max(200, Math.floor(this.settings.leaseTtlMs / 3)));
     this.renewTimer.unref();
@@ -76,15 +81,25 @@ export class Engine {
     this.forgetTimer.unref();
   }
 
-  /** Stops claiming; waits for the runs being driven, then lets their leases go so another process takes them at once. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming and firing cron; waits (at most `graceMs`) for the runs being driven to park or end, which
+   * releases their leases, so that another process (or this one restarted) takes them on at once.
+   */
+  async stop(graceMs = STOP_GRACE_MS): Promise<void> {
     this.running = false;
+    this.stopping = true;
     clearTimeout(this.timer);
     clearInterval(this.renewTimer);
     clearInterval(this.drainTimer);
     clearInterval(this.forgetTimer);
     await this.ticking;
-    await Promise.allSettled([...this.driving.values()]);
+    // A run still driven past the grace keeps its lease until it runs out; another process then takes it on.
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.allSettled([...this.driving.values()]), grace]);
+    clearTimeout(timer);
   }
 
   /** Look for due work now (a run was started or woken in this process). */
@@ -129,7 +144,13 @@ export class Engine {
     } finally {
       this.reserved--;
     }
-    if (started.created) void this.drive(this.freshClaim(request.workflow, started)).then(() => this.roomFreed());
+    if (!started.created) return started;
+    if (this.running) {
+      void this.drive(this.freshClaim(request.workflow, started)).then(() => this.roomFreed());
+    } else {
+      // Stopped meanwhile: the run is let go at once for whichever engine comes next (its start is journaled by it).
+      await this.store.release(this.owner, started.runId, this.clock.now());
+    }
     return started;
   }
 
@@ -159,7 +180,7 @@ export class Engine {
 
   /** Drives a run this process holds (its own start); resolves when the run ended or parked. */
   async drive(claim: ClaimedRun): Promise<void> {
-    const work = this.driveRun.execute(claim, this.owner).then(
+    const work = this.driveRun.execute(claim, this.owner, () => this.stopping).then(
       () => undefined,
       (err: unknown) => this.warn(`run ${claim.runId}: drive failed`, err),
     );

@@ -27,5 +27,10 @@ export default class Start extends ChainflowCommand {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+    // The engine's runs park or end before the storage closes (bounded by the engine's grace).
+    if (flags.engine) {
+      const { Engine } = await import('../../../application/engine/engine');
+      await root.container.get(Engine).stop();
+    }
   }
 }
