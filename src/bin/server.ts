@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { createHttpApp } from '../adapters/http/app';
 import { HttpMetrics } from '../adapters/http/metrics';
+import { PromSendMetrics } from '../adapters/metrics/prom-send-metrics';
 import { Authenticate } from '../application/auth/authenticate.use-case';
 import { CheckHealth } from '../application/health/check-health.use-case';
 import { JournalSizes } from '../application/health/journal-sizes.use-case';
@@ -83,7 +84,7 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
     },
     checkHealth: container.get(CheckHealth),
     authenticate: container.get(Authenticate),
-    metrics: new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts()),
+    metrics: new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts(), [container.get(PromSendMetrics).registry]),
     healthPublic: config.server.healthPublic,
     metricsPublic: config.server.metricsPublic,
     logRequest: (entry) => logger.info({ ...entry, url: redactor.redactText(entry.url) }, 'request'),

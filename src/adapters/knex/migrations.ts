@@ -5,6 +5,7 @@ import { listIndexes } from './migration-lists';
 import { withoutRowid } from './schema';
 import { spend } from './migration-spend';
 import { engine } from './migration-engine';
+import { sends } from './migration-sends';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -151,7 +152,7 @@ const initial: Migration = {
   },
 };
 
-const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['0001_journal', initial], ['0002_history_lists', listIndexes], ['0003_bearers', bearers], ['0004_spend', spend], ['0005_engine', engine]];
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['0001_journal', initial], ['0002_history_lists', listIndexes], ['0003_bearers', bearers], ['0004_spend', spend], ['0005_engine', engine], ['0006_sends', sends]];
 
 /** Migrations compiled into the program (no directory scan at start-up). */
 export const migrationSource: Knex.MigrationSource<Migration> = {

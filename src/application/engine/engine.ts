@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { toIso } from '../../domain/time';
 import { ChainflowConfig, DEFAULT_ENGINE_CONFIG, type EngineConfig } from '../config';
 import { Clock } from '../ports/clock';
@@ -9,6 +9,7 @@ import { EngineStore, type ClaimedRun } from '../ports/engine-store';
 import { Logger } from '../ports/logger';
 import { WorkflowStates } from '../ports/workflow-states';
 import { SettlePendingReceipts } from '../spend/settle-pending-receipts.use-case';
+import { WatchSends } from '../sends/watch-sends.use-case';
 import { Redactor } from '../../domain/redactor';
 import { DriveRun } from './drive-run.use-case';
 import { StartRun, type StartRunRequest } from './start-run.use-case';
@@ -16,6 +17,8 @@ import { WorkflowCatalog } from './workflow-catalog';
 
 /** How often the spend ledger's owed receipt reads are retried. */
 const RECEIPT_DRAIN_MS = 5_000;
+/** How often sends nobody waits for (wait_for none/submitted, cancelled runs) are looked at. */
+const SEND_WATCH_MS = 1_000;
 
 /**
  * The engine's one loop (CONTRACT 8): claims due runs and drives them (bounded concurrency), fires cron ticks,
@@ -31,6 +34,7 @@ export class Engine {
   private timer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private drainTimer: NodeJS.Timeout | undefined;
+  private watchTimer: NodeJS.Timeout | undefined;
   private running = false;
   private ticking: Promise<void> | undefined;
   private again = false;
@@ -47,6 +51,7 @@ export class Engine {
     @inject(Clock) private readonly clock: Clock,
     @inject(Logger) private readonly logger: Logger,
     @inject(Redactor) private readonly redactor: Redactor,
+    @inject(WatchSends) @optional() private readonly sends?: WatchSends,
   ) {
     this.settings = config.engine ?? DEFAULT_ENGINE_CONFIG;
   }
@@ -60,6 +65,8 @@ export class Engine {
     this.drain();
     this.drainTimer = setInterval(() => this.drain(), RECEIPT_DRAIN_MS);
     this.drainTimer.unref();
+    this.watchTimer = setInterval(() => this.watchSends(), SEND_WATCH_MS);
+    this.watchTimer.unref();
   }
 
   /** Stops claiming; waits for the runs being driven, then lets their leases go so another process takes them at once. */
@@ -68,6 +75,7 @@ export class Engine {
     clearTimeout(this.timer);
     clearInterval(this.renewTimer);
     clearInterval(this.drainTimer);
+    clearInterval(this.watchTimer);
     await this.ticking;
     await Promise.allSettled([...this.driving.values()]);
   }
@@ -172,6 +180,10 @@ export class Engine {
 
   private drain(): void {
     this.receipts.drain().catch((err: unknown) => this.warn('spend ledger: receipt reads failed', err));
+  }
+
+  private watchSends(): void {
+    this.sends?.drain(this.owner).catch((err: unknown) => this.warn('send watch failed', err));
   }
 
   private warn(message: string, err: unknown): void {
