@@ -105,9 +105,11 @@ export class KnexSendStore implements NonceAllocator, SendWatch {
       `UPDATE send_watch SET owner = ?, lease_until = ? WHERE send_id IN (
          SELECT send_id FROM send_watch WHERE due_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY due_at LIMIT ?)
        AND (lease_until IS NULL OR lease_until < ?)
-       RETURNING send_id, run_id`,
+       RETURNING send_id, run_id, due_at`,
       [owner, leaseUntil, now, now, limit, now],
     ));
+    // RETURNING keeps no order: earliest due first, as promised.
+    rows.sort((a, b) => Number(a.due_at) - Number(b.due_at) || String(a.send_id).localeCompare(String(b.send_id)));
     return rows.map((r) => ({ sendId: String(r.send_id), runId: String(r.run_id) }));
   }
 
