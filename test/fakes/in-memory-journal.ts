@@ -39,7 +39,16 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
     return this.appendAll((async function* () { yield events; })());
   }
 
-  async appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
+  /** Appends one at a time, as the knex writer's transactions do: concurrent appends never lose each other's changes. */
+  appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
+    const next = this.appending.then(() => this.appendNow(batches, onBatch));
+    this.appending = next.catch(() => undefined);
+    return next;
+  }
+
+  private appending: Promise<unknown> = Promise.resolve();
+
+  private async appendNow(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
     const draft = cloneWorkingSet(this.ws);
     const stored: StoredEvent[] = [];
     const ledger: LandedSettle[] = [];
