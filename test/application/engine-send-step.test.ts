@@ -37,7 +37,11 @@ describe('send steps', () => {
     expect(await h.chain.balance({ network: 'sepolia', chainId: 11155111, rpc: ['http://x.invalid'] }, TO)).toBe(5n * 10n ** 17n);
     expect(h.spend.all()).toEqual([expect.objectContaining({ txHash: submitted!.tx_hash, valueWei: 5n * 10n ** 17n, gasSpendWei: 21_000n * 2_000_000_000n })]);
     expect(h.metrics.outcomes).toEqual(['confirmed']);
+    // The watch outlives the settle until the watcher finds it settled: it lets it go and settles nothing twice.
+    h.clock.advance(120_000);
+    expect(await h.watch.drain('engine-b')).toBe(0);
     expect(await h.store.count()).toBe(0);
+    expect(await h.events(runId, 'send.settled')).toHaveLength(1);
   });
 
   it('a call is ABI-encoded from its human-readable signature', async () => {
@@ -168,7 +172,7 @@ describe('send steps', () => {
     it('killed after journaling submitted and before the broadcast: recovered by the hash, the same bytes sent, paid once', async () => {
       const h = new SendHarness({ workflows: [payouts()] });
       const revive = dieOnBroadcast(h.chain);
-      const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', payload: { to: TO, amount: '11' } } });
+      const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'test', payload: { to: TO, amount: '11' } } });
       await expect(h.tick()).rejects.toThrow('process killed');
       revive();
       const [submitted] = await h.events(runId, 'send.submitted');
@@ -214,6 +218,26 @@ describe('send steps', () => {
       expect(await h.events(runId, 'send.submitted')).toHaveLength(1);
     });
 
+    it('killed after the receipt was seen and before the settle was journaled: the next look settles it (the watch survives)', async () => {
+      const h = new SendHarness({ workflows: [payouts()] });
+      h.chain.holdMining();
+      const runId = await h.run('payouts', { to: TO, amount: '16' });
+      h.chain.mine();
+      const real = h.journal.append.bind(h.journal);
+      h.journal.append = async (events) => {
+        if (events.some((e) => e.type === 'send.settled')) throw new Error('process killed');
+        return real(events);
+      };
+      h.clock.advance(1_000);
+      await expect(h.tick()).rejects.toThrow('process killed');
+      h.journal.append = real;
+      // The dead look's lease on the send (60 s) runs out; the run, due again, settles it.
+      h.clock.advance(60_001);
+      await h.tick('engine-b');
+      expect(await h.status(runId)).toBe('succeeded');
+      expect(await h.events(runId, 'send.settled')).toHaveLength(1);
+    });
+
     it('killed after signing and before the journal: the step runs again with the same send id, the same nonce, and pays once', async () => {
       const h = new SendHarness({ workflows: [payouts()] });
       const real = h.journal.append.bind(h.journal);
@@ -222,7 +246,7 @@ describe('send steps', () => {
         if (dead && events.some((e) => e.type === 'send.queued')) throw new Error('process killed');
         return real(events);
       };
-      const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', payload: { to: TO, amount: '14' } } });
+      const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'test', payload: { to: TO, amount: '14' } } });
       await expect(h.tick()).rejects.toThrow('process killed');
       dead = false;
       h.clock.advance(TTL + 1);
@@ -264,7 +288,7 @@ describe('send steps', () => {
 
   it('200 sends of one relayer at once take consecutive nonces and all land', async () => {
     const h = new SendHarness({ workflows: [payouts()] });
-    const started = await Promise.all(Array.from({ length: 200 }, (_, i) => h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', payload: { to: TO, amount: String(i + 1) } } })));
+    const started = await Promise.all(Array.from({ length: 200 }, (_, i) => h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'test', payload: { to: TO, amount: String(i + 1) } } })));
     const claims = await h.engineStore.claimDue('engine-a', h.clock.now(), h.clock.now() + TTL, 500);
     await Promise.all(claims.map((c) => h.drive.execute(c, 'engine-a')));
     for (const { runId } of started) expect(await h.status(runId)).toBe('succeeded');

@@ -78,9 +78,10 @@ export class InMemorySendStore implements NonceAllocator, SendWatch {
     else this.watched.set(send.sendId, { send: { ...send }, dueAt, owner: null, leaseUntil: null });
   }
 
-  async lease(sendId: string, owner: string, now: number, leaseUntil: number): Promise<boolean> {
-    const w = this.watched.get(sendId);
-    if (!w || (w.leaseUntil !== null && w.leaseUntil >= now && w.owner !== owner)) return false;
+  async lease(send: WatchedSend, owner: string, now: number, leaseUntil: number): Promise<boolean> {
+    if (!this.watched.has(send.sendId)) this.watched.set(send.sendId, { send: { ...send }, dueAt: leaseUntil, owner: null, leaseUntil: null });
+    const w = this.watched.get(send.sendId)!;
+    if (w.leaseUntil !== null && w.leaseUntil >= now && w.owner !== owner) return false;
     w.owner = owner;
     w.leaseUntil = leaseUntil;
     return true;

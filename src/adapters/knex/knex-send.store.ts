@@ -93,11 +93,15 @@ export class KnexSendStore implements NonceAllocator, SendWatch {
       .onConflict('send_id').merge({ due_at: dueAt });
   }
 
-  async lease(sendId: string, owner: string, now: number, leaseUntil: number): Promise<boolean> {
-    const taken = await this.db('send_watch').where({ send_id: sendId })
-      .andWhere((q) => void q.whereNull('lease_until').orWhere('lease_until', '<', now).orWhere({ owner }))
-      .update({ owner, lease_until: leaseUntil });
-    return taken === 1;
+  async lease(send: WatchedSend, owner: string, now: number, leaseUntil: number): Promise<boolean> {
+    const rows = rowsOf(await this.db.raw(
+      `INSERT INTO send_watch (send_id, run_id, due_at, owner, lease_until) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (send_id) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until
+       WHERE send_watch.lease_until IS NULL OR send_watch.lease_until < ? OR send_watch.owner = excluded.owner
+       RETURNING send_id`,
+      [send.sendId, send.runId, leaseUntil, owner, leaseUntil, now],
+    ));
+    return rows.length === 1;
   }
 
   async claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<WatchedSend[]> {

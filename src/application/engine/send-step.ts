@@ -96,7 +96,7 @@ export class SendStep {
     if (waitFor !== 'confirmed') return { kind: 'succeeded', output: submittedOutput(send) };
     const now = this.clock.now();
     const expiresAt = send.submissions[0]!.at + step.timeoutMs;
-    if (!(await this.watch.lease(send.sendId, owner, now, now + LOOK_LEASE_MS))) {
+    if (!(await this.watch.lease({ sendId: send.sendId, runId: send.runId }, owner, now, now + LOOK_LEASE_MS))) {
       return { kind: 'parked', events: [], wait: { kind: 'tx', dueAt: now + SEND_POLL_MS, expiresAt } };
     }
     const confirmations = this.confirmationsOf(step, send.relayer);
@@ -143,7 +143,9 @@ export class SendStep {
   /** The step's end once the send settled, or the run's park while it is in flight (the watch due after the park). */
   private async concluded(send: SendState, advanced: Advance, owner: string | undefined, expiresAt: number): Promise<Attempted> {
     if (advanced.kind === 'settled') {
-      await this.watch.unwatch(send.sendId);
+      // The settle is journaled by the caller, after this: the watch stays until then (should this process die first,
+      // the watcher settles the send), and whoever next finds it settled lets it go.
+      await this.watch.watch({ sendId: send.sendId, runId: send.runId }, this.clock.now() + WATCH_GRACE_MS);
       return outcomeOf(send.sendId, advanced.outcome, advanced.txHash, advanced.receipt, [advanced.event]);
     }
     if (owner !== undefined) await this.watch.release(send.sendId, owner, advanced.dueAt + WATCH_GRACE_MS);

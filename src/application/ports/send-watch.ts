@@ -12,8 +12,11 @@ export interface WatchedSend {
 export interface SendWatch {
   /** Watches a send (again), due at `dueAt` (epoch ms). */
   watch(send: WatchedSend, dueAt: number): Promise<void>;
-  /** Takes the send's lease for `owner` until `leaseUntil`, unless another owner holds a live one; true when taken. */
-  lease(sendId: string, owner: string, now: number, leaseUntil: number): Promise<boolean>;
+  /**
+   * Takes the send's lease for `owner` until `leaseUntil`, unless another owner holds a live one; true when taken. A
+   * send not watched (its row went with a crash) is watched again, leased.
+   */
+  lease(send: WatchedSend, owner: string, now: number, leaseUntil: number): Promise<boolean>;
   /** Leases up to `limit` sends due at `now` that no live lease holds, earliest due first. */
   claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<WatchedSend[]>;
   /** Lets the lease go; the send is due again at `dueAt`. */

@@ -75,7 +75,7 @@ export class SendTransaction {
     if (submitted.kind !== 'submitted') throw new InvalidInputError('session', 'only live sends are broadcast');
     const deadline = this.clock.now() + (req.waitMs ?? 30_000);
     // Held while this waits, so that the engine's watcher leaves the send alone meanwhile.
-    await this.watch.lease(req.sendId, this.owner, this.clock.now(), deadline + 5_000);
+    await this.watch.lease({ sendId: req.sendId, runId: req.runId }, this.owner, this.clock.now(), deadline + 5_000);
     for (;;) {
       const send = sendInStream(await this.runs.stream(req.runId), req.sendId)!;
       const advanced = await this.advance.execute({ send, expiresAt: Number.MAX_SAFE_INTEGER, confirmations: 1 });
