@@ -17,7 +17,7 @@ import type { TxReceipt } from '../../domain/chain/tx-receipt';
 import { ProviderFailure, quantity, RpcError, rpcCall, scrub } from './json-rpc';
 import { toReceipt } from './receipt';
 import { decodeRevert } from './web3-abi';
-import { web3 } from './web3-module';
+import { web3, type Web3Module } from './web3-module';
 
 export interface Web3ChainOptions {
   /** Bound of each provider call, in ms. Default 5000. */
@@ -80,6 +80,8 @@ const NO_FUNDS = /insufficient funds|InsufficientFunds/i;
 export class Web3Chain implements ChainReader, ChainSender {
   private readonly timeoutMs: number;
   private readonly pollIntervalMs: number;
+  private readonly addresses = new Map<string, string>();
+  private readonly commons = new Map<number, ReturnType<Web3Module['eth']['accounts']['Common']['custom']>>();
 
   constructor(@inject(Web3ChainOptions) @optional() options: Web3ChainOptions = {}) {
     this.timeoutMs = positive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs');
@@ -192,8 +194,13 @@ export class Web3Chain implements ChainReader, ChainSender {
 
   address(signer: string): string {
     const key = normalizeKey(signer);
+    // Deriving an address is an elliptic-curve multiplication (~1 ms): once per key and process.
+    const known = this.addresses.get(key);
+    if (known) return known;
     try {
-      return web3().eth.accounts.privateKeyToAddress(key);
+      const address = web3().eth.accounts.privateKeyToAddress(key);
+      this.addresses.set(key, address);
+      return address;
     } catch {
       throw new Error('the signer key is not a valid secp256k1 private key');
     }
@@ -203,18 +210,20 @@ export class Web3Chain implements ChainReader, ChainSender {
     checkSign(request);
     const key = normalizeKey(request.signer);
     const from = this.address(key);
-    const { Common, TransactionFactory, signTransaction } = web3().eth.accounts;
+    const { TransactionFactory } = web3().eth.accounts;
+    const { bytesToHex, hexToBytes } = web3().utils;
     const fees = request.fees.kind === 'eip1559'
       ? { type: 2, maxFeePerGas: request.fees.maxFeePerGas, maxPriorityFeePerGas: request.fees.maxPriorityFeePerGas }
       : { type: 0, gasPrice: request.fees.gasPrice };
     try {
-      const common = Common.custom({ name: 'chainflow', chainId: request.chainId, networkId: request.chainId, defaultHardfork: 'london' }, { baseChain: 'mainnet' });
       const tx = TransactionFactory.fromTxData({
         ...fees, nonce: BigInt(request.nonce), gasLimit: request.gasLimit, to: request.to, value: request.valueWei, data: request.data,
         chainId: BigInt(request.chainId),
-      } as never, { common });
-      const signed = await signTransaction(tx, key);
-      return { raw: signed.rawTransaction, hash: signed.transactionHash, from, nonce: request.nonce };
+      } as never, { common: this.common(request.chainId) });
+      // tx.sign, not web3's signTransaction: that one recovers the sender from the signature again (2 ms), and the
+      // sender is already known from the key.
+      const signed = (tx as { sign(key: Uint8Array): { serialize(): Uint8Array; hash(): Uint8Array } }).sign(hexToBytes(key));
+      return { raw: bytesToHex(signed.serialize()), hash: bytesToHex(signed.hash()), from, nonce: request.nonce };
     } catch (error) {
       const message = error instanceof Error ? scrub(error.message, [key]) : 'unknown error';
       throw new Error(`signing failed: ${message}`);
@@ -241,6 +250,16 @@ export class Web3Chain implements ChainReader, ChainSender {
   }
 
   // ---- internals ----
+
+  /** The chain's parameters for signing, built once per chain id (building them costs more than signing). */
+  private common(chainId: number): ReturnType<Web3Module['eth']['accounts']['Common']['custom']> {
+    let common = this.commons.get(chainId);
+    if (!common) {
+      common = web3().eth.accounts.Common.custom({ name: 'chainflow', chainId, networkId: chainId, defaultHardfork: 'london' }, { baseChain: 'mainnet' });
+      this.commons.set(chainId, common);
+    }
+    return common;
+  }
 
   private receiptBy(target: ChainTarget, txHash: string, deadline: number): Promise<TxReceipt | null> {
     return this.overProviders(target, deadline, async (provider) => {

@@ -3,9 +3,12 @@ import type { Knex } from 'knex';
 import type { NonceAllocator, NonceLane, SignedPurpose, SignedRecord } from '../../application/ports/nonce-allocator';
 import type { SendWatch, WatchedSend } from '../../application/ports/send-watch';
 import type { Fees } from '../../domain/chain/fees';
+import { isSqlite } from './connection';
 import { Database } from './knex-journal.writer';
 
 type Row = Record<string, unknown>;
+/** A reservation whose holder signed nothing at it (a held nonce with a signed transaction is the send's for good). */
+const UNSIGNED = 'NOT EXISTS (SELECT 1 FROM signed_transactions s WHERE s.send_id = nonce_reservations.send_id AND s.nonce = nonce_reservations.nonce)';
 const rowsOf = (result: unknown): Row[] => (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 
 /**
@@ -16,7 +19,12 @@ const rowsOf = (result: unknown): Row[] => (Array.isArray(result) ? result : (re
  */
 @injectable()
 export class KnexSendStore implements NonceAllocator, SendWatch {
-  constructor(@inject(Database) private readonly db: Knex) {}
+  /** SQLite's two-argument MAX is PostgreSQL's GREATEST. */
+  private readonly greatest: string;
+
+  constructor(@inject(Database) private readonly db: Knex) {
+    this.greatest = isSqlite(db) ? 'MAX(l.next_nonce,' : 'GREATEST(l.next_nonce,';
+  }
 
   // ---- NonceAllocator ----
 
@@ -38,43 +46,59 @@ export class KnexSendStore implements NonceAllocator, SendWatch {
   }
 
   async reserve(lane: NonceLane, sendId: string, now: number, staleMs: number): Promise<number> {
-    const held = await this.db('nonce_reservations').where({ send_id: sendId }).first('nonce');
-    if (held) return Number(held.nonce);
     const stale = now - staleMs;
-    return this.db.transaction(async (trx) => {
-      const reused = rowsOf(await trx.raw(
-        `UPDATE nonce_reservations SET send_id = ?, signed = 0, reserved_at = ?
-         WHERE relayer = ? AND network = ? AND (send_id IS NULL OR (signed = 0 AND reserved_at < ?)) AND nonce = (
-           SELECT MIN(nonce) FROM nonce_reservations WHERE relayer = ? AND network = ? AND (send_id IS NULL OR (signed = 0 AND reserved_at < ?)))
+    for (let tries = 0; ; tries++) {
+      // The lowest free nonce of the lane (given back, or reserved and left unsigned too long), if any.
+      const reused = rowsOf(await this.db.raw(
+        `UPDATE nonce_reservations SET send_id = ?, reserved_at = ?
+         WHERE relayer = ? AND network = ? AND (send_id IS NULL OR (reserved_at < ? AND ${UNSIGNED})) AND nonce = (
+           SELECT MIN(nonce) FROM nonce_reservations WHERE relayer = ? AND network = ? AND (send_id IS NULL OR (reserved_at < ? AND ${UNSIGNED})))
+           AND NOT EXISTS (SELECT 1 FROM nonce_reservations WHERE send_id = ?)
          RETURNING nonce`,
-        [sendId, now, lane.relayer, lane.network, stale, lane.relayer, lane.network, stale],
+        [sendId, now, lane.relayer, lane.network, stale, lane.relayer, lane.network, stale, sendId],
       ));
       if (reused.length) return Number(reused[0]!.nonce);
-      const next = rowsOf(await trx.raw(
-        'UPDATE nonce_lanes SET next_nonce = next_nonce + 1 WHERE relayer = ? AND network = ? RETURNING next_nonce',
-        [lane.relayer, lane.network],
+      // Else a fresh one, in one statement: above every nonce of the lane and at least the lane's synced floor. A send
+      // already holding one conflicts on send_id and takes nothing; a concurrent taker of the same nonce (PostgreSQL)
+      // conflicts on the key, and this tries again.
+      const fresh = rowsOf(await this.db.raw(
+        `INSERT INTO nonce_reservations (relayer, network, nonce, send_id, reserved_at)
+         SELECT l.relayer, l.network, MAX(l.next_nonce, COALESCE((SELECT MAX(nonce) + 1 FROM nonce_reservations r WHERE r.relayer = l.relayer AND r.network = l.network), 0)), ?, ?
+         FROM nonce_lanes l WHERE l.relayer = ? AND l.network = ?
+         ON CONFLICT DO NOTHING
+         RETURNING nonce`.replace('MAX(l.next_nonce,', this.greatest),
+        [sendId, now, lane.relayer, lane.network],
       ));
-      if (!next.length) throw new Error(`nonce lane ${lane.relayer}@${lane.network} was never synced`);
-      const nonce = Number(next[0]!.next_nonce) - 1;
-      await trx('nonce_reservations').insert({ ...lane, nonce, send_id: sendId, signed: 0, reserved_at: now });
-      return nonce;
-    });
+      if (fresh.length) return Number(fresh[0]!.nonce);
+      const held = await this.db('nonce_reservations').where({ send_id: sendId }).first('nonce');
+      if (held) return Number(held.nonce);
+      if (!(await this.synced(lane))) throw new Error(`nonce lane ${lane.relayer}@${lane.network} was never synced`);
+      if (tries >= 20) throw new Error(`nonce lane ${lane.relayer}@${lane.network}: no nonce after ${tries} tries`);
+    }
   }
 
   async recordSigned(lane: NonceLane, record: SignedRecord): Promise<void> {
-    await this.db.transaction(async (trx) => {
-      const held = await trx('nonce_reservations').where({ ...lane, nonce: record.nonce, send_id: record.sendId }).update({ signed: 1 });
-      if (held !== 1) throw new Error(`send ${record.sendId} does not hold nonce ${record.nonce} of ${lane.relayer}@${lane.network}`);
-      await trx('signed_transactions').insert({
-        tx_hash: record.txHash.toLowerCase(), send_id: record.sendId, nonce: record.nonce, purpose: record.purpose, raw: record.raw,
-        from_address: record.from, to_address: record.to, value_wei: record.valueWei.toString(), data: record.data, gas_limit: record.gasLimit.toString(),
-        fees: JSON.stringify(feesJson(record.fees)), signed_at: record.signedAt,
-      }).onConflict('tx_hash').ignore();
-    });
+    // One statement: the row goes in only while the send holds the nonce; from then on the nonce is the send's for good
+    // (a reservation with a signed transaction is never reclaimed).
+    const inserted = rowsOf(await this.db.raw(
+      `INSERT INTO signed_transactions (tx_hash, send_id, nonce, purpose, raw, from_address, to_address, value_wei, data, gas_limit, fees, signed_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+       WHERE EXISTS (SELECT 1 FROM nonce_reservations WHERE relayer = ? AND network = ? AND nonce = ? AND send_id = ?)
+       ON CONFLICT (tx_hash) DO NOTHING
+       RETURNING tx_hash`,
+      [
+        record.txHash.toLowerCase(), record.sendId, record.nonce, record.purpose, record.raw, record.from, record.to, record.valueWei.toString(),
+        record.data, record.gasLimit.toString(), JSON.stringify(feesJson(record.fees)), record.signedAt,
+        lane.relayer, lane.network, record.nonce, record.sendId,
+      ],
+    ));
+    if (inserted.length) return;
+    const held = await this.db('nonce_reservations').where({ ...lane, nonce: record.nonce, send_id: record.sendId }).first('nonce');
+    if (!held) throw new Error(`send ${record.sendId} does not hold nonce ${record.nonce} of ${lane.relayer}@${lane.network}`);
   }
 
   async giveBack(sendId: string): Promise<void> {
-    await this.db('nonce_reservations').where({ send_id: sendId }).update({ send_id: null, signed: 0 });
+    await this.db('nonce_reservations').where({ send_id: sendId }).update({ send_id: null });
   }
 
   async signed(sendId: string): Promise<SignedRecord[]> {

@@ -20,7 +20,6 @@ export const sends = {
       t.bigInteger('nonce').notNullable();
       // Null: free (given back), to be reused by the next reservation of the lane.
       t.string('send_id', 160).unique('nonce_reservations_send');
-      t.integer('signed').notNullable().defaultTo(0);
       t.bigInteger('reserved_at').notNullable();
       t.primary(['relayer', 'network', 'nonce']);
     });
@@ -37,7 +36,7 @@ export const sends = {
       t.text('gas_limit').notNullable();
       t.text('fees').notNullable();
       t.bigInteger('signed_at').notNullable();
-      t.index(['send_id', 'signed_at'], 'signed_transactions_send');
+      t.index(['send_id', 'nonce'], 'signed_transactions_send');
     });
     await db.schema.createTable('send_watch', (t) => {
       t.string('send_id', 160).primary();

@@ -58,6 +58,8 @@ export type SubmitResult =
  */
 @injectable()
 export class SubmitSend {
+  private readonly synced = new Set<string>();
+
   constructor(
     @inject(Relayers) private readonly relayers: Relayers,
     @inject(ChainReader) private readonly reader: ChainReader,
@@ -141,8 +143,13 @@ export class SubmitSend {
 
   /** Takes the send's nonce (syncing the lane on the relayer's first use), signs, and keeps the signed bytes. */
   private async sign(account: RelayerAccount, req: SendRequest, simulation: Simulation | null) {
-    if (!(await this.nonces.synced(account.lane))) {
-      await this.nonces.sync(account.lane, await this.reader.nonce(account.target, account.address, 'pending'), this.clock.now());
+    // A lane once synced stays synced (a resync only ever raises it): asked of storage once per process.
+    const laneKey = `${account.lane.relayer}\u0000${account.lane.network}`;
+    if (!this.synced.has(laneKey)) {
+      if (!(await this.nonces.synced(account.lane))) {
+        await this.nonces.sync(account.lane, await this.reader.nonce(account.target, account.address, 'pending'), this.clock.now());
+      }
+      this.synced.add(laneKey);
     }
     const nonce = await this.nonces.reserve(account.lane, req.sendId, this.clock.now(), STALE_RESERVATION_MS);
     const fees = capFees(await this.reader.fees(account.target), account.network.maxFeePerGasWei);
