@@ -21,6 +21,7 @@ import { Database } from '../src/adapters/knex/knex-journal.writer';
 import { openRoot, type Root } from '../src/bin/root';
 import type { SendOutcome } from '../src/domain/journal/journal-event';
 import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../test/support/anvil';
+import { waitLive } from './engine';
 import { nowMs, stats, type Stats } from './timing';
 
 type Log = (msg: string) => void;
@@ -197,18 +198,6 @@ function spawnServer(dir: string, repo: string, port: number, anvil: Anvil): Chi
   return spawn(process.execPath, [join(repo, 'bin', 'run.js'), 'start', '--port', String(port), '--config', join(dir, 'chainflow.yaml')], {
     cwd: dir, env: { ...process.env, ...envOf(anvil), CHAINFLOW_LOG_LEVEL: 'error' }, stdio: ['ignore', 'ignore', 'inherit'],
   });
-}
-
-async function waitLive(port: number): Promise<void> {
-  for (let i = 0; i < 800; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/live`)).ok) return;
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('chainflow start did not answer /live');
 }
 
 async function killed(child: ChildProcess): Promise<void> {

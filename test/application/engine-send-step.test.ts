@@ -60,6 +60,7 @@ describe('send steps', () => {
     expect((await h.journal.get(runId))!.errorKind).toBe('simulation_failed');
     expect(h.chain.broadcasts).toBe(0);
     expect(await h.events(runId, 'send.queued')).toEqual([]);
+    expect(await h.store.count()).toBe(0);
   });
 
   it('the gas budget cap refuses the send that finds it reached: budget_exceeded, nothing broadcast, no nonce taken', async () => {

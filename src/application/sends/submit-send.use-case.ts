@@ -77,10 +77,20 @@ export class SubmitSend {
     const account = this.relayers.get(req.relayer);
     const events: JournalEvent[] = [];
     let simulation: Simulation | null = null;
+    // A live send is watched from the start (the row must exist before the journal says submitted); the write goes on
+    // while the chain simulates. A send that never gets journaled is let go by the watcher once its run has ended.
+    const watched = req.session === 'live'
+      ? this.watch.watch({ sendId: req.sendId, runId: req.runId }, this.clock.now() + (req.detached ? SEND_POLL_MS : WATCH_GRACE_MS))
+      : Promise.resolve();
     if (req.simulate) {
       try {
-        simulation = await this.reader.simulate(account.target, { from: account.address, to: req.to, valueWei: req.valueWei, data: req.data });
+        [simulation] = await Promise.all([
+          this.reader.simulate(account.target, { from: account.address, to: req.to, valueWei: req.valueWei, data: req.data }),
+          watched,
+        ]);
       } catch (err) {
+        await watched.catch(() => undefined);
+        await this.letGo(req);
         return this.failed(events, 'simulation_failed', `simulation not run: ${this.message(err)}`);
       }
       events.push({
@@ -88,8 +98,7 @@ export class SubmitSend {
         ...(simulation.ok ? { gas_estimate: simulation.gasEstimate.toString() } : { revert_reason: this.redactor.redactText(simulation.revertReason) }),
       });
       if (!simulation.ok) {
-        // A step run again after a crash may hold a nonce from its first try: it goes back.
-        await this.nonces.giveBack(req.sendId);
+        await this.letGo(req);
         return this.failed(events, 'simulation_failed', `the transaction would revert: ${this.redactor.redactText(simulation.revertReason)}`);
       }
     }
@@ -106,7 +115,8 @@ export class SubmitSend {
     events.push(...verdict.events);
     if (!verdict.allowed) {
       this.metrics.budgetRefused();
-      await this.nonces.giveBack(req.sendId);
+      await watched;
+      await this.letGo(req);
       return { kind: 'failed', error: verdict.error!, events };
     }
 
@@ -114,11 +124,11 @@ export class SubmitSend {
     try {
       signed = await this.sign(account, req, simulation);
     } catch (err) {
-      await this.nonces.giveBack(req.sendId);
+      await watched;
+      await this.letGo(req);
       return this.failed(events, 'broadcast_failed', `not signed: ${this.message(err)}`);
     }
-    // The watch row comes first: a send journaled as submitted is always watched, whoever crashes when.
-    await this.watch.watch({ sendId: req.sendId, runId: req.runId }, this.clock.now() + (req.detached ? SEND_POLL_MS : WATCH_GRACE_MS));
+    await watched;
     await this.journal.append([...events, queued, { type: 'send.submitted', at: this.now(), send_id: req.sendId, tx_hash: signed.hash, nonce: signed.nonce }]);
     try {
       await this.sender.broadcast(account.target, signed);
@@ -151,8 +161,15 @@ export class SubmitSend {
       }
       this.synced.add(laneKey);
     }
-    const nonce = await this.nonces.reserve(account.lane, req.sendId, this.clock.now(), STALE_RESERVATION_MS);
-    const fees = capFees(await this.reader.fees(account.target), account.network.maxFeePerGasWei);
+    // The nonce is taken while the chain quotes its fees.
+    const [reserved, quoted] = await Promise.allSettled([
+      this.nonces.reserve(account.lane, req.sendId, this.clock.now(), STALE_RESERVATION_MS),
+      this.reader.fees(account.target),
+    ]);
+    if (reserved.status === 'rejected') throw reserved.reason;
+    if (quoted.status === 'rejected') throw quoted.reason;
+    const nonce = reserved.value;
+    const fees = capFees(quoted.value, account.network.maxFeePerGasWei);
     const gasLimit = req.gasLimit ?? (await this.gasLimit(account, req, simulation));
     const signed = await this.sender.sign({
       chainId: account.network.chainId, signer: account.signer, nonce, to: req.to, valueWei: req.valueWei, data: req.data, gasLimit, fees,
@@ -173,6 +190,16 @@ export class SubmitSend {
       estimate = simulated.gasEstimate;
     }
     return req.data === '0x' ? estimate : (estimate * 5n + 3n) / 4n;
+  }
+
+  /**
+   * The send ends before any broadcast: it is no longer watched, and a nonce it holds (a step run again after a crash
+   * may hold one from its first try) goes back to the lane.
+   */
+  private async letGo(req: SendRequest): Promise<void> {
+    if (req.session !== 'live') return;
+    await this.nonces.giveBack(req.sendId);
+    await this.watch.unwatch(req.sendId);
   }
 
   private failed(events: readonly JournalEvent[], kind: string, message: string): SubmitResult {
