@@ -143,6 +143,22 @@ describe('send steps', () => {
     expect(h.metrics.cancels).toBe(1);
   });
 
+  it('waits for the confirmations asked: a receipt with fewer blocks on top does not settle the send yet', async () => {
+    const h = new SendHarness({ workflows: [payouts({ confirmations: 3 })] });
+    const runId = await h.run('payouts', { to: TO, amount: '4' });
+    expect(await h.status(runId)).toBe('waiting');
+    expect(await h.events(runId, 'send.settled')).toEqual([]);
+    // Two more blocks (two other transfers of another account) give the receipt its three confirmations.
+    h.chain.addAccount(`0x${'cd'.repeat(32)}`, '0x00000000000000000000000000000000000000cd', 10n ** 20n);
+    for (const nonce of [0, 1]) {
+      const tx = await h.chain.sign({ chainId: 11155111, signer: `0x${'cd'.repeat(32)}`, nonce, to: TO, valueWei: 1n, data: '0x', gasLimit: 21_000n, fees: { kind: 'legacy', gasPrice: 5_000_000_000n } });
+      await h.chain.broadcast({ network: 'sepolia', chainId: 11155111, rpc: ['http://x.invalid'] }, tx);
+    }
+    h.clock.advance(1_000);
+    await h.tick();
+    expect(await h.status(runId)).toBe('succeeded');
+  });
+
   it('a nonce used by another transaction of the key settles the send replaced (tx_dropped); nothing of it is broadcast again', async () => {
     const h = new SendHarness({ workflows: [payouts()] });
     h.chain.holdMining();

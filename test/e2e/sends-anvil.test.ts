@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { signPayload } from '../../src/domain/engine/webhook-signature';
 import { ANVIL_ACCOUNTS, REVERT_ON_CHAIN_CODE, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
-import { eventually, startProcessServer, type ProcessServer } from '../support/process';
+import { chainflowAsync, eventually, startProcessServer, type ProcessServer } from '../support/process';
 import { makeTempDir, removeTempDir } from '../support/server';
 
 const HOOK_SECRET = 'hook-secret-7c1d2e';
@@ -90,15 +90,17 @@ describe('sends on a real chain, end to end', () => {
   const sendsOf = async (runId: string): Promise<Json[]> => (await api('GET', `/api/history/txs?run_id=${runId}`)).body.items;
   const nonceOf = async (address: string): Promise<number> => Number(await anvil.rpc<string>('eth_getTransactionCount', [address, 'latest']));
 
+  const ENV = (): Record<string, string> => ({
+    HOOK_SECRET, API_TOKEN, RPC: anvil.url, OPS_KEY: OPS.privateKey, STUCK_KEY: STUCK.privateKey, LOSER_KEY: LOSER.privateKey,
+  });
+
   beforeAll(async () => {
     assertBuilt();
     anvil = await startAnvil();
     await anvil.setCode(REVERTER, REVERT_ON_CHAIN_CODE);
     dir = makeTempDir('chainflow-sends-');
     fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config());
-    server = await startProcessServer(dir, {
-      HOOK_SECRET, API_TOKEN, RPC: anvil.url, OPS_KEY: OPS.privateKey, STUCK_KEY: STUCK.privateKey, LOSER_KEY: LOSER.privateKey,
-    });
+    server = await startProcessServer(dir, ENV());
   }, 60_000);
   afterAll(async () => {
     await server?.kill('SIGKILL');
@@ -143,6 +145,16 @@ describe('sends on a real chain, end to end', () => {
       expect(BigInt(entry.gas_spend_wei)).toBe(BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice));
     }
   }, 120_000);
+
+  it('chainflow test: the send is simulated and stays queued, nothing is broadcast', async () => {
+    const nonce = await nonceOf(OPS.address);
+    const out = await chainflowAsync(['test', 'payouts', '--input', JSON.stringify({ to: RECIPIENT, amount: '5' }), '--json'], dir, ENV());
+    expect(out.status).toBe(0);
+    const runId = JSON.parse(out.stdout).run_id as string;
+    const [send] = await sendsOf(runId);
+    expect(send).toMatchObject({ status: 'queued', session: 'test', outcome: null, tx_hash: null });
+    expect(await nonceOf(OPS.address)).toBe(nonce);
+  }, 60_000);
 
   it('a send that passes simulation and reverts on chain settles reverted, its gas in the reverted loss', async () => {
     const before = await anvil.balance(LOSER.address);
