@@ -3,6 +3,7 @@
  * broadcast, settle; stuck transactions replaced, expired ones cancelled; crashes at each point recovered by the
  * journaled hash without paying twice; wait_for none/submitted settled by the watcher; test sessions never broadcast.
  */
+import { CancelRun } from '../../src/application/engine/cancel-run.use-case';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import type { InMemoryChain } from '../fakes/in-memory-chain';
 import { T0 } from '../mothers/journal-events';
@@ -291,6 +292,23 @@ describe('send steps', () => {
     expect(await h.events(runId, 'send.settled')).toEqual([expect.objectContaining({ outcome: 'confirmed' })]);
     expect(h.spend.all()).toEqual([expect.objectContaining({ runId, valueWei: 21n })]);
     expect(await h.store.count()).toBe(0);
+  });
+
+  it('a run cancelled while its send is in flight: the watcher still settles the send and records its ledger entry', async () => {
+    const h = new SendHarness({ workflows: [payouts()] });
+    h.chain.holdMining();
+    const runId = await h.run('payouts', { to: TO, amount: '22' });
+    const cancel = new CancelRun(h.journal, h.journal, h.journal, h.engineStore, h.clock);
+    await cancel.execute(runId, 'ops-oncall');
+    expect(await h.status(runId)).toBe('cancelled');
+    h.chain.mine();
+    // Nobody waits for the send any more: once its watch is due (the run's look is 2 minutes old), the watcher takes it.
+    h.clock.advance(60_000);
+    expect(await h.watch.drain('engine-a')).toBe(0);
+    h.clock.advance(61_000);
+    expect(await h.watch.drain('engine-a')).toBe(1);
+    expect(await h.events(runId, 'send.settled')).toEqual([expect.objectContaining({ outcome: 'confirmed' })]);
+    expect(h.spend.all()).toEqual([expect.objectContaining({ runId, valueWei: 22n })]);
   });
 
   it('a test session simulates its sends and never broadcasts them: they stay queued', async () => {
