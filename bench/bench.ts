@@ -37,6 +37,7 @@ import { measureAuth } from './auth';
 import { benchSpend, renderSpend } from './spend';
 import { benchEngine, renderEngine } from './engine';
 import { benchRelayers, renderRelayers } from './relayers';
+import { benchSends, renderSends } from './sends';
 import { measureUi, UI_FIRST_PAGE_TARGET_MS, UI_PAGE_BYTES_TARGET, type UiFigures } from './ui';
 import { measureExport, type ExportFigures } from './export';
 import { runLines, type JournalShape } from './generate';
@@ -176,7 +177,17 @@ async function relayersOnly(): Promise<void> {
   process.exitCode = pass ? 0 : 1;
 }
 
+/** `--sends`: the send path's figures on anvil (step overhead, 200 sends of one relayer, kill -9 at 20 moments). */
+async function sendsOnly(): Promise<void> {
+  mkdirSync(WORK, { recursive: true });
+  const { text, pass } = renderSends(await benchSends({ work: WORK, repo: REPO, log }));
+  writeFileSync(join(WORK, 'report-sends.md'), text);
+  process.stdout.write(text);
+  process.exitCode = pass ? 0 : 1;
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--sends')) return sendsOnly();
   if (process.argv.includes('--engine')) return engineOnly();
   if (process.argv.includes('--relayers')) return relayersOnly();
   if (process.argv.includes('--spend')) return spendOnly();

@@ -170,7 +170,7 @@ function spawnServer(dir: string, repo: string, port: number): ChildProcess {
   });
 }
 
-async function waitLive(port: number): Promise<void> {
+export async function waitLive(port: number): Promise<void> {
   for (let i = 0; i < 400; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/live`)).ok) return;

@@ -100,7 +100,7 @@ export async function benchRelayers(options: { work: string; iterations: number;
   try {
     [anvil, silent] = await Promise.all([startAnvil(), startSilentServer()]);
     const chain = new Web3Chain();
-    const addresses = await Promise.all(keys.map((k) => chain.addressOf(k)));
+    const addresses = keys.map((k) => chain.address(k));
     await Promise.all(addresses.map((a, i) => anvil!.setBalance(a, BigInt(i + 1) * ETHER / 4n)));
 
     // 1. Balances cached: GET /api/relayers against GET /live, same server, same connection, same run.

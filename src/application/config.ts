@@ -13,7 +13,15 @@ export interface NetworkConfig {
   readonly rpc: readonly string[];
   /** Explorer base URL override (EIP-3091), if configured. */
   readonly explorer?: string;
+  /** A send not mined this long after its last broadcast is signed again with fees raised 12.5%, in ms. Default 60 s. */
+  readonly replaceAfterMs: number;
+  /** Upper bound of what a send offers per gas (fee cap, or legacy gas price), in wei; none when absent. */
+  readonly maxFeePerGasWei?: bigint;
+  /** Blocks a send's receipt must have (its own included) before it settles. Default 1. */
+  readonly confirmations: number;
 }
+
+export const DEFAULT_REPLACE_AFTER_MS = 60_000;
 
 export interface RelayerConfig {
   readonly name: string;

@@ -13,7 +13,20 @@ import { KnexBudgetReservations } from '../adapters/knex/knex-budget-reservation
 import { KnexSpendLedger } from '../adapters/knex/knex-spend-ledger';
 import { PinoLogger } from '../adapters/pino-logger';
 import { BudgetReservations } from '../application/ports/budget-reservations';
-import { ChainReceiptReader, ChainSender, SignerAddresses } from '../application/ports/chain';
+import { ChainReader, ChainSender } from '../application/ports/chain';
+import { ContractAbi } from '../application/ports/contract-abi';
+import { NonceAllocator } from '../application/ports/nonce-allocator';
+import { SendMetrics } from '../application/ports/send-metrics';
+import { SendWatch } from '../application/ports/send-watch';
+import { Web3Abi } from '../adapters/chain/web3-abi';
+import { KnexSendStore } from '../adapters/knex/knex-send.store';
+import { PromSendMetrics } from '../adapters/metrics/prom-send-metrics';
+import { ReadStep } from '../application/engine/read-step';
+import { SendStep } from '../application/engine/send-step';
+import { AdvanceSend } from '../application/sends/advance-send.use-case';
+import { Relayers } from '../application/sends/relayers';
+import { SubmitSend } from '../application/sends/submit-send.use-case';
+import { WatchSends } from '../application/sends/watch-sends.use-case';
 import { Logger } from '../application/ports/logger';
 import { PendingReceipts, SpendLedger } from '../application/ports/spend-ledger';
 import { BudgetGuard } from '../application/spend/budget-guard.use-case';
@@ -129,13 +142,18 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(PendingReceipts).toService(KnexSpendLedger);
   container.bind(BudgetReservations).to(KnexBudgetReservations);
   container.bind(Web3Chain).toSelf();
-  container.bind(ChainReceiptReader).toService(Web3Chain);
+  container.bind(ChainReader).toService(Web3Chain);
   container.bind(ChainSender).toService(Web3Chain);
-  container.bind(SignerAddresses).toService(Web3Chain);
   // Balance reads: each provider call bounded by half the read bound, so that a second provider still answers
   // within it when the first one hangs.
   container.bind(RelayerBalanceChain).toConstantValue(new Web3Chain({ timeoutMs: DEFAULT_BALANCE_READ_MS / 2 }));
   container.bind(TopupAudit).to(KnexTopupAudit);
+  container.bind(ContractAbi).to(Web3Abi);
+  container.bind(KnexSendStore).toSelf();
+  container.bind(NonceAllocator).toService(KnexSendStore);
+  container.bind(SendWatch).toService(KnexSendStore);
+  container.bind(PromSendMetrics).toConstantValue(new PromSendMetrics());
+  container.bind(SendMetrics).toService(PromSendMetrics);
   container.bind<Logger>(Logger).toConstantValue(options.logger ?? new PinoLogger());
   container.bind(EngineStore).to(KnexEngineStore);
   container.bind(WorkflowStates).to(KnexWorkflowStates);
@@ -149,7 +167,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     Authenticate, MintBearer, RevokeBearer, ListBearers,
     GetSpend, ExportSpend, BudgetGuard, SendTransaction, SettlePendingReceipts,
     WorkflowCatalog, StepRunners, StartRun, DriveRun, DecideApproval, CancelRun, SetWorkflowPaused, ListConfiguredWorkflows,
-    ReceiveWebhook, Engine,
+    ReceiveWebhook, Engine, Relayers, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
     RelayerBalances, RecentGasSpend, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();

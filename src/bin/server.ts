@@ -3,6 +3,7 @@ import pino from 'pino';
 import { createHttpApp } from '../adapters/http/app';
 import { HttpMetrics } from '../adapters/http/metrics';
 import { registerRelayerMetrics } from '../adapters/http/relayer-metrics';
+import { PromSendMetrics } from '../adapters/metrics/prom-send-metrics';
 import { Authenticate } from '../application/auth/authenticate.use-case';
 import { CheckHealth } from '../application/health/check-health.use-case';
 import { JournalSizes } from '../application/health/journal-sizes.use-case';
@@ -61,7 +62,7 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
   const pendingReceipts = container.get<PendingReceipts>(PendingReceipts);
   const engine = options.engine === false ? undefined : container.get(Engine);
   engine?.start();
-  const metrics = new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts());
+  const metrics = new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts(), [container.get(PromSendMetrics).registry]);
   const relayerGauges = container.get(RelayerGauges);
   registerRelayerMetrics(metrics.registry, () => relayerGauges.execute());
   const app = createHttpApp({

@@ -1,5 +1,5 @@
 import type { ChainflowConfig } from '../../src/application/config';
-import type { ChainSender, ChainTarget } from '../../src/application/ports/chain';
+import type { ChainReader, ChainTarget } from '../../src/application/ports/chain';
 import { ListRelayers } from '../../src/application/relayers/list-relayers.use-case';
 import { RecentGasSpend } from '../../src/application/relayers/recent-gas-spend';
 import { RelayerBalances } from '../../src/application/relayers/relayer-balances';
@@ -33,8 +33,8 @@ const config: ChainflowConfig = {
   server: { host: '127.0.0.1', port: 8080, healthPublic: true, metricsPublic: false },
   storage: { url: 'sqlite::memory:' },
   networks: new Map([
-    ['sepolia', { name: 'sepolia', chainId: 11155111, nativeSymbol: 'ETH', rpc: [SEPOLIA_RPC] }],
-    ['stuck', { name: 'stuck', chainId: 11155111, nativeSymbol: 'ETH', rpc: [REFUSING_RPC, HANGING_RPC] }],
+    ['sepolia', { name: 'sepolia', chainId: 11155111, nativeSymbol: 'ETH', rpc: [SEPOLIA_RPC], replaceAfterMs: 60_000, confirmations: 1 }],
+    ['stuck', { name: 'stuck', chainId: 11155111, nativeSymbol: 'ETH', rpc: [REFUSING_RPC, HANGING_RPC], replaceAfterMs: 60_000, confirmations: 1 }],
   ]),
   relayers: new Map([
     ['ops', { name: 'ops', network: 'sepolia', signer: OPS.privateKey, lowBalanceWei: ETHER }],
@@ -49,7 +49,7 @@ const config: ChainflowConfig = {
 };
 
 /** The chain's balance reads, counted. */
-class CountingReader implements Pick<ChainSender, 'balance'> {
+class CountingReader implements Pick<ChainReader, 'balance'> {
   reads = 0;
   constructor(private readonly chain: InMemoryChain) {}
   balance(target: ChainTarget, address: string): Promise<bigint> {

@@ -1,6 +1,9 @@
 import type { ChainflowConfig } from '../../src/application/config';
 import type { AppendResult } from '../../src/application/ports/journal-writer';
-import type { Broadcast, BroadcastRequest } from '../../src/application/ports/chain';
+import type { ChainTarget, SignedTransaction } from '../../src/application/ports/chain';
+import { AdvanceSend } from '../../src/application/sends/advance-send.use-case';
+import { Relayers } from '../../src/application/sends/relayers';
+import { SubmitSend } from '../../src/application/sends/submit-send.use-case';
 import { RecentGasSpend } from '../../src/application/relayers/recent-gas-spend';
 import { RelayerBalances } from '../../src/application/relayers/relayer-balances';
 import { RelayerBook } from '../../src/application/relayers/relayer-book';
@@ -12,7 +15,9 @@ import { ExplorerLinks } from '../../src/domain/explorer';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import { Redactor } from '../../src/domain/redactor';
 import type { TopupAttempt } from '../../src/domain/relayers/topup';
+import { CountingSendMetrics } from '../fakes/counting-send-metrics';
 import { FixedClock } from '../fakes/fixed-clock';
+import { InMemorySendStore } from '../fakes/in-memory-send-store';
 import { InMemoryChain } from '../fakes/in-memory-chain';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
 import { InMemoryBudgetReservations, InMemorySpendLedger } from '../fakes/in-memory-spend';
@@ -30,8 +35,8 @@ const config: ChainflowConfig = {
   server: { host: '127.0.0.1', port: 8080, healthPublic: true, metricsPublic: false },
   storage: { url: 'sqlite::memory:' },
   networks: new Map([
-    ['sepolia', { name: 'sepolia', chainId: 11155111, nativeSymbol: 'ETH', rpc: [RPC] }],
-    ['base', { name: 'base', chainId: 8453, nativeSymbol: 'ETH', rpc: ['https://base.rpc.example/v3/base-project-key'] }],
+    ['sepolia', { name: 'sepolia', chainId: 11155111, nativeSymbol: 'ETH', rpc: [RPC], replaceAfterMs: 60_000, confirmations: 1 }],
+    ['base', { name: 'base', chainId: 8453, nativeSymbol: 'ETH', rpc: ['https://base.rpc.example/v3/base-project-key'], replaceAfterMs: 60_000, confirmations: 1 }],
   ]),
   relayers: new Map([
     ['ops', { name: 'ops', network: 'sepolia', signer: OPS.privateKey, lowBalanceWei: ETHER }],
@@ -78,14 +83,18 @@ describe('TopUpRelayer', () => {
     clock = new FixedClock(T0);
     auditAtBroadcast = [];
     const redactor = new Redactor(config.secretValues);
-    const sender = Object.assign(Object.create(chain) as InMemoryChain, {
-      broadcast: async (request: BroadcastRequest): Promise<Broadcast> => {
-        auditAtBroadcast.push(await audit.list({ equals: {} }, { limit: 500 }));
-        return chain.broadcast(request);
-      },
-    });
+    const broadcast = chain.broadcast.bind(chain);
+    chain.broadcast = async (target: ChainTarget, signed: SignedTransaction): Promise<void> => {
+      auditAtBroadcast.push(await audit.list({ equals: {} }, { limit: 500 }));
+      return broadcast(target, signed);
+    };
     const guard = new BudgetGuard(config, spend, InMemoryBudgetReservations.over(journal), journal, clock);
-    const send = new SendTransaction(config, guard, sender, journal, journal, clock, redactor);
+    const store = new InMemorySendStore();
+    const metrics = new CountingSendMetrics();
+    const relayers = new Relayers(config, chain);
+    const submit = new SubmitSend(relayers, chain, chain, store, store, guard, journal, metrics, clock, redactor);
+    const advance = new AdvanceSend(relayers, chain, chain, store, journal, metrics, clock);
+    const send = new SendTransaction(submit, advance, store, journal, journal, clock);
     balances = new RelayerBalances(chain, clock, redactor, { readTimeoutMs: 1000 });
     const book = new RelayerBook(config, chain, balances, new RecentGasSpend(config, spend, clock), redactor);
     topUp = new TopUpRelayer(config, book, balances, send, journal, audit, new ExplorerLinks(), redactor, clock);
@@ -144,14 +153,16 @@ describe('TopUpRelayer', () => {
     chain.setProvider(RPC, 'refuse');
     const item = await topUp.execute(request());
     expect(item).toMatchObject({ outcome: 'failed', tx_hash: null });
-    expect(item.error).toBe('sepolia: no provider answered (provider 1: connection refused)');
+    expect(item.error).toBe('not signed: sepolia: no provider answered (provider 1: connection refused)');
     expect((await trail()).map((r) => r.error)).toEqual([item.error]);
     expect(spend.all()).toEqual([]);
   });
 
   it('no receipt within the wait: submitted, its run waits on the transaction, no ledger entry yet', async () => {
     chain.holdMining();
-    const item = await topUp.execute(request({ wait: '1s' }));
+    // The send path waits for the receipt by the clock: let it run while the wait lasts.
+    const ticking = setInterval(() => clock.advance(100), 10);
+    const item = await topUp.execute(request({ wait: '1s' })).finally(() => clearInterval(ticking));
     expect(item).toMatchObject({ outcome: 'submitted', error: 'no receipt within 1 s: the transaction may still land' });
     expect(item.tx_hash).toMatch(/^0x/);
     expect(await trail()).toEqual([expect.objectContaining({ outcome: 'submitted', txHash: item.tx_hash })]);

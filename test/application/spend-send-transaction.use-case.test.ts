@@ -1,174 +1,131 @@
-import type { ChainflowConfig } from '../../src/application/config';
-import type { Broadcast, BroadcastRequest, ChainSender, ChainTarget } from '../../src/application/ports/chain';
-import { BudgetGuard } from '../../src/application/spend/budget-guard.use-case';
-import { SendTransaction, type SendRequest } from '../../src/application/spend/send-transaction.use-case';
-import type { JournalEvent, Receipt } from '../../src/domain/journal/journal-event';
-import { Redactor } from '../../src/domain/redactor';
+/**
+ * SendTransaction (a send outside a workflow's steps, e.g. a top-up) on the send path, over fakes of every port:
+ * the budget check before anything, the nonce from storage, the journal before the broadcast, the settle and its
+ * ledger entry.
+ */
+import type { SendRequest } from '../../src/application/spend/send-transaction.use-case';
+import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import { anEntry } from '../contract/spend.contract';
-import { FixedClock } from '../fakes/fixed-clock';
-import { InMemoryJournal } from '../fakes/in-memory-journal';
-import { InMemoryBudgetReservations, InMemorySpendLedger } from '../fakes/in-memory-spend';
-import { aTxHash, HOUR, iso, T0 } from '../mothers/journal-events';
-
-const RPC_URL = 'https://sepolia.rpc.example/v3/secret-project-key-123';
-const SIGNER = `0x${'ab'.repeat(32)}`;
-const SENT_HASH = aTxHash('broadcast-1');
-const TO = '0x000000000000000000000000000000000000beef';
-
-const config: ChainflowConfig = {
-  server: { host: '127.0.0.1', port: 8080, healthPublic: true, metricsPublic: false },
-  storage: { url: 'sqlite::memory:' },
-  networks: new Map([['sepolia', { name: 'sepolia', chainId: 11155111, nativeSymbol: 'ETH', rpc: [RPC_URL] }]]),
-  relayers: new Map([['ops', { name: 'ops', network: 'sepolia', signer: SIGNER }]]),
-  budgets: new Map([['daily_gas', { name: 'daily_gas', windowMs: 24 * HOUR, maxGasSpendWei: 1_000_000n, scope: { relayers: ['ops'] } }]]),
-  workflows: new Map([['payouts', { name: 'payouts', budgets: ['daily_gas'], definition: {} }]]),
-  secretValues: [RPC_URL, SIGNER],
-};
-
-/** A chain sender the test steers: what the broadcast does and which receipt arrives. */
-class StubSender implements ChainSender {
-  readonly broadcasts: BroadcastRequest[] = [];
-  readonly waits: { target: ChainTarget; txHash: string }[] = [];
-  receipt: Receipt | null = { status: 1, blockNumber: '7', gasUsed: '21000', effectiveGasPrice: '0x3b9aca00', l1Fee: '5' };
-  failure: Error | undefined;
-
-  async broadcast(request: BroadcastRequest): Promise<Broadcast> {
-    this.broadcasts.push(request);
-    if (this.failure) throw this.failure;
-    return { txHash: SENT_HASH, from: '0x00000000000000000000000000000000000000aa', nonce: 3 };
-  }
-
-  async waitForReceipt(target: ChainTarget, txHash: string): Promise<Receipt | null> {
-    this.waits.push({ target, txHash });
-    return this.receipt;
-  }
-
-  async balance(): Promise<bigint> {
-    return 0n;
-  }
-}
+import { HOUR, iso, T0 } from '../mothers/journal-events';
+import { RPC_URL, SendHarness, TO } from '../support/send-harness';
 
 describe('SendTransaction', () => {
-  let spend: InMemorySpendLedger;
-  let journal: InMemoryJournal;
-  let sender: StubSender;
-  let clock: FixedClock;
-  let send: SendTransaction;
+  let h: SendHarness;
 
   beforeEach(async () => {
-    spend = new InMemorySpendLedger();
-    journal = new InMemoryJournal({ spend });
-    sender = new StubSender();
-    clock = new FixedClock(T0);
-    const guard = new BudgetGuard(config, spend, InMemoryBudgetReservations.over(journal), journal, clock);
-    send = new SendTransaction(config, guard, sender, journal, journal, clock, new Redactor(config.secretValues));
-    await journal.append([
+    h = new SendHarness({ gasCapWei: 1_000_000n * 10n ** 9n, l1FeeWei: 5n });
+    await h.journal.append([
       { type: 'run.started', at: iso(T0 - HOUR), run_id: 'r1', workflow: 'payouts', session: 'live', trigger: { kind: 'cron' } },
       { type: 'step.started', at: iso(T0 - HOUR), run_id: 'r1', step_run_id: 'r1.pay', step_id: 'pay', step_type: 'send', attempt: 1 },
     ]);
   });
 
-  const request: SendRequest = { runId: 'r1', stepRunId: 'r1.pay', sendId: 'r1.send', relayer: 'ops', to: TO, valueWei: 777n, idempotencyKey: 'r1:pay' };
-  const types = async (): Promise<string[]> => (await journal.stream('r1')).map((e) => e.type);
-  const ofType = async <T extends JournalEvent['type']>(type: T): Promise<Extract<JournalEvent, { type: T }>[]> =>
-    (await journal.stream('r1')).filter((e): e is Extract<JournalEvent, { type: T }> => e.type === type);
+  const request: SendRequest = { runId: 'r1', stepRunId: 'r1.pay', sendId: 'r1.send', relayer: 'ops', to: TO, valueWei: 777n, idempotencyKey: 'r1:pay', waitMs: 0 };
+  const types = async (): Promise<string[]> => (await h.journal.stream('r1')).map((e) => e.type);
+  const ofType = async <T extends JournalEvent['type']>(type: T): Promise<Extract<JournalEvent, { type: T }>[]> => h.events('r1', type);
 
   describe('when the budget refuses', () => {
     beforeEach(async () => {
-      await spend.append([anEntry({ stepRunId: 'earlier.pay', recordedAt: T0 - HOUR, gasSpendWei: 1_000_000n })]);
+      await h.spend.append([anEntry({ stepRunId: 'earlier.pay', recordedAt: T0 - HOUR, gasSpendWei: 1_000_000n * 10n ** 9n })]);
     });
 
-    it('broadcasts nothing and fails the step with budget_exceeded', async () => {
-      const result = await send.execute(request);
+    it('broadcasts nothing, takes no nonce, and fails the step with budget_exceeded', async () => {
+      const result = await h.sendTransaction.execute(request);
       expect(result).toMatchObject({ status: 'refused', error: { kind: 'budget_exceeded' } });
-      expect(sender.broadcasts).toEqual([]);
-      expect(sender.waits).toEqual([]);
+      expect(h.chain.broadcasts).toBe(0);
+      expect(await h.store.synced({ relayer: 'ops', network: 'sepolia' })).toBe(false);
       const [finished] = await ofType('step.finished');
       expect(finished).toMatchObject({ step_run_id: 'r1.pay', status: 'failed', error: { kind: 'budget_exceeded' } });
-      expect((finished!.error as { message: string }).message).toContain('daily_gas');
+      expect(finished!.error!.message).toContain('gas_cap');
+      expect(h.metrics.refusals).toBe(1);
     });
 
     it('journals the check and no send', async () => {
-      await send.execute(request);
+      await h.sendTransaction.execute(request);
       expect(await types()).toEqual(['run.started', 'step.started', 'budget.checked', 'step.finished']);
-      expect(await ofType('budget.checked')).toEqual([expect.objectContaining({ budget: 'daily_gas', spent_wei: '1000000', cap_wei: '1000000', allowed: false })]);
-      expect(await journal.sendsOfRuns(['r1'])).toEqual([]);
-      expect(spend.all()).toHaveLength(1);
-      expect((await journal.get('r1'))!.errorKind).toBe('budget_exceeded');
+      expect(await ofType('budget.checked')).toEqual([expect.objectContaining({ budget: 'gas_cap', allowed: false })]);
+      expect(await h.journal.sendsOfRuns(['r1'])).toEqual([]);
+      expect((await h.journal.get('r1'))!.errorKind).toBe('budget_exceeded');
     });
   });
 
   describe('when the budget allows', () => {
-    it('journals queued, submitted and settled, and records one ledger entry from the receipt', async () => {
-      await spend.append([anEntry({ stepRunId: 'earlier.pay', recordedAt: T0 - HOUR, gasSpendWei: 999_999n })]);
-      const result = await send.execute(request);
-      expect(result).toEqual({ status: 'confirmed', txHash: SENT_HASH, receipt: sender.receipt });
-      expect(sender.broadcasts).toEqual([expect.objectContaining({ signer: SIGNER, to: TO, valueWei: 777n, target: { network: 'sepolia', chainId: 11155111, rpc: [RPC_URL] } })]);
+    it('journals queued and submitted before the broadcast, then settled, and records one ledger entry from the receipt', async () => {
+      const result = await h.sendTransaction.execute(request);
+      expect(result).toMatchObject({ status: 'confirmed' });
+      const txHash = (result as { txHash: string }).txHash;
+      expect(h.chain.transactions()).toEqual([expect.objectContaining({ hash: txHash, to: TO, valueWei: 777n, nonce: 0 })]);
       expect(await types()).toEqual(['run.started', 'step.started', 'budget.checked', 'send.queued', 'send.submitted', 'send.settled', 'step.finished']);
-      expect(await ofType('budget.checked')).toEqual([expect.objectContaining({ allowed: true, spent_wei: '999999' })]);
       expect(await ofType('send.queued')).toEqual([expect.objectContaining({ send_id: 'r1.send', relayer: 'ops', network: 'sepolia', chain_id: 11155111, value_wei: '777', to: TO })]);
-      expect(await ofType('send.submitted')).toEqual([expect.objectContaining({ send_id: 'r1.send', tx_hash: SENT_HASH, nonce: 3 })]);
-      expect(await ofType('send.settled')).toEqual([expect.objectContaining({ send_id: 'r1.send', outcome: 'confirmed', tx_hash: SENT_HASH })]);
-      expect(await ofType('step.finished')).toEqual([expect.objectContaining({ status: 'succeeded' })]);
-      const recorded = spend.all().filter((e) => e.stepRunId === 'r1.pay');
-      expect(recorded).toEqual([{
+      expect(await ofType('send.submitted')).toEqual([expect.objectContaining({ send_id: 'r1.send', tx_hash: txHash, nonce: 0 })]);
+      expect(await ofType('send.settled')).toEqual([expect.objectContaining({ send_id: 'r1.send', outcome: 'confirmed', tx_hash: txHash })]);
+      expect(h.spend.all().filter((e) => e.stepRunId === 'r1.pay')).toEqual([{
         recordedAt: T0, workflow: 'payouts', runId: 'r1', stepRunId: 'r1.pay', relayer: 'ops', network: 'sepolia', chainId: 11155111,
-        txHash: SENT_HASH, gasUsed: 21000n, effectiveGasPrice: 1_000_000_000n, gasSpendWei: 21000n * 1_000_000_000n + 5n, valueWei: 777n, reverted: false,
+        txHash, gasUsed: 21000n, effectiveGasPrice: 2_000_000_000n, gasSpendWei: 21000n * 2_000_000_000n + 5n, valueWei: 777n, reverted: false,
       }]);
-      expect((await journal.sendsOfRuns(['r1']))[0]).toMatchObject({ status: 'settled', outcome: 'confirmed', txHash: SENT_HASH });
+      expect(await h.store.count()).toBe(0);
     });
 
     it('settles a reverted receipt as reverted, fails the step, and records its gas with value 0', async () => {
-      sender.receipt = { status: 0, gasUsed: '30000', gasPrice: '2' };
-      const result = await send.execute(request);
-      expect(result).toMatchObject({ status: 'reverted', txHash: SENT_HASH });
+      h.chain.revertCallsTo(TO);
+      const result = await h.sendTransaction.execute({ ...request, gasLimit: 50_000n });
+      expect(result).toMatchObject({ status: 'reverted' });
       expect(await ofType('send.settled')).toEqual([expect.objectContaining({ outcome: 'reverted' })]);
       expect(await ofType('step.finished')).toEqual([expect.objectContaining({ status: 'failed', error: expect.objectContaining({ kind: 'reverted' }) })]);
-      expect(spend.all()).toEqual([expect.objectContaining({ txHash: SENT_HASH, reverted: true, valueWei: 0n, gasSpendWei: 60000n })]);
+      expect(h.spend.all()).toEqual([expect.objectContaining({ reverted: true, valueWei: 0n, gasSpendWei: 21006n * 2_000_000_000n + 5n })]);
     });
 
-    it('settles a failed broadcast as dropped, with no ledger entry and nothing secret in the error', async () => {
-      sender.failure = new Error(`request to ${RPC_URL} failed: insufficient funds for gas * price + value`);
-      const result = await send.execute(request);
+    it('settles a refused broadcast as dropped and gives its nonce back, with nothing secret in the error', async () => {
+      const poor = new SendHarness();
+      poor.chain.setBalance('0x00000000000000000000000000000000000000aa', 1000n);
+      await poor.journal.append(await h.journal.stream('r1'));
+      const result = await poor.sendTransaction.execute({ ...request, gasLimit: 21_000n });
       expect(result).toMatchObject({ status: 'failed', error: { kind: 'broadcast_failed' } });
       expect(JSON.stringify(result)).not.toContain(RPC_URL);
-      expect(await types()).toEqual(['run.started', 'step.started', 'budget.checked', 'send.queued', 'send.settled', 'step.finished']);
-      expect(await ofType('send.settled')).toEqual([expect.objectContaining({ outcome: 'dropped' })]);
-      const [finished] = await ofType('step.finished');
-      expect(finished).toMatchObject({ status: 'failed', error: { kind: 'broadcast_failed' } });
-      expect(JSON.stringify(await journal.stream('r1'))).not.toContain(RPC_URL);
-      expect(spend.all()).toEqual([]);
-      expect(await spend.counts()).toEqual({ pending: 0, gaps: 0 });
-      expect(sender.waits).toEqual([]);
+      expect((await poor.journal.stream('r1')).map((e) => e.type)).toEqual(['run.started', 'step.started', 'send.queued', 'send.submitted', 'send.settled', 'step.finished']);
+      expect(await poor.events('r1', 'send.settled')).toEqual([expect.objectContaining({ outcome: 'dropped' })]);
+      expect(poor.spend.all()).toEqual([]);
+      // The nonce was never used: the next send takes it.
+      expect(await poor.store.reserve({ relayer: 'ops', network: 'sepolia' }, 'next', T0, 60_000)).toBe(0);
     });
 
-    it('never records a broadcast send as dropped when journaling its submission fails', async () => {
-      const failing = Object.create(journal) as InMemoryJournal;
+    it('never broadcasts a send whose submission could not be journaled', async () => {
+      const failing = Object.create(h.journal) as typeof h.journal;
       failing.append = async (events) => {
         if (events.some((e) => e.type === 'send.submitted')) throw new Error('database is locked');
-        return journal.append(events);
+        return h.journal.append(events);
       };
-      const guard = new BudgetGuard(config, spend, InMemoryBudgetReservations.over(journal), failing, clock);
-      const flaky = new SendTransaction(config, guard, sender, failing, journal, clock, new Redactor(config.secretValues));
-      await expect(flaky.execute(request)).rejects.toThrow('database is locked');
-      expect(sender.broadcasts).toHaveLength(1);
-      expect(await ofType('send.settled')).toEqual([]);
-      expect((await journal.sendsOfRuns(['r1']))[0]).toMatchObject({ status: 'queued', outcome: null });
+      const { SubmitSend } = await import('../../src/application/sends/submit-send.use-case');
+      const { BudgetGuard } = await import('../../src/application/spend/budget-guard.use-case');
+      const { InMemoryBudgetReservations } = await import('../fakes/in-memory-spend');
+      const { Redactor } = await import('../../src/domain/redactor');
+      const guard = new BudgetGuard(h.config, h.spend, InMemoryBudgetReservations.over(h.journal), failing, h.clock);
+      const submit = new SubmitSend(h.relayers, h.chain, h.chain, h.store, h.store, guard, failing, h.metrics, h.clock, new Redactor([]));
+      await expect(submit.execute({
+        runId: 'r1', stepRunId: 'r1.pay', sendId: 'r1.send', workflow: 'payouts', session: 'live', relayer: 'ops', to: TO, valueWei: 1n, data: '0x',
+        idempotencyKey: 'k', simulate: true, detached: false,
+      })).rejects.toThrow('database is locked');
+      expect(h.chain.broadcasts).toBe(0);
+      expect(await h.journal.sendsOfRuns(['r1'])).toEqual([]);
     });
 
-    it('writes no entry while no receipt has arrived', async () => {
-      sender.receipt = null;
-      expect(await send.execute(request)).toEqual({ status: 'submitted', txHash: SENT_HASH });
+    it('writes no entry while no receipt has arrived: the send stays submitted and watched', async () => {
+      h.chain.holdMining();
+      const result = await h.sendTransaction.execute(request);
+      expect(result).toMatchObject({ status: 'submitted' });
       expect(await types()).toEqual(['run.started', 'step.started', 'budget.checked', 'send.queued', 'send.submitted']);
-      expect(spend.all()).toEqual([]);
-      expect(await spend.counts()).toEqual({ pending: 0, gaps: 0 });
+      expect(h.spend.all()).toEqual([]);
+      expect(await h.store.count()).toBe(1);
     });
 
-    it('leaves a pending receipt read when the receipt has no gas numbers', async () => {
-      sender.receipt = { status: 1, blockNumber: '9' };
-      expect(await send.execute(request)).toMatchObject({ status: 'confirmed' });
-      expect(spend.all()).toEqual([]);
-      expect(await spend.pending(10)).toEqual([expect.objectContaining({ stepRunId: 'r1.pay', txHash: SENT_HASH, valueWei: 777n, recordedAt: T0 })]);
+    it('a nonce error from the node resyncs the lane and gives the nonce back', async () => {
+      h.chain.failNextBroadcasts(1);
+      const result = await h.sendTransaction.execute(request);
+      expect(result).toMatchObject({ status: 'failed', error: { kind: 'broadcast_failed' } });
+      expect(h.metrics.resyncs).toBe(1);
+      const again = await h.sendTransaction.execute({ ...request, sendId: 'r1.send2' });
+      expect(again).toMatchObject({ status: 'confirmed' });
+      expect(h.chain.transactions().map((t) => t.nonce)).toEqual([0]);
     });
   });
 });

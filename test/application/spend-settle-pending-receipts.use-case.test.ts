@@ -1,5 +1,6 @@
 import type { ChainflowConfig } from '../../src/application/config';
-import { ChainUnavailableError, type ChainReceiptReader, type ChainTarget } from '../../src/application/ports/chain';
+import { ChainUnavailableError, type ChainReader, type ChainTarget } from '../../src/application/ports/chain';
+import type { TxReceipt } from '../../src/domain/chain/tx-receipt';
 import type { Logger } from '../../src/application/ports/logger';
 import { SettlePendingReceipts } from '../../src/application/spend/settle-pending-receipts.use-case';
 import type { Receipt } from '../../src/domain/journal/journal-event';
@@ -17,8 +18,8 @@ const config: ChainflowConfig = {
   server: { host: '127.0.0.1', port: 8080, healthPublic: true, metricsPublic: false },
   storage: { url: 'sqlite::memory:' },
   networks: new Map([
-    ['sepolia', { name: 'sepolia', chainId: 11155111, nativeSymbol: 'ETH', rpc: [RPC_URL, RPC_URL_2] }],
-    ['dark', { name: 'dark', chainId: 5, nativeSymbol: 'ETH', rpc: [] }],
+    ['sepolia', { name: 'sepolia', chainId: 11155111, nativeSymbol: 'ETH', rpc: [RPC_URL, RPC_URL_2], replaceAfterMs: 60_000, confirmations: 1 }],
+    ['dark', { name: 'dark', chainId: 5, nativeSymbol: 'ETH', rpc: [], replaceAfterMs: 60_000, confirmations: 1 }],
   ]),
   relayers: new Map(),
   budgets: new Map(),
@@ -37,15 +38,23 @@ class CapturingLogger implements Logger {
   }
 }
 
-/** A receipt reader answering from a map of tx hash to receipt (or to an error), counting reads. */
-class StubReader implements ChainReceiptReader {
+/** A receipt reader answering from a map of tx hash to receipt (or to an error), counting reads; it reads nothing else. */
+class StubReader {
   readonly reads: { target: ChainTarget; txHash: string }[] = [];
   constructor(private readonly answers: Map<string, Receipt | null | Error>) {}
-  async read(target: ChainTarget, txHash: string): Promise<Receipt | null> {
+  async receipt(target: ChainTarget, txHash: string): Promise<TxReceipt | null> {
     this.reads.push({ target, txHash });
     const answer = this.answers.get(txHash) ?? null;
     if (answer instanceof Error) throw answer;
-    return answer;
+    if (answer === null) return null;
+    // The node's numbers as the adapter types them (a receipt without a price keeps none).
+    const big = (v: string | number | undefined): bigint | undefined => (v === undefined ? undefined : BigInt(v));
+    return {
+      status: answer.status === undefined ? true : Number(answer.status) === 1, blockNumber: big(answer.blockNumber) ?? 1n, gasUsed: big(answer.gasUsed) ?? 0n,
+      ...(answer.effectiveGasPrice !== undefined ? { effectiveGasPrice: big(answer.effectiveGasPrice) } : {}),
+      ...(answer.gasPrice !== undefined ? { gasPrice: big(answer.gasPrice) } : {}),
+      ...(answer.l1Fee !== undefined ? { l1Fee: big(answer.l1Fee) } : {}),
+    };
   }
 }
 
@@ -60,7 +69,7 @@ describe('SettlePendingReceipts', () => {
     logger = new CapturingLogger();
   });
 
-  const settle = (reader: ChainReceiptReader): SettlePendingReceipts => new SettlePendingReceipts(spend, reader, config, logger, new Redactor(config.secretValues));
+  const settle = (reader: StubReader | InMemoryChain): SettlePendingReceipts => new SettlePendingReceipts(spend, reader as unknown as ChainReader, config, logger, new Redactor(config.secretValues));
   const owe = async (...specs: LandedSendSpec[]): Promise<void> => {
     await journal.append(specs.flatMap((spec) => landedSend({ receipt: null, ...spec })));
   };

@@ -345,17 +345,18 @@ export function spendContract(name: string, open: () => Promise<OpenSpend>): voi
         expect((await s.ledger.totals({}))[0]!.txCount).toBe(2);
       });
 
-      it('records a reverted send with value 0, and nothing for a send that never landed or a replay', async () => {
+      it('records a reverted send with value 0, an expired one\'s landed cancel with value 0, and nothing for a send that never landed or a replay', async () => {
         await s.journal.append([
           ...landedSend({ runId: 'rv', at: T0, outcome: 'reverted', valueWei: '999' }),
           ...landedSend({ runId: 'dr', at: T0, outcome: 'dropped' }),
-          ...landedSend({ runId: 'ex', at: T0, outcome: 'expired' }),
+          ...landedSend({ runId: 'ex', at: T0, outcome: 'expired', valueWei: '5' }),
+          ...landedSend({ runId: 'ew', at: T0, outcome: 'expired', receipt: null }),
           ...landedSend({ runId: 'rp', at: T0, outcome: 'replaced' }),
           ...landedSend({ runId: 'rs', at: T0, session: 'replay' }),
           ...landedSend({ runId: 'ts', at: T0, session: 'test', receipt: null }),
         ]);
-        expect((await scanAll(s.ledger)).map((e) => [e.runId, e.reverted, e.valueWei])).toEqual([['rv', true, 0n]]);
-        expect(await s.ledger.totals({})).toEqual([expect.objectContaining({ txCount: 1, revertedCount: 1, revertedGasWei: 21000n * 1_000_000_000n, valueWei: 0n })]);
+        expect((await scanAll(s.ledger)).map((e) => [e.runId, e.reverted, e.valueWei]).sort()).toEqual([['ex', false, 0n], ['rv', true, 0n]]);
+        expect(await s.ledger.totals({})).toEqual([expect.objectContaining({ txCount: 2, revertedCount: 1, revertedGasWei: 21000n * 1_000_000_000n, valueWei: 0n })]);
         expect(await s.ledger.counts()).toEqual({ pending: 0, gaps: 0 });
       });
 

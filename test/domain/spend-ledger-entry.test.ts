@@ -118,9 +118,16 @@ describe('landedSettle: the ledger entry of a landed send', () => {
     expect(entry).toMatchObject({ reverted: true, valueWei: 0n, gasSpendWei: 60000n, gasUsed: 30000n });
   });
 
-  it.each(['dropped', 'expired', 'replaced'] as const)('leaves nothing for a %s send, even with a receipt', (outcome) => {
+  it.each(['dropped', 'replaced'] as const)('leaves nothing for a %s send, even with a receipt', (outcome) => {
     expect(landedSettle(aSend({ outcome }), { gasUsed: '21000', effectiveGasPrice: '1' }, T0)).toBeUndefined();
     expect(landedSettle(aSend({ outcome }), null, T0)).toBeUndefined();
+  });
+
+  it('records the landed cancel of an expired send (CONTRACT 8.5): its gas, value 0, not reverted; nothing without its receipt', () => {
+    const entry = entryOf(aSend({ outcome: 'expired', valueWei: 10n ** 18n }), { gasUsed: '21000', effectiveGasPrice: '3' });
+    expect(entry).toMatchObject({ reverted: false, valueWei: 0n, gasSpendWei: 63000n });
+    expect(landedSettle(aSend({ outcome: 'expired' }), null, T0)).toBeUndefined();
+    expect(landedSettle(aSend({ outcome: 'expired' }), { status: 1 }, T0)).toBeUndefined();
   });
 
   it('leaves nothing for a send not settled yet', () => {
@@ -192,8 +199,12 @@ describe('the projector at a terminal settle', () => {
     expect(ledger).toEqual([{ kind: 'entry', entry: expect.objectContaining({ reverted: true, valueWei: 0n }) }]);
   });
 
-  it.each(['dropped', 'expired', 'replaced'] as const)('leaves nothing for %s', (outcome) => {
+  it.each(['dropped', 'replaced'] as const)('leaves nothing for %s', (outcome) => {
     expect(ledgerOf(aRun({ runId: 'r3', send: { outcome } }))).toEqual([]);
+  });
+
+  it('leaves the cancel\'s entry for expired, with value 0', () => {
+    expect(ledgerOf(aRun({ runId: 'r3', send: { outcome: 'expired', valueWei: '900' } }))).toEqual([{ kind: 'entry', entry: expect.objectContaining({ valueWei: 0n, reverted: false }) }]);
   });
 
   it.each(['replay', 'test'] as const)('leaves nothing for a %s session', (session) => {

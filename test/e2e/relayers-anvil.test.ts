@@ -136,7 +136,7 @@ describe('relayers on anvil: address book, top-ups, audit trail, metrics', () =>
     const before = [await anvil.balance(PAUPER.address), await anvil.balance(KEEPER.address)];
     const res = await cli('relayers', 'topup', '--from', 'pauper', '--to', 'keeper', '--amount', '1 ether', '--by', 'bob');
     expect(res.status).toBe(1);
-    expect(res.stderr).toMatch(/^Error: top-up \S+ failed: anvil: .*insufficient funds/im);
+    expect(res.stderr).toMatch(/^Error: top-up \S+ failed: .*insufficient funds/im);
     expect(hasStackTrace(res.stderr + res.stdout)).toBe(false);
     expectNoSecret(res.stderr + res.stdout);
     expect([await anvil.balance(PAUPER.address), await anvil.balance(KEEPER.address)]).toEqual(before);

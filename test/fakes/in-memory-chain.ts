@@ -1,25 +1,28 @@
 import { createHash } from 'node:crypto';
-import type { Receipt } from '../../src/domain/journal/journal-event';
 import {
+  CallRevertedError,
+  ChainRejectedError,
   ChainUnavailableError,
-  type Broadcast,
-  type BroadcastRequest,
-  type ChainReceiptReader,
+  type CallRequest,
+  type ChainReader,
   type ChainSender,
   type ChainTarget,
-  type SignerAddresses,
+  type SignedTransaction,
+  type SignRequest,
+  type Simulation,
 } from '../../src/application/ports/chain';
-import { ChainRejectedError } from '../../src/adapters/chain/errors';
+import type { Fees } from '../../src/domain/chain/fees';
+import type { TxReceipt } from '../../src/domain/chain/tx-receipt';
 
 /** How a provider URL behaves in the fake. */
 export type ProviderMode = 'ok' | 'refuse' | 'hang' | 'http-error';
 
 export interface InMemoryChainOptions {
-  /** The chain the fake serves (default 31337). A target with another chain id finds every provider "on another chain" when broadcasting. */
+  /** The chain the fake serves (default 31337). A target with another chain id finds every provider "on another chain". */
   readonly chainId?: number;
   /** Base fee of every block (default 1 gwei). */
   readonly baseFeeWei?: bigint;
-  /** Priority fee a broadcast offers (default 1 gwei): effective gas price = base fee + priority fee. */
+  /** Priority fee the chain suggests (default 1 gwei). */
   readonly priorityFeeWei?: bigint;
   /** An L1 data fee charged on every landed transaction and reported as receipt.l1Fee (OP-stack); none by default. */
   readonly l1FeeWei?: bigint;
@@ -37,8 +40,9 @@ interface Tx {
   readonly valueWei: bigint;
   readonly data: string;
   readonly gasLimit: bigint;
-  readonly effectiveGasPrice: bigint;
-  receipt?: Receipt;
+  readonly fees: Fees;
+  readonly chainId: number;
+  receipt?: TxReceipt;
 }
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
@@ -52,15 +56,23 @@ const REVERT_EXECUTION_GAS = 6n;
 
 class ChainState {
   readonly balances = new Map<string, bigint>();
-  readonly nonces = new Map<string, number>();
+  /** Mined transactions per sender (the `latest` nonce). */
+  readonly mined = new Map<string, number>();
   readonly signers = new Map<string, string>();
   readonly reverting = new Set<string>();
+  /** Reverts only when run for real with a gas price (simulation, with none, passes). */
+  readonly revertingOnChain = new Set<string>();
+  readonly views = new Map<string, (data: string) => string>();
   readonly providers = new Map<string, ProviderMode>();
   readonly txs = new Map<string, Tx>();
-  pending: Tx[] = [];
+  /** The pool: pending transactions by `from:nonce`. */
+  readonly pool = new Map<string, Tx>();
   automine = true;
   blockNumber = 0;
   receiptReads = 0;
+  broadcasts = 0;
+  /** Broadcasts refused with "nonce too low/high" until this many more (a node that lost sync). */
+  nonceErrors = 0;
 }
 
 class Failure extends Error {
@@ -70,16 +82,17 @@ class Failure extends Error {
 }
 
 /**
- * The chain ports in memory: balances, nonces, instant mining, receipts in the adapter's shape. Providers are
- * URLs whose behaviour the test picks (`setProvider(url, 'refuse' | 'hang' | 'http-error')`, any other URL
- * answers); calls to an address can be made to revert (`revertCallsTo`); mining can be held (`holdMining`,
- * `mine`, `dropPending`). Passes the same contract tests as the web3 adapter (test/contract/chain.contract.ts).
+ * The chain ports in memory: balances, nonces, a pool, instant mining (or held), receipts as the domain types them.
+ * Providers are URLs whose behaviour the test picks (`setProvider(url, 'refuse' | 'hang' | 'http-error')`, any
+ * other URL answers); calls to an address can be made to revert (`revertCallsTo`, or only on chain:
+ * `revertOnChainOnly`) or answer a view call (`answerCalls`); mining can be held (`holdMining`, `mine`,
+ * `dropPending`). Passes the same contract tests as the web3 adapter (test/contract/chain.contract.ts).
  *
  * Gas: 21 000 plus calldata, with Prague's calldata floor (as anvil 1.x); a reverting call burns 6 more, like
- * `PUSH1 0 PUSH1 0 REVERT`. Signers are known by `addAccount(key, address)`; an unknown key gets a stable
- * made-up address with no balance.
+ * `PUSH1 0 PUSH1 0 REVERT`. Signers are known by `addAccount(key, address)`; an unknown key gets a stable made-up
+ * address with no balance. A replacement at a pooled nonce must raise both fee fields by 10% or more.
  */
-export class InMemoryChain implements ChainReceiptReader, ChainSender, SignerAddresses {
+export class InMemoryChain implements ChainReader, ChainSender {
   readonly chainId: number;
   private readonly baseFee: bigint;
   private readonly priorityFee: bigint;
@@ -98,10 +111,7 @@ export class InMemoryChain implements ChainReceiptReader, ChainSender, SignerAdd
     this.state = state ?? new ChainState();
   }
 
-  /**
-   * Another client of the same chain (balances, transactions, provider behaviours shared) with other
-   * per-call timeout / poll interval: what `new Web3Chain({ timeoutMs })` is to another Web3Chain.
-   */
+  /** Another client of the same chain with other per-call timeout / poll interval. */
   client(options: Pick<InMemoryChainOptions, 'timeoutMs' | 'pollIntervalMs'>): InMemoryChain {
     return new InMemoryChain({ ...this.options, ...options }, this.state);
   }
@@ -109,6 +119,16 @@ export class InMemoryChain implements ChainReceiptReader, ChainSender, SignerAdd
   /** Receipt reads answered (by any provider), for tests that count them. */
   get receiptReads(): number {
     return this.state.receiptReads;
+  }
+
+  /** Raw transactions accepted by broadcast (repeats included). */
+  get broadcasts(): number {
+    return this.state.broadcasts;
+  }
+
+  /** Every transaction the chain has seen (pooled, mined or dropped from view), for tests. */
+  transactions(): readonly Tx[] {
+    return [...this.state.txs.values()];
   }
 
   // ---- test controls ----
@@ -129,8 +149,26 @@ export class InMemoryChain implements ChainReceiptReader, ChainSender, SignerAdd
     return this;
   }
 
+  /** Calls to `address` pass a simulation (no gas price) and revert once mined. */
+  revertOnChainOnly(address: string): this {
+    this.state.revertingOnChain.add(address.toLowerCase());
+    return this;
+  }
+
+  /** View calls to `address` return what `answer` gives for the call data. */
+  answerCalls(address: string, answer: (data: string) => string): this {
+    this.state.views.set(address.toLowerCase(), answer);
+    return this;
+  }
+
   setProvider(url: string, mode: ProviderMode): this {
     this.state.providers.set(url, mode);
+    return this;
+  }
+
+  /** The next `count` broadcasts are refused with a nonce error (as a node out of step would). */
+  failNextBroadcasts(count: number): this {
+    this.state.nonceErrors = count;
     return this;
   }
 
@@ -140,29 +178,28 @@ export class InMemoryChain implements ChainReceiptReader, ChainSender, SignerAdd
     return this;
   }
 
-  /** Mines every pending transaction, one block each, and resumes automining. */
+  /** Mines every minable pending transaction, one block each, and resumes automining. */
   mine(): this {
     this.state.automine = true;
-    for (const tx of this.state.pending) this.land(tx);
-    this.state.pending = [];
+    this.mineReady();
     return this;
   }
 
-  /** Forgets the pending transactions: they never get a receipt (dropped). */
+  /** Forgets the pending transactions: they never get a receipt (dropped from every pool). */
   dropPending(): this {
-    for (const tx of this.state.pending) this.state.txs.delete(tx.hash);
-    this.state.pending = [];
+    for (const tx of this.state.pool.values()) this.state.txs.delete(tx.hash);
+    this.state.pool.clear();
     return this;
   }
 
-  // ---- ports ----
+  // ---- ChainReader ----
 
-  async read(target: ChainTarget, txHash: string): Promise<Receipt | null> {
+  async receipt(target: ChainTarget, txHash: string): Promise<TxReceipt | null> {
     checkHash(txHash);
-    return this.receipt(target, txHash, Number.POSITIVE_INFINITY);
+    return this.receiptBy(target, txHash, Number.POSITIVE_INFINITY);
   }
 
-  async waitForReceipt(target: ChainTarget, txHash: string, timeoutMs: number): Promise<Receipt | null> {
+  async waitForReceipt(target: ChainTarget, txHash: string, timeoutMs: number): Promise<TxReceipt | null> {
     checkHash(txHash);
     if (!Number.isFinite(timeoutMs) || timeoutMs < 0) throw new Error('waitForReceipt: timeoutMs must be a finite number >= 0');
     const deadline = Date.now() + timeoutMs;
@@ -170,7 +207,7 @@ export class InMemoryChain implements ChainReceiptReader, ChainSender, SignerAdd
     let unavailable: ChainUnavailableError | undefined;
     for (;;) {
       try {
-        const receipt = await this.receipt(target, txHash, deadline);
+        const receipt = await this.receiptBy(target, txHash, deadline);
         answered = true;
         if (receipt) return receipt;
       } catch (error) {
@@ -186,79 +223,150 @@ export class InMemoryChain implements ChainReceiptReader, ChainSender, SignerAdd
     return null;
   }
 
-  async balance(target: ChainTarget, address: string): Promise<bigint> {
-    if (!ADDRESS.test(address)) throw new Error('balance: the address is not a 20-byte 0x-hex address');
-    return this.overProviders(target, Number.POSITIVE_INFINITY, async () => this.state.balances.get(address.toLowerCase()) ?? 0n);
+  async transactionKnown(target: ChainTarget, txHash: string): Promise<boolean> {
+    checkHash(txHash);
+    return this.overProviders(target, async () => this.state.txs.has(txHash.toLowerCase()));
   }
 
-  async addressOf(signer: string): Promise<string> {
-    const key = normalizeKey(signer, 'addressOf');
+  async balance(target: ChainTarget, address: string): Promise<bigint> {
+    checkAddress(address, 'balance');
+    return this.overProviders(target, async () => this.state.balances.get(address.toLowerCase()) ?? 0n);
+  }
+
+  async blockNumber(target: ChainTarget): Promise<bigint> {
+    return this.overProviders(target, async () => BigInt(this.state.blockNumber));
+  }
+
+  async nonce(target: ChainTarget, address: string, block: 'latest' | 'pending'): Promise<number> {
+    checkAddress(address, 'nonce');
+    return this.overProviders(target, async () => {
+      const from = address.toLowerCase();
+      let n = this.state.mined.get(from) ?? 0;
+      if (block === 'pending') while (this.state.pool.has(`${from}:${n}`)) n++;
+      return n;
+    });
+  }
+
+  async fees(target: ChainTarget): Promise<Fees> {
+    return this.overProviders(target, async () => ({ kind: 'eip1559', maxFeePerGas: 2n * this.baseFee + this.priorityFee, maxPriorityFeePerGas: this.priorityFee }));
+  }
+
+  async call(target: ChainTarget, request: CallRequest): Promise<string> {
+    checkCall(request);
+    return this.overProviders(target, async () => {
+      if (this.state.reverting.has(request.to.toLowerCase())) throw new CallRevertedError('execution reverted (no reason given)');
+      return this.state.views.get(request.to.toLowerCase())?.(request.data) ?? '0x';
+    });
+  }
+
+  async simulate(target: ChainTarget, request: CallRequest): Promise<Simulation> {
+    checkCall(request);
+    return this.overProviders(target, async (): Promise<Simulation> => {
+      if (this.state.reverting.has(request.to.toLowerCase())) return { ok: false, revertReason: 'execution reverted (no reason given)' };
+      const balance = request.from ? (this.state.balances.get(request.from.toLowerCase()) ?? 0n) : 0n;
+      if ((request.valueWei ?? 0n) > balance) return { ok: false, revertReason: 'insufficient funds for transfer' };
+      const extra = this.state.revertingOnChain.has(request.to.toLowerCase()) ? REVERT_EXECUTION_GAS : 0n;
+      return { ok: true, gasEstimate: gasOf(request.data, extra) };
+    });
+  }
+
+  // ---- ChainSender ----
+
+  address(signer: string): string {
+    const key = normalizeKey(signer);
     const n = BigInt(key);
-    if (n === 0n || n >= SECP256K1_ORDER) throw new Error('addressOf: the signer key is not a valid secp256k1 private key');
+    if (n === 0n || n >= SECP256K1_ORDER) throw new Error('the signer key is not a valid secp256k1 private key');
     return this.state.signers.get(key) ?? madeUpAddress(key);
   }
 
-  async broadcast(request: BroadcastRequest): Promise<Broadcast> {
-    const { target } = request;
-    checkBroadcast(request);
-    const key = normalizeKey(request.signer);
-    const from = this.state.signers.get(key) ?? madeUpAddress(key);
-    return this.overProviders(target, Number.POSITIVE_INFINITY, async () => {
+  async sign(request: SignRequest): Promise<SignedTransaction> {
+    if (!ADDRESS.test(request.to)) throw new Error('sign: the destination is not a 20-byte 0x-hex address');
+    if (typeof request.valueWei !== 'bigint' || request.valueWei < 0n) throw new Error('sign: valueWei must be a bigint >= 0');
+    if (!HEX_DATA.test(request.data)) throw new Error('sign: data must be 0x-hex bytes');
+    const from = this.address(request.signer);
+    const body = {
+      chainId: request.chainId, from, to: request.to, nonce: request.nonce, value: request.valueWei.toString(), data: request.data,
+      gasLimit: request.gasLimit.toString(), fees: feesJson(request.fees),
+    };
+    const json = JSON.stringify(body);
+    const hash = `0x${createHash('sha256').update(json).digest('hex')}`;
+    return { raw: `0x${Buffer.from(json).toString('hex')}`, hash, from, nonce: request.nonce };
+  }
+
+  async broadcast(target: ChainTarget, signed: SignedTransaction): Promise<void> {
+    checkHash(signed.hash);
+    if (!HEX_DATA.test(signed.raw)) throw new Error('broadcast: the raw transaction is not 0x-hex');
+    const tx = decode(signed.raw);
+    return this.overProviders(target, async () => {
       if (target.chainId !== this.chainId) throw new Failure(`serves chain ${this.chainId}, not ${target.chainId}`);
-      const data = request.data ?? '0x';
-      const intrinsic = gasOf(data);
-      const reverts = this.state.reverting.has(request.to.toLowerCase());
-      if (request.gasLimit === undefined && reverts) throw new ChainRejectedError(target.network, 'gas estimation failed: execution reverted');
-      const gasLimit = request.gasLimit ?? intrinsic;
-      if (gasLimit < intrinsic) throw new ChainRejectedError(target.network, 'intrinsic gas too low');
-      const maxFee = 2n * this.baseFee + this.priorityFee;
-      const balance = this.state.balances.get(from.toLowerCase()) ?? 0n;
-      if (balance < request.valueWei + gasLimit * maxFee + (this.l1Fee ?? 0n)) {
-        throw new ChainRejectedError(target.network, 'insufficient funds for gas * price + value');
+      if (tx.chainId !== this.chainId) throw new ChainRejectedError(target.network, 'invalid chain id for signer');
+      this.state.broadcasts++;
+      if (this.state.txs.has(tx.hash)) return; // already known
+      if (this.state.nonceErrors > 0) {
+        this.state.nonceErrors--;
+        throw new ChainRejectedError(target.network, 'nonce too high', 'nonce_too_high');
       }
-      const nonce = this.state.nonces.get(from.toLowerCase()) ?? 0;
-      this.state.nonces.set(from.toLowerCase(), nonce + 1);
-      const hash = `0x${createHash('sha256').update(`${this.chainId}:${from.toLowerCase()}:${nonce}:${this.state.txs.size}`).digest('hex')}`;
-      const tx: Tx = {
-        hash, from, to: request.to, nonce, valueWei: request.valueWei, data, gasLimit,
-        effectiveGasPrice: this.baseFee + this.priorityFee,
-      };
-      this.state.txs.set(hash, tx);
-      if (this.state.automine) this.land(tx);
-      else this.state.pending.push(tx);
-      return { txHash: hash, from, nonce };
+      const from = tx.from.toLowerCase();
+      if (tx.nonce < (this.state.mined.get(from) ?? 0)) throw new ChainRejectedError(target.network, 'nonce too low', 'nonce_too_low');
+      const balance = this.state.balances.get(from) ?? 0n;
+      if (balance < tx.valueWei + tx.gasLimit * maxFee(tx.fees) + (this.l1Fee ?? 0n)) {
+        throw new ChainRejectedError(target.network, 'insufficient funds for gas * price + value', 'insufficient_funds');
+      }
+      if (tx.gasLimit < gasOf(tx.data)) throw new ChainRejectedError(target.network, 'intrinsic gas too low');
+      const slot = `${from}:${tx.nonce}`;
+      const pooled = this.state.pool.get(slot);
+      if (pooled) {
+        if (!raisedEnough(pooled.fees, tx.fees)) throw new ChainRejectedError(target.network, 'replacement transaction underpriced', 'underpriced');
+        this.state.txs.delete(pooled.hash);
+      }
+      this.state.pool.set(slot, tx);
+      this.state.txs.set(tx.hash, tx);
+      if (this.state.automine) this.mineReady();
     });
   }
 
   // ---- internals ----
 
+  private mineReady(): void {
+    for (let progressed = true; progressed;) {
+      progressed = false;
+      for (const [slot, tx] of this.state.pool) {
+        const from = tx.from.toLowerCase();
+        if (tx.nonce !== (this.state.mined.get(from) ?? 0)) continue;
+        this.state.pool.delete(slot);
+        this.land(tx);
+        progressed = true;
+      }
+    }
+  }
+
   private land(tx: Tx): void {
-    const reverts = this.state.reverting.has(tx.to.toLowerCase());
+    const to = tx.to.toLowerCase();
+    const reverts = this.state.reverting.has(to) || this.state.revertingOnChain.has(to);
     const gasUsed = gasOf(tx.data, reverts ? REVERT_EXECUTION_GAS : 0n);
-    const fee = gasUsed * tx.effectiveGasPrice + (this.l1Fee ?? 0n);
+    const price = effectivePrice(tx.fees, this.baseFee);
+    const fee = gasUsed * price + (this.l1Fee ?? 0n);
     const from = tx.from.toLowerCase();
     this.state.balances.set(from, (this.state.balances.get(from) ?? 0n) - fee - (reverts ? 0n : tx.valueWei));
-    if (!reverts) this.state.balances.set(tx.to.toLowerCase(), (this.state.balances.get(tx.to.toLowerCase()) ?? 0n) + tx.valueWei);
+    if (!reverts) this.state.balances.set(to, (this.state.balances.get(to) ?? 0n) + tx.valueWei);
+    this.state.mined.set(from, tx.nonce + 1);
     this.state.blockNumber += 1;
     tx.receipt = {
-      status: reverts ? 0 : 1,
-      blockNumber: String(this.state.blockNumber),
-      gasUsed: gasUsed.toString(),
-      effectiveGasPrice: tx.effectiveGasPrice.toString(),
-      ...(this.l1Fee === undefined ? {} : { l1Fee: this.l1Fee.toString() }),
+      status: !reverts, blockNumber: BigInt(this.state.blockNumber), gasUsed, effectiveGasPrice: price,
+      ...(this.l1Fee === undefined ? {} : { l1Fee: this.l1Fee }),
     };
   }
 
-  private receipt(target: ChainTarget, txHash: string, deadline: number): Promise<Receipt | null> {
-    return this.overProviders(target, deadline, async () => {
+  private receiptBy(target: ChainTarget, txHash: string, deadline: number): Promise<TxReceipt | null> {
+    return this.overProviders(target, async () => {
       this.state.receiptReads += 1;
       const receipt = this.state.txs.get(txHash.toLowerCase())?.receipt;
       return receipt ? { ...receipt } : null;
-    });
+    }, deadline);
   }
 
   /** The adapter's provider walk: in order, each bounded by the timeout, a failure hands over to the next. */
-  private async overProviders<T>(target: ChainTarget, deadline: number, work: () => Promise<T>): Promise<T> {
+  private async overProviders<T>(target: ChainTarget, work: () => Promise<T>, deadline = Number.POSITIVE_INFINITY): Promise<T> {
     const failures: string[] = [];
     for (const [index, url] of target.rpc.entries()) {
       const remaining = deadline - Date.now();
@@ -310,6 +418,41 @@ function gasOf(data: string, execution = 0n): bigint {
   return standard > floor ? standard : floor;
 }
 
+function maxFee(fees: Fees): bigint {
+  return fees.kind === 'legacy' ? fees.gasPrice : fees.maxFeePerGas;
+}
+
+function effectivePrice(fees: Fees, baseFee: bigint): bigint {
+  if (fees.kind === 'legacy') return fees.gasPrice;
+  const price = baseFee + fees.maxPriorityFeePerGas;
+  return price < fees.maxFeePerGas ? price : fees.maxFeePerGas;
+}
+
+function raisedEnough(previous: Fees, next: Fees): boolean {
+  const ten = (v: bigint): bigint => (v * 110n + 99n) / 100n;
+  if (previous.kind === 'legacy' || next.kind === 'legacy') return maxFee(next) >= ten(maxFee(previous));
+  return next.maxFeePerGas >= ten(previous.maxFeePerGas) && next.maxPriorityFeePerGas >= ten(previous.maxPriorityFeePerGas);
+}
+
+function feesJson(fees: Fees): Record<string, string> {
+  return fees.kind === 'legacy'
+    ? { kind: 'legacy', gasPrice: fees.gasPrice.toString() }
+    : { kind: 'eip1559', maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString() };
+}
+
+function decode(raw: string): Tx {
+  const body = JSON.parse(Buffer.from(raw.slice(2), 'hex').toString()) as Record<string, unknown>;
+  const fees = body.fees as Record<string, string>;
+  return {
+    hash: `0x${createHash('sha256').update(Buffer.from(raw.slice(2), 'hex').toString()).digest('hex')}`,
+    chainId: Number(body.chainId), from: String(body.from), to: String(body.to), nonce: Number(body.nonce), valueWei: BigInt(String(body.value)),
+    data: String(body.data), gasLimit: BigInt(String(body.gasLimit)),
+    fees: fees.kind === 'legacy'
+      ? { kind: 'legacy', gasPrice: BigInt(fees.gasPrice!) }
+      : { kind: 'eip1559', maxFeePerGas: BigInt(fees.maxFeePerGas!), maxPriorityFeePerGas: BigInt(fees.maxPriorityFeePerGas!) },
+  };
+}
+
 function madeUpAddress(key: string): string {
   return `0x${createHash('sha256').update(key).digest('hex').slice(0, 40)}`;
 }
@@ -318,17 +461,18 @@ function checkHash(txHash: string): void {
   if (typeof txHash !== 'string' || !TX_HASH.test(txHash)) throw new Error('the transaction hash is not a 32-byte 0x-hex string');
 }
 
-function checkBroadcast(request: BroadcastRequest): void {
-  if (!ADDRESS.test(request.to)) throw new Error('broadcast: the destination is not a 20-byte 0x-hex address');
-  if (typeof request.valueWei !== 'bigint' || request.valueWei < 0n) throw new Error('broadcast: valueWei must be a bigint >= 0');
-  if (request.data !== undefined && !HEX_DATA.test(request.data)) throw new Error('broadcast: data must be 0x-hex bytes');
-  if (request.gasLimit !== undefined && (typeof request.gasLimit !== 'bigint' || request.gasLimit <= 0n)) {
-    throw new Error('broadcast: gasLimit must be a bigint > 0');
-  }
+function checkAddress(address: string, what: string): void {
+  if (typeof address !== 'string' || !ADDRESS.test(address)) throw new Error(`${what}: the address is not a 20-byte 0x-hex address`);
 }
 
-function normalizeKey(signer: string, caller = 'broadcast'): string {
-  if (typeof signer !== 'string' || !PRIVATE_KEY.test(signer)) throw new Error(`${caller}: the signer key is not a 32-byte hex private key`);
+function checkCall(request: CallRequest): void {
+  checkAddress(request.to, 'call');
+  if (request.from !== undefined) checkAddress(request.from, 'call');
+  if (!HEX_DATA.test(request.data)) throw new Error('call: data must be 0x-hex bytes');
+}
+
+function normalizeKey(signer: string): string {
+  if (typeof signer !== 'string' || !PRIVATE_KEY.test(signer)) throw new Error('the signer key is not a 32-byte hex private key');
   return `0x${signer.replace(/^0x/i, '').toLowerCase()}`;
 }
 

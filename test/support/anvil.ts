@@ -33,6 +33,13 @@ export const ANVIL_ACCOUNTS: readonly DevAccount[] = [
 
 /** Code that reverts whatever it is called with: PUSH1 0 PUSH1 0 REVERT. */
 export const REVERT_CODE = '0x60006000fd';
+/** Code that returns the uint256 42 (PUSH1 42 PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN). */
+export const ANSWER_CODE = '0x602a60005260206000f3';
+/**
+ * Code that reverts only when run with a gas price: GASPRICE ISZERO PUSH1 9 JUMPI PUSH1 0 PUSH1 0 REVERT JUMPDEST STOP.
+ * A simulation (eth_call / eth_estimateGas without a price) passes; the mined transaction reverts.
+ */
+export const REVERT_ON_CHAIN_CODE = '0x3a15600957600080fd5b00';
 
 export interface Anvil {
   /** http://127.0.0.1:PORT */

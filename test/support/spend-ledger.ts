@@ -105,9 +105,12 @@ export function settleAt(s: SendSpec): string {
   return iso(settle.at);
 }
 
-/** Whether the send landed with gas numbers in its journaled receipt: it must have exactly one entry. */
+/**
+ * Whether the send landed with gas numbers in its journaled receipt: it must have exactly one entry. An expired send
+ * whose settle has a receipt is one whose zero-value cancel landed: the cancel's gas is its entry (CONTRACT 8.5).
+ */
 export function landsWithGas(s: SendSpec): boolean {
-  return (s.outcome === 'confirmed' || s.outcome === 'reverted')
+  return (s.outcome === 'confirmed' || s.outcome === 'reverted' || s.outcome === 'expired')
     && s.receipt !== undefined && (s.receipt.effectiveGasPrice !== undefined || s.receipt.gasPrice !== undefined);
 }
 
@@ -122,7 +125,7 @@ export function expectedEntry(s: SendSpec): EntryJson {
     recorded_at: settleAt(s), workflow: s.workflow, run_id: s.runId, step_run_id: `${s.runId}.submit_tx`,
     relayer: s.relayer, network: s.network, chain_id: s.chainId, tx_hash: txHashOf(s),
     gas_used: gasUsed.toString(), effective_gas_price: price.toString(), gas_spend_wei: (gasUsed * price + l1).toString(),
-    value_wei: reverted ? '0' : BigInt(s.valueWei).toString(), reverted,
+    value_wei: reverted || s.outcome === 'expired' ? '0' : BigInt(s.valueWei).toString(), reverted,
   };
 }
 

@@ -14,7 +14,8 @@ export class ProviderFailure extends Error {
 
 /** The node answered with a JSON-RPC error object. `detail` is the node's message, already scrubbed. */
 export class RpcError extends Error {
-  constructor(readonly code: number | undefined, readonly detail: string) {
+  /** `data`: the error's 0x-hex data when the node gave some (a revert's encoded reason). */
+  constructor(readonly code: number | undefined, readonly detail: string, readonly data?: string) {
     super(code === undefined ? detail : `${detail} (code ${code})`);
     this.name = 'RpcError';
   }
@@ -93,11 +94,12 @@ export async function rpcCall(url: string, method: string, params: readonly unkn
     request.catch(() => undefined); // settles after a timeout too; nobody listens then
     const envelope = (await Promise.race([request, timedOut])) as unknown;
     if (envelope === null || typeof envelope !== 'object') throw new ProviderFailure('invalid JSON-RPC response');
-    const body = envelope as { result?: unknown; error?: { code?: unknown; message?: unknown } };
+    const body = envelope as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
     if (body.error !== undefined && body.error !== null) {
       const code = typeof body.error.code === 'number' ? body.error.code : undefined;
       const message = typeof body.error.message === 'string' ? body.error.message : 'error without a message';
-      throw new RpcError(code, scrub(message, [url, ...secrets]));
+      const data = typeof body.error.data === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(body.error.data) ? body.error.data : undefined;
+      throw new RpcError(code, scrub(message, [url, ...secrets]), data);
     }
     if (!('result' in body)) throw new ProviderFailure('invalid JSON-RPC response');
     return body.result;

@@ -1,18 +1,23 @@
 import { inject, injectable, optional } from 'inversify';
-import type { Receipt } from '../../domain/journal/journal-event';
 import {
+  CallRevertedError,
+  ChainRejectedError,
   ChainUnavailableError,
-  type Broadcast,
-  type BroadcastRequest,
-  type ChainReceiptReader,
+  type CallRequest,
+  type ChainReader,
   type ChainSender,
   type ChainTarget,
-  type SignerAddresses,
+  type RejectionCode,
+  type SignedTransaction,
+  type SignRequest,
+  type Simulation,
 } from '../../application/ports/chain';
-import { ChainRejectedError } from './errors';
+import type { Fees } from '../../domain/chain/fees';
+import type { TxReceipt } from '../../domain/chain/tx-receipt';
 import { ProviderFailure, quantity, RpcError, rpcCall, scrub } from './json-rpc';
 import { toReceipt } from './receipt';
-import { web3 } from './web3-module';
+import { decodeRevert } from './web3-abi';
+import { web3, type Web3Module } from './web3-module';
 
 export interface Web3ChainOptions {
   /** Bound of each provider call, in ms. Default 5000. */
@@ -59,40 +64,38 @@ class Provider {
   }
 }
 
-/**
- * Broadcasts of one signer on one chain are serialized process-wide (whatever the number of Web3Chain instances
- * the container makes), so that two of them never read the same pending nonce.
- */
-const signerQueues = new Map<string, Promise<void>>();
-
-interface Signed {
-  readonly raw: string;
-  readonly hash: string;
-  readonly nonce: number;
-}
+/** Nodes' words for a nonce already used, or one beyond the next. */
+const NONCE_TOO_LOW = /nonce too low|nonce has already been used|already used|NonceTooLow|OldNonce|invalid nonce/i;
+const NONCE_TOO_HIGH = /nonce too high|NonceTooHigh|nonce gap/i;
+const UNDERPRICED = /underpriced|fee too low|FeeCapTooLow|max fee per gas less than block base fee|insufficient fee/i;
+const NO_FUNDS = /insufficient funds|InsufficientFunds/i;
 
 /**
  * The chain ports over web3.js 4 and JSON-RPC over HTTP. Providers of a target are tried in order; each call is
  * bounded by `timeoutMs`; a provider that errors or times out hands over to the next. Transactions are signed
- * locally (EIP-1559 when the node reports a base fee, legacy otherwise) and sent raw. No message of this class
- * holds a provider URL or a signer key.
+ * locally and sent raw; which nonce a transaction takes is the send path's business (its allocator lives in
+ * storage), never this adapter's. No message of this class holds a provider URL or a signer key.
  */
 @injectable()
-export class Web3Chain implements ChainReceiptReader, ChainSender, SignerAddresses {
+export class Web3Chain implements ChainReader, ChainSender {
   private readonly timeoutMs: number;
   private readonly pollIntervalMs: number;
+  private readonly addresses = new Map<string, string>();
+  private readonly commons = new Map<number, ReturnType<Web3Module['eth']['accounts']['Common']['custom']>>();
 
   constructor(@inject(Web3ChainOptions) @optional() options: Web3ChainOptions = {}) {
     this.timeoutMs = positive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs');
     this.pollIntervalMs = positive(options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, 'pollIntervalMs');
   }
 
-  async read(target: ChainTarget, txHash: string): Promise<Receipt | null> {
+  // ---- ChainReader ----
+
+  async receipt(target: ChainTarget, txHash: string): Promise<TxReceipt | null> {
     checkHash(txHash);
-    return this.receipt(target, txHash, Number.POSITIVE_INFINITY);
+    return this.receiptBy(target, txHash, Number.POSITIVE_INFINITY);
   }
 
-  async waitForReceipt(target: ChainTarget, txHash: string, timeoutMs: number): Promise<Receipt | null> {
+  async waitForReceipt(target: ChainTarget, txHash: string, timeoutMs: number): Promise<TxReceipt | null> {
     checkHash(txHash);
     if (!Number.isFinite(timeoutMs) || timeoutMs < 0) throw new Error('waitForReceipt: timeoutMs must be a finite number >= 0');
     const deadline = Date.now() + timeoutMs;
@@ -100,7 +103,7 @@ export class Web3Chain implements ChainReceiptReader, ChainSender, SignerAddress
     let unavailable: ChainUnavailableError | undefined;
     for (;;) {
       try {
-        const receipt = await this.receipt(target, txHash, deadline);
+        const receipt = await this.receiptBy(target, txHash, deadline);
         answered = true;
         if (receipt) return receipt;
       } catch (error) {
@@ -117,53 +120,155 @@ export class Web3Chain implements ChainReceiptReader, ChainSender, SignerAddress
     return null;
   }
 
-  async balance(target: ChainTarget, address: string): Promise<bigint> {
-    if (!ADDRESS.test(address)) throw new Error('balance: the address is not a 20-byte 0x-hex address');
-    return this.overProviders(target, Number.POSITIVE_INFINITY, async (provider) =>
-      quantity(await provider.read('eth_getBalance', [address, 'latest']), 'balance'));
-  }
-
-  async addressOf(signer: string): Promise<string> {
-    return addressOfKey(normalizeKey(signer, 'addressOf'), 'addressOf');
-  }
-
-  async broadcast(request: BroadcastRequest): Promise<Broadcast> {
-    const { target } = request;
-    checkBroadcast(request);
-    const key = normalizeKey(request.signer);
-    const from = addressOfKey(key, 'broadcast');
-    const secrets = [key];
-    return this.exclusive(`${target.chainId}:${from.toLowerCase()}`, async () => {
-      let signed: Signed | undefined;
-      const failures: string[] = [];
-      for (const [index, url] of target.rpc.entries()) {
-        const provider = new Provider(url, this.timeoutMs, Number.POSITIVE_INFINITY, [...target.rpc, ...secrets]);
-        try {
-          // Signed once: after a failed send, the same bytes go to the next provider (never a second nonce).
-          signed ??= await this.prepareAndSign(provider, request, from, key);
-          await this.sendRaw(provider, target, signed);
-          return { txHash: signed.hash, from, nonce: signed.nonce };
-        } catch (error) {
-          if (!(error instanceof ProviderFailure)) throw error;
-          failures.push(`provider ${index + 1}: ${error.reason}`);
-        }
-      }
-      if (failures.length === 0) throw new ChainUnavailableError(target.network, 'no RPC provider configured');
-      const summary = failures.join('; ');
-      throw new ChainUnavailableError(target.network, signed
-        ? `transaction ${signed.hash} (nonce ${signed.nonce}) was signed but no provider accepted it; it may still reach the network (${summary})`
-        : `no provider answered (${summary})`);
+  async transactionKnown(target: ChainTarget, txHash: string): Promise<boolean> {
+    checkHash(txHash);
+    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p) => {
+      const tx = await p.read('eth_getTransactionByHash', [txHash]);
+      return tx !== null && tx !== undefined;
     });
   }
 
-  private receipt(target: ChainTarget, txHash: string, deadline: number): Promise<Receipt | null> {
+  async balance(target: ChainTarget, address: string): Promise<bigint> {
+    checkAddress(address, 'balance');
+    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p) => quantity(await p.read('eth_getBalance', [address, 'latest']), 'balance'));
+  }
+
+  async blockNumber(target: ChainTarget): Promise<bigint> {
+    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p) => quantity(await p.read('eth_blockNumber', []), 'block number'));
+  }
+
+  async nonce(target: ChainTarget, address: string, block: 'latest' | 'pending'): Promise<number> {
+    checkAddress(address, 'nonce');
+    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p) => Number(quantity(await p.read('eth_getTransactionCount', [address, block]), 'nonce')));
+  }
+
+  async fees(target: ChainTarget): Promise<Fees> {
+    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p) => {
+      const block = await p.read('eth_getBlockByNumber', ['latest', false]);
+      const baseFee = block && typeof block === 'object' ? (block as { baseFeePerGas?: unknown }).baseFeePerGas : undefined;
+      if (baseFee === undefined || baseFee === null) return { kind: 'legacy', gasPrice: quantity(await p.read('eth_gasPrice', []), 'gas price') };
+      const base = quantity(baseFee, 'base fee');
+      let tip: bigint;
+      try {
+        tip = quantity(await p.call('eth_maxPriorityFeePerGas', []), 'priority fee');
+      } catch (error) {
+        if (!(error instanceof RpcError)) throw error;
+        // A node without eth_maxPriorityFeePerGas: what its legacy gas price offers above the base fee.
+        const price = quantity(await p.read('eth_gasPrice', []), 'gas price');
+        tip = price > base ? price - base : 0n;
+      }
+      return { kind: 'eip1559', maxFeePerGas: 2n * base + tip, maxPriorityFeePerGas: tip };
+    });
+  }
+
+  async call(target: ChainTarget, request: CallRequest): Promise<string> {
+    const tx = callObject(request);
+    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p) => {
+      try {
+        const result = await p.call('eth_call', [tx, 'latest']);
+        if (typeof result !== 'string' || !HEX_DATA.test(result)) throw new ProviderFailure('malformed call result');
+        return result;
+      } catch (error) {
+        if (error instanceof RpcError) throw new CallRevertedError(decodeRevert(error.data, error.detail));
+        throw error;
+      }
+    });
+  }
+
+  async simulate(target: ChainTarget, request: CallRequest): Promise<Simulation> {
+    const tx = callObject(request);
+    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p): Promise<Simulation> => {
+      // The node ran the transaction and it failed (reverts, lacks funds): every provider would say so.
+      try {
+        await p.call('eth_call', [tx, 'latest']);
+        const gasEstimate = quantity(await p.call('eth_estimateGas', [tx]), 'gas estimate');
+        return { ok: true, gasEstimate };
+      } catch (error) {
+        if (error instanceof RpcError) return { ok: false, revertReason: decodeRevert(error.data, error.detail) };
+        throw error;
+      }
+    });
+  }
+
+  // ---- ChainSender ----
+
+  address(signer: string): string {
+    const key = normalizeKey(signer);
+    // Deriving an address is an elliptic-curve multiplication (~1 ms): once per key and process.
+    const known = this.addresses.get(key);
+    if (known) return known;
+    try {
+      const address = web3().eth.accounts.privateKeyToAddress(key);
+      this.addresses.set(key, address);
+      return address;
+    } catch {
+      throw new Error('the signer key is not a valid secp256k1 private key');
+    }
+  }
+
+  async sign(request: SignRequest): Promise<SignedTransaction> {
+    checkSign(request);
+    const key = normalizeKey(request.signer);
+    const from = this.address(key);
+    const { TransactionFactory } = web3().eth.accounts;
+    const { bytesToHex, hexToBytes } = web3().utils;
+    const fees = request.fees.kind === 'eip1559'
+      ? { type: 2, maxFeePerGas: request.fees.maxFeePerGas, maxPriorityFeePerGas: request.fees.maxPriorityFeePerGas }
+      : { type: 0, gasPrice: request.fees.gasPrice };
+    try {
+      const tx = TransactionFactory.fromTxData({
+        ...fees, nonce: BigInt(request.nonce), gasLimit: request.gasLimit, to: request.to, value: request.valueWei, data: request.data,
+        chainId: BigInt(request.chainId),
+      } as never, { common: this.common(request.chainId) });
+      // tx.sign, not web3's signTransaction: that one recovers the sender from the signature again (2 ms), and the
+      // sender is already known from the key.
+      const signed = (tx as { sign(key: Uint8Array): { serialize(): Uint8Array; hash(): Uint8Array } }).sign(hexToBytes(key));
+      return { raw: bytesToHex(signed.serialize()), hash: bytesToHex(signed.hash()), from, nonce: request.nonce };
+    } catch (error) {
+      const message = error instanceof Error ? scrub(error.message, [key]) : 'unknown error';
+      throw new Error(`signing failed: ${message}`);
+    }
+  }
+
+  async broadcast(target: ChainTarget, signed: SignedTransaction): Promise<void> {
+    checkHash(signed.hash);
+    if (!HEX_DATA.test(signed.raw)) throw new Error('broadcast: the raw transaction is not 0x-hex');
+    const failures: string[] = [];
+    for (const [index, url] of target.rpc.entries()) {
+      const provider = new Provider(url, this.timeoutMs, Number.POSITIVE_INFINITY, target.rpc);
+      try {
+        await this.sendRaw(provider, target, signed);
+        return;
+      } catch (error) {
+        if (!(error instanceof ProviderFailure)) throw error;
+        failures.push(`provider ${index + 1}: ${error.reason}`);
+      }
+    }
+    if (failures.length === 0) throw new ChainUnavailableError(target.network, 'no RPC provider configured');
+    throw new ChainUnavailableError(target.network,
+      `transaction ${signed.hash} (nonce ${signed.nonce}) was signed but no provider accepted it; it may still reach the network (${failures.join('; ')})`);
+  }
+
+  // ---- internals ----
+
+  /** The chain's parameters for signing, built once per chain id (building them costs more than signing). */
+  private common(chainId: number): ReturnType<Web3Module['eth']['accounts']['Common']['custom']> {
+    let common = this.commons.get(chainId);
+    if (!common) {
+      common = web3().eth.accounts.Common.custom({ name: 'chainflow', chainId, networkId: chainId, defaultHardfork: 'london' }, { baseChain: 'mainnet' });
+      this.commons.set(chainId, common);
+    }
+    return common;
+  }
+
+  private receiptBy(target: ChainTarget, txHash: string, deadline: number): Promise<TxReceipt | null> {
     return this.overProviders(target, deadline, async (provider) => {
       const receipt = toReceipt(await provider.read('eth_getTransactionReceipt', [txHash]));
       if (receipt && receipt.effectiveGasPrice === undefined && receipt.gasPrice === undefined) {
         // A pre-London receipt carries no price: the transaction's gasPrice is what was paid per gas.
         const tx = await provider.read('eth_getTransactionByHash', [txHash]);
         const gasPrice = tx && typeof tx === 'object' ? (tx as { gasPrice?: unknown }).gasPrice : undefined;
-        if (gasPrice !== undefined && gasPrice !== null) return { ...receipt, gasPrice: quantity(gasPrice, 'transaction').toString() };
+        if (gasPrice !== undefined && gasPrice !== null) return { ...receipt, gasPrice: quantity(gasPrice, 'transaction') };
       }
       return receipt;
     });
@@ -188,55 +293,9 @@ export class Web3Chain implements ChainReceiptReader, ChainSender, SignerAddress
     throw new ChainUnavailableError(target.network, `no provider answered (${failures.join('; ')})`);
   }
 
-  private async prepareAndSign(provider: Provider, request: BroadcastRequest, from: string, key: string): Promise<Signed> {
-    const { target } = request;
+  private async sendRaw(provider: Provider, target: ChainTarget, signed: SignedTransaction): Promise<void> {
     const chainId = quantity(await provider.read('eth_chainId', []), 'chain id');
     if (chainId !== BigInt(target.chainId)) throw new ProviderFailure(`serves chain ${chainId}, not ${target.chainId}`);
-    const nonce = quantity(await provider.read('eth_getTransactionCount', [from, 'pending']), 'nonce');
-    const data = request.data ?? '0x';
-    let gasLimit = request.gasLimit;
-    if (gasLimit === undefined) {
-      try {
-        gasLimit = quantity(await provider.call('eth_estimateGas', [{ from, to: request.to, value: hex(request.valueWei), data }]), 'gas estimate');
-      } catch (error) {
-        // The node ran the transaction and it failed (reverts, lacks funds): every provider would say so.
-        if (error instanceof RpcError) throw new ChainRejectedError(target.network, `gas estimation failed: ${error.detail}`);
-        throw error;
-      }
-    }
-    const block = await provider.read('eth_getBlockByNumber', ['latest', false]);
-    const baseFee = block && typeof block === 'object' ? (block as { baseFeePerGas?: unknown }).baseFeePerGas : undefined;
-    const fees: Record<string, unknown> = {};
-    if (baseFee !== undefined && baseFee !== null) {
-      const base = quantity(baseFee, 'base fee');
-      let tip: bigint;
-      try {
-        tip = quantity(await provider.call('eth_maxPriorityFeePerGas', []), 'priority fee');
-      } catch (error) {
-        if (!(error instanceof RpcError)) throw error;
-        // A node without eth_maxPriorityFeePerGas: what its legacy gas price offers above the base fee.
-        const price = quantity(await provider.read('eth_gasPrice', []), 'gas price');
-        tip = price > base ? price - base : 0n;
-      }
-      Object.assign(fees, { type: 2, maxPriorityFeePerGas: tip, maxFeePerGas: 2n * base + tip });
-    } else {
-      Object.assign(fees, { type: 0, gasPrice: quantity(await provider.read('eth_gasPrice', []), 'gas price') });
-    }
-    const { Common, TransactionFactory, signTransaction } = web3().eth.accounts;
-    try {
-      const common = Common.custom({ name: 'chainflow', chainId: target.chainId, networkId: target.chainId, defaultHardfork: 'london' }, { baseChain: 'mainnet' });
-      const tx = TransactionFactory.fromTxData({
-        ...fees, nonce, gasLimit, to: request.to, value: request.valueWei, data, chainId: BigInt(target.chainId),
-      } as never, { common });
-      const signed = await signTransaction(tx, key);
-      return { raw: signed.rawTransaction, hash: signed.transactionHash, nonce: Number(nonce) };
-    } catch (error) {
-      const message = error instanceof Error ? scrub(error.message, [key, ...target.rpc]) : 'unknown error';
-      throw new Error(`broadcast: signing failed: ${message}`);
-    }
-  }
-
-  private async sendRaw(provider: Provider, target: ChainTarget, signed: Signed): Promise<void> {
     try {
       await provider.call('eth_sendRawTransaction', [signed.raw]);
     } catch (error) {
@@ -245,26 +304,30 @@ export class Web3Chain implements ChainReceiptReader, ChainSender, SignerAddress
         // "nonce too low" and the like also come back when an earlier provider did deliver these very bytes and
         // only its answer was lost: a node that knows the transaction has it.
         if (await provider.read('eth_getTransactionByHash', [signed.hash]).catch(() => null)) return;
-        throw new ChainRejectedError(target.network, error.detail);
+        throw new ChainRejectedError(target.network, error.detail, rejection(error.detail));
       }
       throw error;
     }
   }
+}
 
-  private async exclusive<T>(queue: string, work: () => Promise<T>): Promise<T> {
-    const previous = signerQueues.get(queue) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => { release = resolve; });
-    const tail = previous.then(() => mine);
-    signerQueues.set(queue, tail);
-    await previous;
-    try {
-      return await work();
-    } finally {
-      release();
-      if (signerQueues.get(queue) === tail) signerQueues.delete(queue);
-    }
-  }
+function rejection(detail: string): RejectionCode {
+  if (NONCE_TOO_LOW.test(detail)) return 'nonce_too_low';
+  if (NONCE_TOO_HIGH.test(detail)) return 'nonce_too_high';
+  if (NO_FUNDS.test(detail)) return 'insufficient_funds';
+  if (UNDERPRICED.test(detail)) return 'underpriced';
+  return 'rejected';
+}
+
+function callObject(request: CallRequest): Record<string, string> {
+  checkAddress(request.to, 'call');
+  if (request.from !== undefined) checkAddress(request.from, 'call');
+  if (!HEX_DATA.test(request.data)) throw new Error('call: data must be 0x-hex bytes');
+  if (request.valueWei !== undefined && (typeof request.valueWei !== 'bigint' || request.valueWei < 0n)) throw new Error('call: valueWei must be a bigint >= 0');
+  return {
+    ...(request.from ? { from: request.from } : {}), to: request.to, data: request.data,
+    ...(request.valueWei ? { value: hex(request.valueWei) } : {}),
+  };
 }
 
 function positive(value: number, name: string): number {
@@ -276,28 +339,23 @@ function checkHash(txHash: string): void {
   if (typeof txHash !== 'string' || !TX_HASH.test(txHash)) throw new Error('the transaction hash is not a 32-byte 0x-hex string');
 }
 
-function checkBroadcast(request: BroadcastRequest): void {
-  if (!ADDRESS.test(request.to)) throw new Error('broadcast: the destination is not a 20-byte 0x-hex address');
-  if (typeof request.valueWei !== 'bigint' || request.valueWei < 0n) throw new Error('broadcast: valueWei must be a bigint >= 0');
-  if (request.data !== undefined && !HEX_DATA.test(request.data)) throw new Error('broadcast: data must be 0x-hex bytes');
-  if (request.gasLimit !== undefined && (typeof request.gasLimit !== 'bigint' || request.gasLimit <= 0n)) {
-    throw new Error('broadcast: gasLimit must be a bigint > 0');
-  }
+function checkAddress(address: string, what: string): void {
+  if (typeof address !== 'string' || !ADDRESS.test(address)) throw new Error(`${what}: the address is not a 20-byte 0x-hex address`);
 }
 
-function normalizeKey(signer: string, caller = 'broadcast'): string {
-  if (typeof signer !== 'string' || !PRIVATE_KEY.test(signer)) throw new Error(`${caller}: the signer key is not a 32-byte hex private key`);
+function checkSign(request: SignRequest): void {
+  if (!ADDRESS.test(request.to)) throw new Error('sign: the destination is not a 20-byte 0x-hex address');
+  if (typeof request.valueWei !== 'bigint' || request.valueWei < 0n) throw new Error('sign: valueWei must be a bigint >= 0');
+  if (!HEX_DATA.test(request.data)) throw new Error('sign: data must be 0x-hex bytes');
+  if (typeof request.gasLimit !== 'bigint' || request.gasLimit <= 0n) throw new Error('sign: gasLimit must be a bigint > 0');
+  if (!Number.isSafeInteger(request.nonce) || request.nonce < 0) throw new Error('sign: nonce must be an integer >= 0');
+}
+
+function normalizeKey(signer: string): string {
+  if (typeof signer !== 'string' || !PRIVATE_KEY.test(signer)) throw new Error('the signer key is not a 32-byte hex private key');
   return `0x${signer.replace(/^0x/i, '').toLowerCase()}`;
 }
 
-/** The checksummed address of a normalized key; the error never holds the key (web3's message would). */
-function addressOfKey(key: string, caller: string): string {
-  try {
-    return web3().eth.accounts.privateKeyToAddress(key);
-  } catch {
-    throw new Error(`${caller}: the signer key is not a valid secp256k1 private key`);
-  }
-}
 
 function hex(value: bigint): string {
   return `0x${value.toString(16)}`;

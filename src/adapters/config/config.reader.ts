@@ -10,8 +10,9 @@ import type {
   WorkflowConfig,
   EngineConfig,
 } from '../../application/config';
-import { DEFAULT_ENGINE_CONFIG } from '../../application/config';
+import { DEFAULT_ENGINE_CONFIG, DEFAULT_REPLACE_AFTER_MS } from '../../application/config';
 import { readWorkflow } from './workflow.reader';
+import type { StepDefinition } from '../../domain/engine/workflow';
 import { InvalidConfigError, InvalidInputError } from '../../domain/errors';
 import { parseDuration } from '../../domain/duration';
 import { parseAmount } from '../../domain/wei';
@@ -95,7 +96,7 @@ export class ConfigReader {
       networks,
       relayers,
       budgets,
-      workflows: this.workflows(budgets),
+      workflows: this.workflows(budgets, relayers, networks),
       engine: this.engine(),
       secretValues: this.secretValues(),
     };
@@ -213,12 +214,16 @@ export class ConfigReader {
     for (const [name, raw] of entries(this.raw.networks)) {
       const at = childPath('networks', name);
       const rpc = Array.isArray(raw.rpc) ? raw.rpc : [];
+      const maxFeePerGasWei = this.amount(raw.max_fee_per_gas, childPath(at, 'max_fee_per_gas'));
       networks.set(name, {
         name,
         chainId: typeof raw.chain_id === 'number' ? raw.chain_id : 0,
         nativeSymbol: typeof raw.native_symbol === 'string' ? raw.native_symbol : 'ETH',
         rpc: rpc.map((ref, i) => this.resolveRequired(ref, childPath(childPath(at, 'rpc'), i)) ?? ''),
         ...(typeof raw.explorer === 'string' ? { explorer: raw.explorer } : {}),
+        replaceAfterMs: this.duration(raw.replace_after, childPath(at, 'replace_after')) ?? DEFAULT_REPLACE_AFTER_MS,
+        ...(maxFeePerGasWei !== undefined ? { maxFeePerGasWei } : {}),
+        confirmations: typeof raw.confirmations === 'number' ? raw.confirmations : 1,
       });
     }
     return networks;
@@ -281,7 +286,22 @@ export class ConfigReader {
     return budgets;
   }
 
-  private workflows(budgets: ReadonlyMap<string, BudgetConfig>): Map<string, WorkflowConfig> {
+  /** A send's relayer and a read's network, when not templates, must be configured (a relayer with a signer). */
+  private checkChainSteps(workflow: string, steps: readonly StepDefinition[], relayers: ReadonlyMap<string, RelayerConfig>, networks: ReadonlyMap<string, NetworkConfig>): void {
+    steps.forEach((step, i) => {
+      const at = childPath(childPath(`workflows.${workflow}`, 'steps'), i);
+      if (step.type === 'send' && typeof step.fields.relayer === 'string' && !step.fields.relayer.includes('${{')) {
+        const relayer = relayers.get(step.fields.relayer);
+        if (!relayer) this.problem(childPath(at, 'relayer'), `names no configured relayer '${step.fields.relayer}'${known(relayers)}`);
+        else if (!relayer.signer) this.problem(childPath(at, 'relayer'), `relayer '${step.fields.relayer}' has no signer`);
+      }
+      if (step.type === 'read' && typeof step.fields.network === 'string' && !step.fields.network.includes('${{') && !networks.has(step.fields.network)) {
+        this.problem(childPath(at, 'network'), `names no configured network '${step.fields.network}'${known(networks)}`);
+      }
+    });
+  }
+
+  private workflows(budgets: ReadonlyMap<string, BudgetConfig>, relayers: ReadonlyMap<string, RelayerConfig>, networks: ReadonlyMap<string, NetworkConfig>): Map<string, WorkflowConfig> {
     const workflows = new Map<string, WorkflowConfig>();
     for (const [name, raw] of entries(this.raw.workflows)) {
       const names = Array.isArray(raw.budgets) ? raw.budgets.map(String) : [];
@@ -295,6 +315,7 @@ export class ConfigReader {
         problem: (at, message) => this.problem(at, message),
         resolve: (value, at) => this.resolveRequired(value, at),
       });
+      if (engine) this.checkChainSteps(name, engine.steps, relayers, networks);
       workflows.set(name, { name, budgets: names, definition: raw, ...(engine ? { engine } : {}) });
     }
     return workflows;
@@ -324,6 +345,15 @@ export class ConfigReader {
     const variables = new Set([...this.declared.values(), ...this.referencedEnv]);
     const values = [...variables].map((variable) => this.env[variable]);
     return [...new Set(values.filter((v): v is string => typeof v === 'string' && v !== ''))];
+  }
+
+  private duration(value: unknown, at: string): number | undefined {
+    if (typeof value !== 'string') return undefined;
+    try {
+      return parseDuration(value, at);
+    } catch (error) {
+      return void this.inputProblem(error);
+    }
   }
 
   private amount(value: unknown, at: string): bigint | undefined {

@@ -1,10 +1,11 @@
 import type { Json } from '../../domain/journal/journal-event';
 import {
-  DEFAULT_APPROVAL_EXPIRES_MS, DEFAULT_BACKOFF_MS, DEFAULT_HTTP_TIMEOUT_MS, DEFAULT_MAX_BACKOFF_MS, defaultAttempts,
+  DEFAULT_APPROVAL_EXPIRES_MS, DEFAULT_BACKOFF_MS, DEFAULT_READ_TIMEOUT_MS, DEFAULT_SEND_TIMEOUT_MS, DEFAULT_HTTP_TIMEOUT_MS, DEFAULT_MAX_BACKOFF_MS, defaultAttempts,
   type ConditionDefinition, type RetryPolicy, type StepDefinition, type StepType, type TriggerDefinition, type WorkflowDefinition,
 } from '../../domain/engine/workflow';
 import { InvalidInputError } from '../../domain/errors';
 import { parseDuration } from '../../domain/duration';
+import { parseAmount } from '../../domain/wei';
 import { templateExpressions } from '../../application/engine/templates';
 import { CelExpressions } from '../cel';
 import { CronerCalendar } from '../cron';
@@ -125,8 +126,17 @@ function readStep(raw: Raw, at: string, ctx: WorkflowReaderContext): StepDefinit
       return { ...base, type, durationMs: duration('duration', 1000) };
     case 'send':
     case 'read': {
-      const fields = Object.fromEntries(Object.entries(raw).filter(([k]) => !['id', 'type', 'if', 'retry', 'in_test'].includes(k))) as Record<string, Json>;
-      return { ...base, type, fields };
+      const fields = Object.fromEntries(Object.entries(raw).filter(([k]) => !['id', 'type', 'if', 'retry', 'in_test', 'timeout'].includes(k))) as Record<string, Json>;
+      if (typeof raw.value === 'string' && !raw.value.includes('${{')) {
+        try {
+          parseAmount(raw.value, childPath(at, 'value'));
+        } catch (err) {
+          if (!(err instanceof InvalidInputError)) throw err;
+          ctx.problem(err.field, err.reason);
+        }
+      }
+      if (raw.data !== undefined && raw.call !== undefined) ctx.problem(childPath(at, 'call'), 'give data or call, not both');
+      return { ...base, type, fields, timeoutMs: duration('timeout', type === 'send' ? DEFAULT_SEND_TIMEOUT_MS : DEFAULT_READ_TIMEOUT_MS) };
     }
     default:
       return undefined;

@@ -29,7 +29,8 @@ const STEP_KEYS: Record<string, { properties: Record<string, unknown>; required:
     properties: {
       relayer: text, to: text, value: { type: ['string', 'number'] }, data: { type: 'string' },
       call: { type: 'object', required: ['function'], additionalProperties: false, properties: { function: text, args: { type: 'array' } } },
-      wait_for: { enum: ['none', 'submitted', 'confirmed'] }, confirmations: { type: 'integer', minimum: 0 },
+      wait_for: { enum: ['none', 'submitted', 'confirmed'] }, confirmations: { type: 'integer', minimum: 1, maximum: 1000 },
+      gas_limit: { type: 'integer', minimum: 21000 },
     },
     required: ['relayer', 'to'],
   },

@@ -17,7 +17,12 @@ export class HttpMetrics {
    * `sizes`: row counts read at each scrape (journal tables); `ledger`: receipt reads still owed and failed
    * ones (ledger gaps: landed sends without a ledger entry).
    */
-  constructor(sizes: () => Promise<Record<string, number>>, ledger: () => Promise<{ pending: number; gaps: number }> = async () => ({ pending: 0, gaps: 0 })) {
+  constructor(
+    sizes: () => Promise<Record<string, number>>,
+    ledger: () => Promise<{ pending: number; gaps: number }> = async () => ({ pending: 0, gaps: 0 }),
+    /** Registries of other adapters (the send path's counters), exported on the same page. */
+    private readonly others: readonly Registry[] = [],
+  ) {
     new Gauge({
       name: 'chainflow_spend_ledger_gaps', help: 'Landed sends whose receipt read failed: no ledger entry', registers: [this.registry],
       async collect() {
@@ -50,6 +55,7 @@ export class HttpMetrics {
   };
 
   readonly handler: RequestHandler = async (_req, res) => {
-    res.type(this.registry.contentType).send(await this.registry.metrics());
+    const registry = this.others.length ? Registry.merge([this.registry, ...this.others]) : this.registry;
+    res.type(registry.contentType).send(await registry.metrics());
   };
 }

@@ -6,6 +6,7 @@ import { withoutRowid } from './schema';
 import { spend } from './migration-spend';
 import { engine } from './migration-engine';
 import { relayerTopups } from './migration-relayers';
+import { sends } from './migration-sends';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -152,7 +153,10 @@ const initial: Migration = {
   },
 };
 
-const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['0001_journal', initial], ['0002_history_lists', listIndexes], ['0003_bearers', bearers], ['0004_spend', spend], ['0005_engine', engine], ['0006_relayer_topups', relayerTopups]];
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
+  ['0001_journal', initial], ['0002_history_lists', listIndexes], ['0003_bearers', bearers], ['0004_spend', spend], ['0005_engine', engine],
+  ['0006_relayer_topups', relayerTopups], ['0007_sends', sends],
+];
 
 /** Migrations compiled into the program (no directory scan at start-up). */
 export const migrationSource: Knex.MigrationSource<Migration> = {

@@ -113,6 +113,13 @@ export class DriveRun {
         if (!this.retryable(step, progress)) return this.end(d, [], 'failed', progress.error ?? undefined);
       }
       if (d.stopping()) return this.letGo(d);
+      if (progress?.status === 'running' && step.type === 'send') {
+        const recovered = await this.resumeSend(d, step, progress, false);
+        if (recovered !== 'fresh') {
+          if (recovered) return recovered;
+          continue;
+        }
+      }
       // A step still `running` here was running when its process died: it runs again as its next attempt.
       const attempt = (progress?.attempts ?? 0) + 1;
       const outcome = await this.attempt(d, step, attempt);
@@ -145,25 +152,44 @@ export class DriveRun {
     await this.emit(d, [started(prepared.input)]);
     // What the step does outside must follow its journaled start: a crash mid-step then shows as a started attempt.
     if (prepared.sideEffects) await this.flush(d);
-    const result = await prepared.run();
+    return this.conclude(d, step, srid, attempt, await prepared.run());
+  }
+
+  /** Journals how an attempt ended (with the events it brought), or its park; a failure retries or ends the run. */
+  private async conclude(d: Drive, step: StepDefinition, srid: string, attempt: number, result: Attempted, before: JournalEvent[] = []): Promise<DriveOutcome | undefined> {
+    const { runId } = d.claim;
     if (result.kind === 'succeeded') {
-      await this.emit(d, [this.stepFinished(srid, result)]);
+      await this.emit(d, [...before, ...(result.events ?? []), this.stepFinished(srid, result)]);
       return undefined;
     }
     if (result.kind === 'parked') {
       const { wait } = result;
-      await this.emit(d, [...result.events, {
+      await this.emit(d, [...before, ...result.events, {
         type: 'run.parked', at: this.now(), run_id: runId, wait_kind: wait.kind, step_run_id: srid,
         ...(wait.dueAt !== null ? { due_at: toIso(wait.dueAt) } : {}), ...(wait.expiresAt !== null ? { expires_at: toIso(wait.expiresAt) } : {}),
       }]);
       return this.park(d, wait.dueAt);
     }
-    const finished = this.stepFinished(srid, result);
+    const finished = [...before, ...(result.events ?? []), this.stepFinished(srid, result)];
     const again = result.retryable !== false && !NON_RETRYABLE.has(result.error.kind) && attempt < step.retry.attempts;
-    if (!again) return this.end(d, [finished], 'failed', result.error);
+    if (!again) return this.end(d, finished, 'failed', result.error);
     const dueAt = this.clock.now() + retryDelayMs(step.retry, attempt + 1);
-    await this.emit(d, [finished, { type: 'run.parked', at: this.now(), run_id: runId, wait_kind: 'delay', step_run_id: srid, due_at: toIso(dueAt) }]);
+    await this.emit(d, [...finished, { type: 'run.parked', at: this.now(), run_id: runId, wait_kind: 'delay', step_run_id: srid, due_at: toIso(dueAt) }]);
     return this.park(d, dueAt);
+  }
+
+  /**
+   * A send step found running: its send is looked at again, never sent anew (CONTRACT 8.5). Undefined when the step
+   * queued no send in this attempt (it runs again), or when it goes on (the send settled and the step finished).
+   */
+  private async resumeSend(d: Drive, step: StepDefinition, progress: StepProgress, parked: boolean): Promise<DriveOutcome | undefined | 'fresh'> {
+    const ctx = { runId: d.claim.runId, stepRunId: progress.stepRunId, attempt: progress.attempts, scope: this.scope(d) };
+    const result = await this.steps.resumeSend(step, ctx, d.owner);
+    if (!result) return 'fresh';
+    // Still in flight, nothing new to journal: the run stays parked as it is, due again when the send says.
+    if (result.kind === 'parked' && parked && result.events.length === 0) return this.park(d, result.wait.dueAt);
+    const resumed: JournalEvent[] = parked ? [{ type: 'run.resumed', at: this.now(), run_id: d.claim.runId }] : [];
+    return this.conclude(d, step, progress.stepRunId, progress.attempts, result, resumed);
   }
 
   private retryable(step: StepDefinition, progress: StepProgress): boolean {
@@ -203,6 +229,10 @@ export class DriveRun {
         ? [{ type: 'approval.decided', at: this.now(), approval_id: approval.approvalId, decision: 'expired' }]
         : [];
       return this.end(d, [...decided, resumed, this.stepFinished(step.stepRunId, { kind: 'failed', error })], 'failed', error);
+    }
+    if (parked.kind === 'tx' && step?.status === 'running' && stepDef?.type === 'send') {
+      const recovered = await this.resumeSend(d, stepDef, step, true);
+      if (recovered !== 'fresh') return recovered;
     }
     if (parked.dueAt !== null && now < parked.dueAt) return this.park(d, parked.dueAt);
     if (parked.kind === 'delay' && step?.status === 'running' && stepDef?.type === 'delay') {
@@ -244,6 +274,8 @@ export class DriveRun {
     const parkedOn = d.p.parked?.stepRunId;
     const running = [...d.p.steps.values()].find((s) => s.status === 'running' && s.stepRunId !== parkedOn);
     if (!running) return undefined;
+    // A send is recovered by its hash, never run again: a crash during one is no sign of a poison run.
+    if (this.catalog.get(d.p.started.workflow)?.steps.find((s) => s.id === running.stepId)?.type === 'send') return undefined;
     const count = d.claim.crashStepRunId === running.stepRunId ? d.claim.crashCount + 1 : 1;
     await this.store.noteCrash(d.claim.runId, running.stepRunId, count);
     if (count < CRASHES_TO_DEAD_LETTER) return undefined;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { toIso } from '../../domain/time';
 import { ChainflowConfig, DEFAULT_ENGINE_CONFIG, type EngineConfig } from '../config';
 import { Clock } from '../ports/clock';
@@ -9,6 +9,7 @@ import { EngineStore, type ClaimedRun } from '../ports/engine-store';
 import { Logger } from '../ports/logger';
 import { WorkflowStates } from '../ports/workflow-states';
 import { SettlePendingReceipts } from '../spend/settle-pending-receipts.use-case';
+import { WatchSends } from '../sends/watch-sends.use-case';
 import { Redactor } from '../../domain/redactor';
 import { DriveRun } from './drive-run.use-case';
 import { StartRun, type StartedRun, type StartRunRequest } from './start-run.use-case';
@@ -24,6 +25,8 @@ export const DELIVERY_MEMORY_MS = 24 * 60 * 60 * 1000;
 const FORGET_EVERY_MS = 60 * 60 * 1000;
 /** How long a stopping engine waits for the runs it drives to park or end. */
 export const STOP_GRACE_MS = 10_000;
+/** How often sends nobody waits for (wait_for none/submitted, cancelled runs) are looked at. */
+const SEND_WATCH_MS = 1_000;
 
 /**
  * The engine's one loop (CONTRACT 8): claims due runs and drives them (bounded concurrency), fires cron ticks,
@@ -40,6 +43,7 @@ export class Engine {
   private renewTimer: NodeJS.Timeout | undefined;
   private drainTimer: NodeJS.Timeout | undefined;
   private forgetTimer: NodeJS.Timeout | undefined;
+  private watchTimer: NodeJS.Timeout | undefined;
   private running = false;
   /** stop() was called: runs being driven are let go between step attempts. */
   private stopping = false;
@@ -62,6 +66,7 @@ export class Engine {
     @inject(Clock) private readonly clock: Clock,
     @inject(Logger) private readonly logger: Logger,
     @inject(Redactor) private readonly redactor: Redactor,
+    @inject(WatchSends) @optional() private readonly sends?: WatchSends,
   ) {
     this.settings = config.engine ?? DEFAULT_ENGINE_CONFIG;
   }
@@ -79,6 +84,8 @@ export class Engine {
     this.forget();
     this.forgetTimer = setInterval(() => this.forget(), FORGET_EVERY_MS);
     this.forgetTimer.unref();
+    this.watchTimer = setInterval(() => this.watchSends(), SEND_WATCH_MS);
+    this.watchTimer.unref();
   }
 
   /**
@@ -92,6 +99,7 @@ export class Engine {
     clearInterval(this.renewTimer);
     clearInterval(this.drainTimer);
     clearInterval(this.forgetTimer);
+    clearInterval(this.watchTimer);
     await this.ticking;
     // A run still driven past the grace keeps its lease until it runs out; another process then takes it on.
     let timer: NodeJS.Timeout | undefined;
@@ -255,6 +263,10 @@ export class Engine {
 
   private drain(): void {
     this.receipts.drain().catch((err: unknown) => this.warn('spend ledger: receipt reads failed', err));
+  }
+
+  private watchSends(): void {
+    this.sends?.drain(this.owner).catch((err: unknown) => this.warn('send watch failed', err));
   }
 
   private warn(message: string, err: unknown): void {

@@ -1,40 +1,17 @@
-import { inject, injectable } from 'inversify';
-import type { ApprovalStep, DelayStep, HttpCallStep, StepDefinition } from '../../domain/engine/workflow';
-import type { ErrorInfo, JournalEvent, Json, WaitKind } from '../../domain/journal/journal-event';
+import { inject, injectable, optional } from 'inversify';
+import type { ApprovalStep, ChainStep, DelayStep, HttpCallStep, StepDefinition } from '../../domain/engine/workflow';
+import type { Json } from '../../domain/journal/journal-event';
 import { REDACTED } from '../../domain/redactor';
 import { toIso } from '../../domain/time';
 import { Clock } from '../ports/clock';
 import { Expressions } from '../ports/expressions';
 import { HttpClient, HttpFailure } from '../ports/http-client';
+import { ReadStep } from './read-step';
+import { SendStep } from './send-step';
 import { renderString, renderTree } from './templates';
+import type { Attempted, AttemptContext, PreparedAttempt } from './attempt';
 
-/** How one attempt of a step ended, or that it parked the run. */
-export type Attempted =
-  | { readonly kind: 'succeeded'; readonly output: Json }
-  /** `retryable` false: no further attempt whatever the retry policy (a 4xx answer). */
-  | { readonly kind: 'failed'; readonly error: ErrorInfo; readonly output?: Json; readonly retryable?: boolean }
-  | {
-    readonly kind: 'parked';
-    /** Journaled with the step's start, before the run.parked (e.g. approval.requested). */
-    readonly events: readonly JournalEvent[];
-    readonly wait: { readonly kind: WaitKind; readonly dueAt: number | null; readonly expiresAt: number | null };
-  };
-
-/** A step attempt ready to go: its resolved input (journaled with step.started) and the attempt itself. */
-export interface PreparedAttempt {
-  readonly input: Json;
-  /** The attempt acts outside chainflow (calls a service, broadcasts): its start is journaled before it runs. */
-  readonly sideEffects: boolean;
-  run(): Promise<Attempted>;
-}
-
-export interface AttemptContext {
-  readonly runId: string;
-  readonly stepRunId: string;
-  readonly attempt: number;
-  /** The expression context: trigger, steps, run. */
-  readonly scope: Readonly<Record<string, unknown>>;
-}
+export type { Attempted, AttemptContext, PreparedAttempt } from './attempt';
 
 /** A response body kept in a step's output: JSON when it is JSON, else text, cut at this many characters. */
 const MAX_BODY_CHARS = 64 * 1024;
@@ -49,7 +26,18 @@ export class StepRunners {
     @inject(HttpClient) private readonly http: HttpClient,
     @inject(Expressions) private readonly expressions: Expressions,
     @inject(Clock) private readonly clock: Clock,
+    @inject(SendStep) @optional() private readonly sends?: SendStep,
+    @inject(ReadStep) @optional() private readonly reads?: ReadStep,
   ) {}
+
+  /**
+   * A send step found running (parked on its send, or its process died mid-step): its send is looked at again, never
+   * sent anew (CONTRACT 8.5). Undefined when the attempt had queued no send: the step then runs as usual.
+   */
+  resumeSend(step: StepDefinition, ctx: AttemptContext, owner: string): Promise<Attempted | undefined> {
+    if (step.type !== 'send' || !this.sends) return Promise.resolve(undefined);
+    return this.sends.resume(step, ctx, owner);
+  }
 
   /** @throws ExpressionError */
   prepare(step: StepDefinition, ctx: AttemptContext): PreparedAttempt {
@@ -60,6 +48,19 @@ export class StepRunners {
         return this.approval(step, ctx);
       case 'delay':
         return this.delay(step);
+      case 'send':
+        if (this.sends) return this.sends.prepare(step as ChainStep, ctx);
+        return this.unsupported(step);
+      case 'read':
+        if (this.reads) return this.reads.prepare(step as ChainStep, ctx);
+        return this.unsupported(step);
+      default:
+        return this.unsupported(step);
+    }
+  }
+
+  private unsupported(step: StepDefinition): PreparedAttempt {
+    switch (step.type) {
       default:
         return {
           input: null,

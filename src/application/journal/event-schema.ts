@@ -61,7 +61,7 @@ const shapes: Record<JournalEventType, { required: string[]; properties: Props }
     },
   },
   'send.parked': { required: ['send_id'], properties: { send_id: id, reason: text } },
-  'send.submitted': { required: ['send_id', 'tx_hash'], properties: { send_id: id, tx_hash: name, nonce: uint } },
+  'send.submitted': { required: ['send_id', 'tx_hash'], properties: { send_id: id, tx_hash: name, nonce: uint, replacement: { enum: ['fee_bump', 'cancel'] } } },
   'send.settled': {
     required: ['send_id', 'outcome'],
     properties: { send_id: id, outcome: { enum: ['confirmed', 'reverted', 'dropped', 'expired', 'replaced'] }, tx_hash: name, receipt },

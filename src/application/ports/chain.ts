@@ -1,4 +1,5 @@
-import type { Receipt } from '../../domain/journal/journal-event';
+import type { Fees } from '../../domain/chain/fees';
+import type { TxReceipt } from '../../domain/chain/tx-receipt';
 
 /** The network a chain call goes to: its name (for messages), chain id, and read providers in order. */
 export interface ChainTarget {
@@ -16,52 +17,101 @@ export class ChainUnavailableError extends Error {
   }
 }
 
-/**
- * Reads one transaction receipt over a network's read providers: tried in order, each call bounded by a
- * timeout. Resolves null when a provider answered that it knows no receipt (not mined). Rejects with
- * ChainUnavailableError when no provider answered.
- *
- * The receipt's numbers are decimal strings (`gasUsed`, `effectiveGasPrice`, `gasPrice`, `l1Fee` when
- * the node reports one); `status` is 1 (success) or 0 (reverted); `blockNumber` a decimal string.
- */
-export interface ChainReceiptReader {
-  read(target: ChainTarget, txHash: string): Promise<Receipt | null>;
-}
-export const ChainReceiptReader = Symbol('ChainReceiptReader');
+/** Why a node refused a transaction; `nonce_*` make the send path resync its nonce allocator. */
+export type RejectionCode = 'nonce_too_low' | 'nonce_too_high' | 'underpriced' | 'insufficient_funds' | 'rejected';
 
-export interface BroadcastRequest {
-  readonly target: ChainTarget;
+/**
+ * The node refused the transaction itself (insufficient funds, nonce too low, gas estimation reverted, ...):
+ * another provider would answer the same, so none is tried, and a retry would fail alike. The message holds
+ * the node's reason, scrubbed of URLs and of the signer key.
+ */
+export class ChainRejectedError extends Error {
+  constructor(readonly network: string, readonly reason: string, readonly code: RejectionCode = 'rejected') {
+    super(`${network}: transaction rejected: ${reason}`);
+    this.name = 'ChainRejectedError';
+  }
+}
+
+/** A view call reverted; `reason` is decoded (Error(string), Panic(uint256)) or the raw custom error data. */
+export class CallRevertedError extends Error {
+  constructor(readonly reason: string) {
+    super(`call reverted: ${reason}`);
+    this.name = 'CallRevertedError';
+  }
+}
+
+/** A call as a transaction would make it: from, to, value (wei) and call data (0x-hex). */
+export interface CallRequest {
+  readonly from?: string;
+  readonly to: string;
+  readonly valueWei?: bigint;
+  readonly data: string;
+}
+
+/** What the chain says a transaction would do now: run (with the gas it would use) or revert (with why). */
+export type Simulation =
+  | { readonly ok: true; readonly gasEstimate: bigint }
+  | { readonly ok: false; readonly revertReason: string };
+
+/**
+ * Reads a chain over a network's read providers: tried in order, each call bounded by a timeout; a provider that
+ * fails hands over to the next, and ChainUnavailableError says none answered. Malformed input is refused before
+ * any provider is asked.
+ */
+export interface ChainReader {
+  /** The receipt of a mined transaction; null when a provider answered that it knows none (not mined). */
+  receipt(target: ChainTarget, txHash: string): Promise<TxReceipt | null>;
+  /** Polls for the receipt up to `timeoutMs`; null when none arrived in time. */
+  waitForReceipt(target: ChainTarget, txHash: string, timeoutMs: number): Promise<TxReceipt | null>;
+  /** Whether a provider knows the transaction at all (in its pool or mined). */
+  transactionKnown(target: ChainTarget, txHash: string): Promise<boolean>;
+  /** The native balance of an address, in wei. */
+  balance(target: ChainTarget, address: string): Promise<bigint>;
+  /** The latest block number. */
+  blockNumber(target: ChainTarget): Promise<bigint>;
+  /** Transactions an address has sent: mined (`latest`), or counting those in the pool (`pending`). */
+  nonce(target: ChainTarget, address: string, block: 'latest' | 'pending'): Promise<number>;
+  /** What a transaction should offer per gas now (EIP-1559 when the chain has a base fee, legacy otherwise). */
+  fees(target: ChainTarget): Promise<Fees>;
+  /** A view call at the latest block: the returned data (0x-hex). CallRevertedError when it reverts. */
+  call(target: ChainTarget, request: CallRequest): Promise<string>;
+  /** Runs the transaction without sending it (eth_call, then eth_estimateGas): ok with its gas, or its revert reason. */
+  simulate(target: ChainTarget, request: CallRequest): Promise<Simulation>;
+}
+export const ChainReader = Symbol('ChainReader');
+
+export interface SignRequest {
+  readonly chainId: number;
   /** The relayer's signing key (0x-hex private key). Never logged, never in a message. */
   readonly signer: string;
+  readonly nonce: number;
   readonly to: string;
   readonly valueWei: bigint;
   /** Call data, 0x-hex. */
-  readonly data?: string;
-  /** Gas limit; estimated by the node when absent. */
-  readonly gasLimit?: bigint;
+  readonly data: string;
+  readonly gasLimit: bigint;
+  readonly fees: Fees;
 }
 
-export interface Broadcast {
-  readonly txHash: string;
+/** A transaction signed locally: its raw bytes (not a secret) and hash, ready to broadcast any number of times. */
+export interface SignedTransaction {
+  readonly raw: string;
+  readonly hash: string;
   readonly from: string;
   readonly nonce: number;
 }
 
 /** Signs with a relayer's key and broadcasts: the only way chainflow moves anything on chain. */
 export interface ChainSender {
-  broadcast(request: BroadcastRequest): Promise<Broadcast>;
-  /** Polls for the receipt up to `timeoutMs`; null when none arrived in time. Same receipt shape as the reader. */
-  waitForReceipt(target: ChainTarget, txHash: string, timeoutMs: number): Promise<Receipt | null>;
-  /** The native balance of an address, in wei. */
-  balance(target: ChainTarget, address: string): Promise<bigint>;
+  /** The address of a signing key (checksummed). */
+  address(signer: string): string;
+  /** Signs locally; no provider is asked. */
+  sign(request: SignRequest): Promise<SignedTransaction>;
+  /**
+   * Sends signed bytes to the providers in order until one takes them. A node that already holds them (or an
+   * earlier provider delivered them and only its answer was lost) counts as taken. ChainRejectedError when a
+   * node refuses them; ChainUnavailableError when no provider answered (they may still have reached the network).
+   */
+  broadcast(target: ChainTarget, signed: SignedTransaction): Promise<void>;
 }
 export const ChainSender = Symbol('ChainSender');
-
-/**
- * Derives the address of a relayer's signer credential locally (no provider is asked): what the relayer's
- * transactions are sent from. Rejects with a message that never holds the credential when it is not a usable key.
- */
-export interface SignerAddresses {
-  addressOf(signer: string): Promise<string>;
-}
-export const SignerAddresses = Symbol('SignerAddresses');

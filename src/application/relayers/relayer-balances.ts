@@ -1,6 +1,6 @@
 import { inject, injectable, optional } from 'inversify';
 import { Redactor } from '../../domain/redactor';
-import { ChainSender, ChainUnavailableError, type ChainTarget } from '../ports/chain';
+import { ChainReader, ChainUnavailableError, type ChainTarget } from '../ports/chain';
 import { Clock } from '../ports/clock';
 
 /** Tuning of relayer balance reads. */
@@ -13,8 +13,8 @@ export interface RelayerReadOptions {
 export const RelayerReadOptions = Symbol('RelayerReadOptions');
 
 /**
- * The chain port balances are read through: the ChainSender (today's home of `balance`), bound in the
- * composition root to a client whose per-call timeout lets a second provider answer within the read bound.
+ * The chain reader balances are read through, bound in the composition root to a client whose per-call timeout
+ * lets a second provider answer within the read bound.
  */
 export const RelayerBalanceChain = Symbol('RelayerBalanceChain');
 
@@ -43,7 +43,7 @@ export class RelayerBalances {
   private readonly slots = new Map<string, Slot>();
 
   constructor(
-    @inject(RelayerBalanceChain) private readonly chain: Pick<ChainSender, 'balance'>,
+    @inject(RelayerBalanceChain) private readonly chain: Pick<ChainReader, 'balance'>,
     @inject(Clock) private readonly clock: Clock,
     @inject(Redactor) private readonly redactor: Redactor,
     @inject(RelayerReadOptions) @optional() options: RelayerReadOptions = {},

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { fundingPlan, type FundingPlan } from '../../domain/relayers/funding-plan';
 import { Redactor } from '../../domain/redactor';
 import { ChainflowConfig, type RelayerConfig } from '../config';
-import { SignerAddresses, type ChainTarget } from '../ports/chain';
+import { ChainSender, type ChainTarget } from '../ports/chain';
 import { RecentGasSpend } from './recent-gas-spend';
 import { RelayerBalances, type BalanceReading } from './relayer-balances';
 
@@ -35,7 +35,7 @@ export class RelayerBook {
 
   constructor(
     @inject(ChainflowConfig) private readonly config: ChainflowConfig,
-    @inject(SignerAddresses) private readonly signers: SignerAddresses,
+    @inject(ChainSender) private readonly signers: Pick<ChainSender, 'address'>,
     @inject(RelayerBalances) private readonly balances: RelayerBalances,
     @inject(RecentGasSpend) private readonly spend: RecentGasSpend,
     @inject(Redactor) private readonly redactor: Redactor,
@@ -67,7 +67,7 @@ export class RelayerBook {
       const signer = relayer.signer;
       derived = signer === undefined
         ? Promise.resolve({ error: 'no signer configured: the address is unknown' })
-        : this.signers.addressOf(signer).then(
+        : Promise.resolve().then(() => this.signers.address(signer)).then(
           (address) => ({ address }),
           (err: unknown) => ({ error: `the signer cannot be used (${this.redactor.redactText(err instanceof Error ? err.message : String(err))})` }),
         );

@@ -1,14 +1,15 @@
 import { inject, injectable } from 'inversify';
+import { journalReceipt } from '../../domain/chain/tx-receipt';
 import { InvalidInputError, NotFoundError } from '../../domain/errors';
-import type { JournalEvent, Receipt } from '../../domain/journal/journal-event';
-import { Redactor } from '../../domain/redactor';
+import type { ErrorInfo, JournalEvent, Receipt } from '../../domain/journal/journal-event';
+import { sendInStream } from '../../domain/sends/send-state';
 import { toIso } from '../../domain/time';
-import { ChainflowConfig } from '../config';
-import { ChainSender, type Broadcast, type ChainTarget } from '../ports/chain';
 import { Clock } from '../ports/clock';
 import { JournalWriter } from '../ports/journal-writer';
 import { RunRepository } from '../ports/run-repository';
-import { BudgetGuard } from './budget-guard.use-case';
+import { SendWatch } from '../ports/send-watch';
+import { AdvanceSend } from '../sends/advance-send.use-case';
+import { SubmitSend } from '../sends/submit-send.use-case';
 
 export interface SendRequest {
   readonly runId: string;
@@ -32,70 +33,67 @@ export type SendResult =
   | { readonly status: 'submitted'; readonly txHash: string }
   | { readonly status: 'confirmed' | 'reverted'; readonly txHash: string; readonly receipt: Receipt };
 
+const POLL_MS = 100;
+
 /**
- * The send path of a `send` step: the budget check first (nothing is broadcast when it refuses), then
- * queue, broadcast, wait for the receipt, and settle; every move is journaled, and the terminal settle of a
- * landed send writes its ledger entry in the same transaction. The engine journals the run and the step's
- * start; this journals the step's end.
+ * One send outside a workflow's steps (a relayer top-up, tools), on the same send path as the `send` step: the budget
+ * check first (nothing is broadcast when it refuses), then the relayer's nonce from storage, sign, journal, broadcast,
+ * and wait up to `waitMs` for the receipt; the terminal settle of a landed send writes its ledger entry in the same
+ * transaction. Not simulated (an explicit gas limit sends even a call that would revert). Left in flight, the send is
+ * settled later by the engine's watcher. The caller journals the run and the step's start; this journals the step's end.
  */
 @injectable()
 export class SendTransaction {
+  private readonly owner = `send-transaction:${process.pid}`;
+
   constructor(
-    @inject(ChainflowConfig) private readonly config: ChainflowConfig,
-    @inject(BudgetGuard) private readonly guard: BudgetGuard,
-    @inject(ChainSender) private readonly chain: ChainSender,
+    @inject(SubmitSend) private readonly submit: SubmitSend,
+    @inject(AdvanceSend) private readonly advance: AdvanceSend,
+    @inject(SendWatch) private readonly watch: SendWatch,
     @inject(JournalWriter) private readonly journal: JournalWriter,
     @inject(RunRepository) private readonly runs: RunRepository,
     @inject(Clock) private readonly clock: Clock,
-    @inject(Redactor) private readonly redactor: Redactor,
   ) {}
 
   async execute(req: SendRequest): Promise<SendResult> {
-    const relayer = this.config.relayers.get(req.relayer);
-    if (!relayer) throw new InvalidInputError('relayer', `no relayer named '${req.relayer}' is configured`);
-    const network = this.config.networks.get(relayer.network);
-    if (!network) throw new InvalidInputError('relayer', `relayer '${req.relayer}' names unknown network '${relayer.network}'`);
-    if (!relayer.signer) throw new InvalidInputError('relayer', `relayer '${req.relayer}' has no signer`);
     const run = await this.runs.get(req.runId);
     if (!run) throw new NotFoundError('run');
     const at = (): string => toIso(this.clock.now());
-    const finish = async (status: 'succeeded' | 'failed', error?: { kind: string; message: string }, before: readonly JournalEvent[] = []): Promise<void> => {
+    const finish = async (status: 'succeeded' | 'failed', before: readonly JournalEvent[], error?: ErrorInfo): Promise<void> => {
       await this.journal.append([...before, { type: 'step.finished', at: at(), run_id: req.runId, step_run_id: req.stepRunId, status, ...(error ? { error } : {}) }]);
     };
 
-    // The budget checks are journaled with the next write, which always comes before any broadcast.
-    const verdict = await this.guard.evaluate({
-      runId: req.runId, stepRunId: req.stepRunId, workflow: run.workflow, relayer: req.relayer, valueWei: req.valueWei, token: req.token,
+    const submitted = await this.submit.execute({
+      runId: req.runId, stepRunId: req.stepRunId, sendId: req.sendId, workflow: run.workflow, session: 'live', relayer: req.relayer,
+      to: req.to, valueWei: req.valueWei, data: req.data ?? '0x', gasLimit: req.gasLimit, idempotencyKey: req.idempotencyKey,
+      simulate: false, detached: true, token: req.token,
     });
-    if (!verdict.allowed) {
-      await finish('failed', verdict.error, verdict.events);
-      return { status: 'refused', error: verdict.error! };
+    if (submitted.kind === 'failed') {
+      await finish('failed', submitted.events, submitted.error);
+      return { status: submitted.error.kind === 'budget_exceeded' ? 'refused' : 'failed', error: { kind: submitted.error.kind, message: submitted.error.message ?? '' } };
     }
-
-    const target: ChainTarget = { network: network.name, chainId: network.chainId, rpc: network.rpc };
-    await this.journal.append([...verdict.events, {
-      type: 'send.queued', at: at(), run_id: req.runId, step_run_id: req.stepRunId, send_id: req.sendId, network: network.name,
-      chain_id: network.chainId, relayer: req.relayer, to: req.to, value_wei: req.valueWei.toString(), idempotency_key: req.idempotencyKey,
-    }]);
-    let sent: Broadcast;
-    try {
-      sent = await this.chain.broadcast({ target, signer: relayer.signer, to: req.to, valueWei: req.valueWei, data: req.data, gasLimit: req.gasLimit });
-    } catch (err) {
-      const error = { kind: 'broadcast_failed', message: this.redactor.redactText(err instanceof Error ? err.message : String(err)) };
-      await this.journal.append([{ type: 'send.settled', at: at(), send_id: req.sendId, outcome: 'dropped' }]);
-      await finish('failed', error);
-      return { status: 'failed', error };
+    if (submitted.kind !== 'submitted') throw new InvalidInputError('session', 'only live sends are broadcast');
+    const deadline = this.clock.now() + (req.waitMs ?? 30_000);
+    // Held while this waits, so that the engine's watcher leaves the send alone meanwhile.
+    await this.watch.lease({ sendId: req.sendId, runId: req.runId }, this.owner, this.clock.now(), deadline + 5_000);
+    for (;;) {
+      const send = sendInStream(await this.runs.stream(req.runId), req.sendId)!;
+      const advanced = await this.advance.execute({ send, expiresAt: Number.MAX_SAFE_INTEGER, confirmations: 1 });
+      if (advanced.kind === 'settled' && advanced.receipt && (advanced.outcome === 'confirmed' || advanced.outcome === 'reverted')) {
+        const error = advanced.outcome === 'reverted' ? { kind: 'reverted', message: `transaction ${advanced.txHash} reverted` } : undefined;
+        await finish(advanced.outcome === 'confirmed' ? 'succeeded' : 'failed', [advanced.event], error);
+        await this.watch.unwatch(req.sendId);
+        return { status: advanced.outcome, txHash: advanced.txHash!, receipt: journalReceipt(advanced.receipt) };
+      }
+      if (advanced.kind === 'settled') {
+        const error = { kind: 'tx_dropped', message: `the send settled ${advanced.outcome}` };
+        await finish('failed', [advanced.event], error);
+        await this.watch.unwatch(req.sendId);
+        return { status: 'failed', error };
+      }
+      // No receipt yet (or no provider answering): the send stays submitted, in flight, for the engine to settle later.
+      if (this.clock.now() >= deadline) return { status: 'submitted', txHash: submitted.txHash };
+      await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(1, deadline - this.clock.now()))));
     }
-    // Outside the try: once broadcast, a failure to journal it must not be mistaken for a dropped send.
-    const txHash = sent.txHash;
-    await this.journal.append([{ type: 'send.submitted', at: at(), send_id: req.sendId, tx_hash: txHash, nonce: sent.nonce }]);
-    // No receipt yet (or no provider answering): the send stays submitted, in flight, for the engine to settle later.
-    const receipt = await this.chain.waitForReceipt(target, txHash, req.waitMs ?? 30_000).catch(() => null);
-    if (!receipt) return { status: 'submitted', txHash };
-    const outcome = Number(receipt.status) === 0 ? 'reverted' : 'confirmed';
-    const events: JournalEvent[] = [{ type: 'send.settled', at: at(), send_id: req.sendId, outcome, tx_hash: txHash, receipt }];
-    await this.journal.append(events);
-    await finish(outcome === 'confirmed' ? 'succeeded' : 'failed', outcome === 'reverted' ? { kind: 'reverted', message: `transaction ${txHash} reverted` } : undefined);
-    return { status: outcome, txHash, receipt };
   }
 }

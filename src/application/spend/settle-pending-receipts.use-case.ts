@@ -2,7 +2,8 @@ import { inject, injectable } from 'inversify';
 import { Redactor } from '../../domain/redactor';
 import { completeEntry, type PendingReceipt } from '../../domain/spend/ledger-entry';
 import { ChainflowConfig } from '../config';
-import { ChainReceiptReader } from '../ports/chain';
+import { ChainReader } from '../ports/chain';
+import { journalReceipt } from '../../domain/chain/tx-receipt';
 import { Logger } from '../ports/logger';
 import { PendingReceipts } from '../ports/spend-ledger';
 
@@ -20,7 +21,7 @@ export class SettlePendingReceipts {
 
   constructor(
     @inject(PendingReceipts) private readonly pending: PendingReceipts,
-    @inject(ChainReceiptReader) private readonly reader: ChainReceiptReader,
+    @inject(ChainReader) private readonly reader: ChainReader,
     @inject(ChainflowConfig) private readonly config: ChainflowConfig,
     @inject(Logger) private readonly logger: Logger,
     @inject(Redactor) private readonly redactor: Redactor,
@@ -64,12 +65,12 @@ export class SettlePendingReceipts {
     if (!network || !network.rpc.length) return `network '${p.network}' has no read providers configured`;
     let receipt;
     try {
-      receipt = await this.reader.read({ network: network.name, chainId: network.chainId, rpc: network.rpc }, p.txHash);
+      receipt = await this.reader.receipt({ network: network.name, chainId: network.chainId, rpc: network.rpc }, p.txHash);
     } catch (err) {
       return err instanceof Error ? err.message : String(err);
     }
     if (!receipt) return 'no receipt found for the transaction';
-    const entry = completeEntry(p, receipt);
+    const entry = completeEntry(p, journalReceipt(receipt));
     if (!entry) return 'the receipt has no gas numbers';
     // A storage failure here is not a gap: it propagates, the read stays owed, and the next drain does it again.
     await this.pending.complete(p, entry);

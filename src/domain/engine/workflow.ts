@@ -80,11 +80,16 @@ export interface DelayStep extends StepBase<'delay'> {
   readonly durationMs: number;
 }
 
-/** `send` and `read` (the chain steps): accepted and validated here, run by the engine's chain issue. */
+/** `send` and `read` (the chain steps, CONTRACT 8.1, 8.5): their fields stay templates until an attempt renders them. */
 export interface ChainStep extends StepBase<'send' | 'read'> {
-  /** The step's fields as configured (templates unrendered). */
+  /** The step's fields as configured (templates unrendered), `timeout` aside. */
   readonly fields: Readonly<Record<string, Json>>;
+  /** send: not landed by then after its first broadcast, it is cancelled and settles `expired`; read: per call. In ms. */
+  readonly timeoutMs: number;
 }
+
+export const DEFAULT_SEND_TIMEOUT_MS = 10 * 60_000;
+export const DEFAULT_READ_TIMEOUT_MS = 10_000;
 
 export type StepDefinition = HttpCallStep | ApprovalStep | DelayStep | ChainStep;
 
@@ -92,11 +97,13 @@ export type StepDefinition = HttpCallStep | ApprovalStep | DelayStep | ChainStep
 export type EngineErrorKind =
   | 'http_status' | 'http_timeout' | 'http_error' | 'expression_error' | 'budget_exceeded' | 'simulation_failed'
   | 'broadcast_failed' | 'reverted' | 'tx_dropped' | 'tx_expired' | 'approval_rejected' | 'approval_expired'
-  | 'cancelled' | 'definition_changed' | 'engine_crash' | 'unsupported_step';
+  | 'cancelled' | 'definition_changed' | 'engine_crash' | 'unsupported_step' | 'read_failed';
 
 /** Never tried again, whatever the step's retry policy. */
 export const NON_RETRYABLE: ReadonlySet<string> = new Set([
   'budget_exceeded', 'approval_rejected', 'approval_expired', 'reverted', 'expression_error', 'cancelled', 'unsupported_step',
+  // A send that was broadcast is never sent again by a retry: it settled, and paid or not.
+  'tx_expired', 'tx_dropped',
 ]);
 
 export const DEFAULT_BACKOFF_MS = 1_000;

@@ -100,6 +100,8 @@ export interface SendSubmitted extends Base<'send.submitted'> {
   readonly send_id: string;
   readonly tx_hash: string;
   readonly nonce?: number;
+  /** Extension: a later transaction of the same send at the same nonce (fees raised, or the zero-value cancel). */
+  readonly replacement?: 'fee_bump' | 'cancel';
 }
 export interface SendSettled extends Base<'send.settled'> {
   readonly send_id: string;

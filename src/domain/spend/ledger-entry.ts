@@ -85,10 +85,12 @@ export function completeEntry(pending: PendingReceipt, receipt: Receipt | null):
  */
 export function landedSettle(send: SendAttempt, receipt: Receipt | null, recordedAt: number): LandedSettle | undefined {
   if (send.session !== 'live') return undefined;
-  if (send.outcome !== 'confirmed' && send.outcome !== 'reverted') return undefined;
+  // An expired send whose zero-value cancel landed (CONTRACT 8.5): the cancel's gas is the send's spend, nothing moved.
+  const cancelled = send.outcome === 'expired' && gasNumbers(receipt) !== undefined && send.txHash !== null;
+  if (send.outcome !== 'confirmed' && send.outcome !== 'reverted' && !cancelled) return undefined;
   const pending: PendingReceipt = {
     recordedAt, workflow: send.workflow, runId: send.runId, stepRunId: send.stepRunId, relayer: send.relayer,
-    network: send.network, chainId: send.chainId, txHash: send.txHash, valueWei: send.valueWei,
+    network: send.network, chainId: send.chainId, txHash: send.txHash, valueWei: cancelled ? 0n : send.valueWei,
     reverted: send.outcome === 'reverted',
   };
   const entry = completeEntry(pending, receipt);

@@ -3,12 +3,13 @@ import { ChainUnavailableError, type ChainTarget } from '../../../src/applicatio
 import { Web3Chain } from '../../../src/adapters/chain/web3-chain';
 import { scrub } from '../../../src/adapters/chain/json-rpc';
 import { startAnvil, startRpcStub, type Anvil, type RpcStub, type StubReply } from '../../support/anvil';
+import { sendOnce } from '../../support/chain-send';
 
 const freshAddress = (): string => `0x${randomBytes(20).toString('hex')}`;
 const nonceOf = async (anvil: Anvil, address: string): Promise<number> => Number(await anvil.rpc<string>('eth_getTransactionCount', [address, 'latest']));
 interface NodeTx { type: string; input: string; chainId?: string; maxFeePerGas?: string; maxPriorityFeePerGas?: string; gasPrice: string; gas: string }
 
-describe('Web3Chain.broadcast on anvil', () => {
+describe('Web3Chain.sign and broadcast on anvil', () => {
   let anvil: Anvil;
   let target: ChainTarget;
   const chain = new Web3Chain({ timeoutMs: 3000, pollIntervalMs: 50 });
@@ -31,29 +32,29 @@ describe('Web3Chain.broadcast on anvil', () => {
   it('sends an EIP-1559 transaction signed for the target chain, with the call data and an estimated gas limit', async () => {
     const [sender] = anvil.accounts;
     const to = freshAddress();
-    const sent = await chain.broadcast({ target, signer: sender!.privateKey, to, valueWei: 7n, data: '0x00ff' });
+    const sent = await sendOnce(chain, { target, signer: sender!.privateKey, to, valueWei: 7n, data: '0x00ff' });
     expect(sent.from).toBe(sender!.address); // checksummed, as derived from the key
 
-    const tx = await anvil.rpc<NodeTx>('eth_getTransactionByHash', [sent.txHash]);
+    const tx = await anvil.rpc<NodeTx>('eth_getTransactionByHash', [sent.hash]);
     expect(tx).toMatchObject({ type: '0x2', input: '0x00ff', chainId: '0x7a69' });
     // Estimated by the node: 21 000 plus the calldata (under Prague's EIP-7623 floor, 21 050 here).
     expect(BigInt(tx.gas)).toBeGreaterThan(21_000n);
 
-    const receipt = await chain.waitForReceipt(target, sent.txHash, 10_000);
-    expect(receipt).toMatchObject({ status: 1, gasUsed: BigInt(tx.gas).toString() });
-    const block = await anvil.rpc<{ baseFeePerGas: string }>('eth_getBlockByNumber', [`0x${BigInt(receipt!.blockNumber!).toString(16)}`, false]);
-    // Paid base fee + tip, within the cap the adapter set (2 × base fee + tip).
-    expect(BigInt(receipt!.effectiveGasPrice!)).toBe(BigInt(block.baseFeePerGas) + BigInt(tx.maxPriorityFeePerGas!));
-    expect(BigInt(tx.maxFeePerGas!)).toBeGreaterThan(BigInt(receipt!.effectiveGasPrice!));
+    const receipt = await chain.waitForReceipt(target, sent.hash, 10_000);
+    expect(receipt).toMatchObject({ status: true, gasUsed: BigInt(tx.gas) });
+    const block = await anvil.rpc<{ baseFeePerGas: string }>('eth_getBlockByNumber', [`0x${receipt!.blockNumber.toString(16)}`, false]);
+    // Paid base fee + tip, within the cap the fees quote set (2 × base fee + tip).
+    expect(receipt!.effectiveGasPrice!).toBe(BigInt(block.baseFeePerGas) + BigInt(tx.maxPriorityFeePerGas!));
+    expect(BigInt(tx.maxFeePerGas!)).toBeGreaterThan(receipt!.effectiveGasPrice!);
   });
 
-  it('a provider serving another chain is passed over and nothing is signed for it', async () => {
+  it('a provider serving another chain is passed over and nothing is sent to it', async () => {
     const [, sender] = anvil.accounts;
     const before = await nonceOf(anvil, sender!.address);
-    const error = await chain.broadcast({ target: { ...target, chainId: 1 }, signer: sender!.privateKey, to: freshAddress(), valueWei: 1n })
+    const error = await sendOnce(chain, { target: { ...target, chainId: 1 }, signer: sender!.privateKey, to: freshAddress(), valueWei: 1n, nonce: before, gasLimit: 21_000n, fees: { kind: 'legacy', gasPrice: 10n ** 10n } })
       .catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(ChainUnavailableError);
-    expect((error as Error).message).toBe('anvil: no provider answered (provider 1: serves chain 31337, not 1)');
+    expect((error as Error).message).toMatch(/\(provider 1: serves chain 31337, not 1\)$/);
     expect(await nonceOf(anvil, sender!.address)).toBe(before);
   });
 
@@ -61,10 +62,10 @@ describe('Web3Chain.broadcast on anvil', () => {
     const [, , sender] = anvil.accounts;
     const broken = await faultyProxy({ http: 503, body: '{"error":"overloaded"}' });
     const before = await nonceOf(anvil, sender!.address);
-    const sent = await chain.broadcast({ target: { ...target, rpc: [broken.url, anvil.url] }, signer: sender!.privateKey, to: freshAddress(), valueWei: 3n });
+    const sent = await sendOnce(chain, { target: { ...target, rpc: [broken.url, anvil.url] }, signer: sender!.privateKey, to: freshAddress(), valueWei: 3n });
     expect(sent.nonce).toBe(before);
     expect(broken.calls.map((c) => c.method)).toContain('eth_sendRawTransaction');
-    expect(await chain.waitForReceipt(target, sent.txHash, 10_000)).toMatchObject({ status: 1 });
+    expect(await chain.waitForReceipt(target, sent.hash, 10_000)).toMatchObject({ status: true });
     expect(await nonceOf(anvil, sender!.address)).toBe(before + 1);
   });
 
@@ -72,9 +73,9 @@ describe('Web3Chain.broadcast on anvil', () => {
     const [, , , sender] = anvil.accounts;
     const lossy = await faultyProxy({ forwardThenFail: true });
     const before = await nonceOf(anvil, sender!.address);
-    const sent = await chain.broadcast({ target: { ...target, rpc: [lossy.url, anvil.url] }, signer: sender!.privateKey, to: freshAddress(), valueWei: 4n });
+    const sent = await sendOnce(chain, { target: { ...target, rpc: [lossy.url, anvil.url] }, signer: sender!.privateKey, to: freshAddress(), valueWei: 4n });
     expect(sent.nonce).toBe(before);
-    expect(await chain.waitForReceipt(target, sent.txHash, 10_000)).toMatchObject({ status: 1 });
+    expect(await chain.waitForReceipt(target, sent.hash, 10_000)).toMatchObject({ status: true });
     expect(await nonceOf(anvil, sender!.address)).toBe(before + 1);
   });
 
@@ -82,7 +83,7 @@ describe('Web3Chain.broadcast on anvil', () => {
     const [, , , , sender] = anvil.accounts;
     const broken = await faultyProxy({ http: 502, body: '{"error":"bad gateway $URL"}' });
     const before = await nonceOf(anvil, sender!.address);
-    const error = await chain.broadcast({ target: { ...target, rpc: [broken.url] }, signer: sender!.privateKey, to: freshAddress(), valueWei: 1n })
+    const error = await sendOnce(chain, { target: { ...target, rpc: [broken.url] }, signer: sender!.privateKey, to: freshAddress(), valueWei: 1n, nonce: before, gasLimit: 21_000n, fees: { kind: 'legacy', gasPrice: 10n ** 10n } })
       .catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(ChainUnavailableError);
     expect((error as Error).message).toMatch(new RegExp(`^anvil: transaction 0x[0-9a-f]{64} \\(nonce ${before}\\) was signed but no provider accepted it; it may still reach the network \\(provider 1: HTTP 502\\)$`));
@@ -91,13 +92,15 @@ describe('Web3Chain.broadcast on anvil', () => {
     expect(await nonceOf(anvil, sender!.address)).toBe(before);
   });
 
-  it('two instances (a transient binding) broadcasting for one signer at once never share a nonce', async () => {
+  it('a node refusing a nonce tells it apart: too low, or too high when it refuses gaps', async () => {
     const [, , , , , sender] = anvil.accounts;
     const before = await nonceOf(anvil, sender!.address);
-    const sent = await Promise.all([new Web3Chain(), new Web3Chain(), new Web3Chain()].map((instance) =>
-      instance.broadcast({ target, signer: sender!.privateKey, to: freshAddress(), valueWei: 1n })));
-    expect(sent.map((b) => b.nonce).sort((a, b) => a - b)).toEqual([before, before + 1, before + 2]);
-    for (const b of sent) expect(await chain.waitForReceipt(target, b.txHash, 10_000)).toMatchObject({ status: 1 });
+    await sendOnce(chain, { target, signer: sender!.privateKey, to: freshAddress(), valueWei: 1n });
+    const low = await sendOnce(chain, { target, signer: sender!.privateKey, to: freshAddress(), valueWei: 1n, nonce: before }).catch((e: unknown) => e);
+    expect(low).toMatchObject({ code: 'nonce_too_low' });
+    const strict = await faultyProxy({ error: { code: -32000, message: 'nonce too high' } });
+    const high = await sendOnce(chain, { target: { ...target, rpc: [strict.url] }, signer: sender!.privateKey, to: freshAddress(), valueWei: 1n, nonce: before + 5 }).catch((e: unknown) => e);
+    expect(high).toMatchObject({ code: 'nonce_too_high' });
   });
 
   it('scrubs node messages of URLs and of the key, with or without 0x, in any case', () => {
@@ -108,7 +111,7 @@ describe('Web3Chain.broadcast on anvil', () => {
   });
 });
 
-describe('Web3Chain.broadcast on a chain without EIP-1559 (anvil --hardfork berlin)', () => {
+describe('Web3Chain on a chain without EIP-1559 (anvil --hardfork berlin)', () => {
   let anvil: Anvil;
   beforeAll(async () => {
     anvil = await startAnvil({ args: ['--hardfork', 'berlin'] });
@@ -121,13 +124,14 @@ describe('Web3Chain.broadcast on a chain without EIP-1559 (anvil --hardfork berl
     const [sender] = anvil.accounts;
     const to = freshAddress();
     const before = await chain.balance(target, sender!.address);
-    const sent = await chain.broadcast({ target, signer: sender!.privateKey, to, valueWei: 10n ** 18n });
-    const tx = await anvil.rpc<NodeTx>('eth_getTransactionByHash', [sent.txHash]);
+    expect((await chain.fees(target)).kind).toBe('legacy');
+    const sent = await sendOnce(chain, { target, signer: sender!.privateKey, to, valueWei: 10n ** 18n });
+    const tx = await anvil.rpc<NodeTx>('eth_getTransactionByHash', [sent.hash]);
     expect(tx.type).toBe('0x0');
     expect(tx.maxFeePerGas).toBeUndefined();
 
-    const receipt = await chain.waitForReceipt(target, sent.txHash, 10_000);
-    expect(receipt).toMatchObject({ status: 1, gasUsed: '21000', effectiveGasPrice: BigInt(tx.gasPrice).toString() });
+    const receipt = await chain.waitForReceipt(target, sent.hash, 10_000);
+    expect(receipt).toMatchObject({ status: true, gasUsed: 21000n, effectiveGasPrice: BigInt(tx.gasPrice) });
     expect(before - (await chain.balance(target, sender!.address))).toBe(21_000n * BigInt(tx.gasPrice) + 10n ** 18n);
     expect(await chain.balance(target, to)).toBe(10n ** 18n);
   });

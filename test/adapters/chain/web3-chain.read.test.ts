@@ -12,7 +12,7 @@ const expectNoSecrets = (error: Error, urls: readonly string[]): void => {
   expect(error.message).not.toMatch(/https?:\/\/|wss?:\/\/|127\.0\.0\.1|SECRET/);
 };
 
-describe('Web3Chain.read against scripted JSON-RPC nodes', () => {
+describe('Web3Chain.receipt against scripted JSON-RPC nodes', () => {
   const stubs: RpcStub[] = [];
   const stub = async (reply: (call: RpcCall) => StubReply): Promise<RpcStub> => {
     const s = await startRpcStub(reply);
@@ -30,30 +30,32 @@ describe('Web3Chain.read against scripted JSON-RPC nodes', () => {
       l1Fee: '0x3635c9adc5dea00001', // 1000e18 + 1
       l1GasUsed: '0x640',
     });
-    expect(await chain.read(target([node.url]), HASH)).toEqual({
-      status: 1, blockNumber: '123', gasUsed: '21000', effectiveGasPrice: '2000000000000000001', l1Fee: '1000000000000000000001',
+    expect(await chain.receipt(target([node.url]), HASH)).toEqual({
+      status: true, blockNumber: 123n, gasUsed: 21000n, effectiveGasPrice: 2000000000000000001n, l1Fee: 1000000000000000000001n,
     });
     expect(node.calls).toEqual([{ method: 'eth_getTransactionReceipt', params: [HASH] }]);
   });
 
-  it('reads status 0x0 as 0 (reverted)', async () => {
+  it('reads status 0x0 as false (reverted); a receipt without a status is refused (it cannot tell a revert)', async () => {
     const node = await receiptNode({ status: '0x0', blockNumber: '0x1', gasUsed: '0x5300', effectiveGasPrice: '0x3b9aca00' });
-    expect(await chain.read(target([node.url]), HASH)).toEqual({ status: 0, blockNumber: '1', gasUsed: '21248', effectiveGasPrice: '1000000000' });
+    expect(await chain.receipt(target([node.url]), HASH)).toEqual({ status: false, blockNumber: 1n, gasUsed: 21248n, effectiveGasPrice: 1000000000n });
+    const old = await receiptNode({ blockNumber: '0x1', gasUsed: '0x5300', effectiveGasPrice: '0x3b9aca00' });
+    await expect(chain.receipt(target([old.url]), HASH)).rejects.toThrow(/provider 1: malformed receipt/);
   });
 
   it('takes gasPrice from the transaction when a pre-London receipt carries no price', async () => {
     const node = await stub(({ method }) => method === 'eth_getTransactionReceipt'
       ? { result: { status: '0x1', blockNumber: '0x2', gasUsed: '0x5208' } }
       : { result: { hash: HASH, gasPrice: '0x4a817c800' } });
-    expect(await chain.read(target([node.url]), HASH)).toEqual({ status: 1, blockNumber: '2', gasUsed: '21000', gasPrice: '20000000000' });
+    expect(await chain.receipt(target([node.url]), HASH)).toEqual({ status: true, blockNumber: 2n, gasUsed: 21000n, gasPrice: 20000000000n });
     expect(node.calls.map((c) => c.method)).toEqual(['eth_getTransactionReceipt', 'eth_getTransactionByHash']);
   });
 
   it('a receipt without a block (pending) and a null answer both read as null', async () => {
     const pending = await receiptNode({ status: '0x1', blockNumber: null, gasUsed: '0x5208' });
-    expect(await chain.read(target([pending.url]), HASH)).toBeNull();
+    expect(await chain.receipt(target([pending.url]), HASH)).toBeNull();
     const none = await receiptNode(null);
-    expect(await chain.read(target([none.url]), HASH)).toBeNull();
+    expect(await chain.receipt(target([none.url]), HASH)).toBeNull();
   });
 
   it.each<[string, StubReply, RegExp]>([
@@ -65,10 +67,10 @@ describe('Web3Chain.read against scripted JSON-RPC nodes', () => {
   ])('%s: the next provider answers; alone, ChainUnavailableError with the reason and no URL', async (_name, reply, reason) => {
     const bad = await stub(() => reply);
     const good = await receiptNode({ status: '0x1', blockNumber: '0x9', gasUsed: '0x5208', effectiveGasPrice: '0x1' });
-    expect(await chain.read(target([bad.url, good.url]), HASH)).toMatchObject({ status: 1, blockNumber: '9' });
+    expect(await chain.receipt(target([bad.url, good.url]), HASH)).toMatchObject({ status: true, blockNumber: 9n });
     expect(bad.calls).toHaveLength(1);
 
-    const error = await failure(chain.read(target([bad.url]), HASH));
+    const error = await failure(chain.receipt(target([bad.url]), HASH));
     expect(error).toBeInstanceOf(ChainUnavailableError);
     expect(error.message).toMatch(/^op-test: no provider answered/);
     expect(error.message).toMatch(reason);
@@ -78,7 +80,7 @@ describe('Web3Chain.read against scripted JSON-RPC nodes', () => {
   it('a provider URL that is not http(s) fails as such, its secret untold', async () => {
     const ws = 'wss://opt.example.org/v2/WS-SECRET-KEY';
     const garbage = 'not a url SECRET-KEY-123';
-    const error = await failure(chain.read(target([ws, garbage]), HASH));
+    const error = await failure(chain.receipt(target([ws, garbage]), HASH));
     expect(error).toBeInstanceOf(ChainUnavailableError);
     expect(error.message).toContain('provider 1: not an http(s) URL; provider 2: not an http(s) URL');
     expectNoSecrets(error, [ws, garbage]);
@@ -112,7 +114,7 @@ describe('Web3Chain.read against scripted JSON-RPC nodes', () => {
     const silent = await startSilentServer();
     try {
       const started = Date.now();
-      const error = await failure(chain5s.read(target([silent.url]), HASH));
+      const error = await failure(chain5s.receipt(target([silent.url]), HASH));
       const elapsed = Date.now() - started;
       expect(error.message).toMatch(/provider 1: timed out after 5000 ms/);
       expect(elapsed).toBeGreaterThanOrEqual(4990);
@@ -128,7 +130,7 @@ describe('Web3Chain.read against scripted JSON-RPC nodes', () => {
     container.bind(Web3Chain).toSelf();
     const silent = await startSilentServer();
     try {
-      const error = await failure(container.get(Web3Chain).read(target([silent.url]), HASH));
+      const error = await failure(container.get(Web3Chain).receipt(target([silent.url]), HASH));
       expect(error.message).toMatch(/provider 1: timed out after 150 ms/);
     } finally {
       await silent.close();
@@ -151,7 +153,7 @@ describe('Web3Chain.read against scripted JSON-RPC nodes', () => {
       const { Web3Chain: Isolated } = await import('../../../src/adapters/chain/web3-chain');
       const isolated = new Isolated({ timeoutMs: 500 });
       expect(loaded).toBe(0);
-      await isolated.read(target([await refusingUrl()]), HASH).catch(() => undefined);
+      await isolated.receipt(target([await refusingUrl()]), HASH).catch(() => undefined);
       expect(loaded).toBe(1);
     });
   });

@@ -102,6 +102,8 @@ describe('loadConfig', () => {
       name: 'sepolia',
       chainId: 11155111,
       nativeSymbol: 'ETH',
+      replaceAfterMs: 60_000,
+      confirmations: 1,
       rpc: ['https://sepolia.example/v3/rpc-key-value'],
     });
     expect(config.relayers.get('ops')).toEqual({

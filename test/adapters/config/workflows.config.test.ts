@@ -112,3 +112,59 @@ workflows:
     expect(config.workflows.get('legacy')!.engine).toBeUndefined();
   });
 });
+
+describe('send and read steps, and the networks\' send keys', () => {
+  const CHAIN = `
+secrets:
+  key: { env: OPS_KEY }
+networks:
+  anvil: { chain_id: 31337, rpc: [ { env: RPC } ], replace_after: 30s, max_fee_per_gas: 50 gwei, confirmations: 2 }
+  plain: { chain_id: 1, rpc: [ { env: RPC } ] }
+relayers:
+  ops: { network: anvil, signer: { secret: key } }
+  watcher: { network: anvil }
+`;
+  const CHAIN_ENV = { OPS_KEY: `0x${'11'.repeat(32)}`, RPC: 'http://127.0.0.1:8545' };
+
+  it('loads replace_after, max_fee_per_gas and confirmations (defaults 60 s, none, 1), and a send step\'s timeout (default 10m)', () => {
+    const config = load(`${CHAIN}workflows:
+  pay:
+    trigger: { kind: manual }
+    steps:
+      - { id: a, type: send, relayer: ops, to: "\${{ trigger.payload.to }}", value: "0.1 ether", wait_for: submitted, timeout: 2m }
+      - { id: b, type: send, relayer: ops, to: "0x000000000000000000000000000000000000beef", call: { function: "transfer(address,uint256)", args: [ "0x000000000000000000000000000000000000beef", 5 ] } }
+      - { id: c, type: read, network: anvil, to: "0x000000000000000000000000000000000000beef", call: { function: "balanceOf(address) returns (uint256)", args: [ "0x000000000000000000000000000000000000beef" ] } }
+`, CHAIN_ENV);
+    expect(config.networks.get('anvil')).toMatchObject({ replaceAfterMs: 30_000, maxFeePerGasWei: 50n * 10n ** 9n, confirmations: 2 });
+    expect(config.networks.get('plain')).toMatchObject({ replaceAfterMs: 60_000, confirmations: 1 });
+    expect(config.networks.get('plain')!.maxFeePerGasWei).toBeUndefined();
+    const steps = config.workflows.get('pay')!.engine!.steps;
+    expect(steps.map((s) => [s.type, (s as { timeoutMs: number }).timeoutMs])).toEqual([['send', 120_000], ['send', 600_000], ['read', 10_000]]);
+    expect(steps[0]).toMatchObject({ fields: { relayer: 'ops', value: '0.1 ether', wait_for: 'submitted' } });
+  });
+
+  it('refuses an unknown relayer, one without a signer, an unknown read network, a bad amount, data with call, and bad send keys', () => {
+    expect(problems(`${CHAIN}workflows:
+  pay:
+    trigger: { kind: manual }
+    steps:
+      - { id: a, type: send, relayer: nobody, to: "0x000000000000000000000000000000000000beef" }
+      - { id: b, type: send, relayer: watcher, to: "0x000000000000000000000000000000000000beef" }
+      - { id: c, type: read, network: mars, to: "0x000000000000000000000000000000000000beef", call: { function: "f()" } }
+      - { id: d, type: send, relayer: ops, to: "0x000000000000000000000000000000000000beef", value: "1.5 wei" }
+      - { id: e, type: send, relayer: ops, to: "0x000000000000000000000000000000000000beef", data: "0x", call: { function: "f()" } }
+      - { id: f, type: send, relayer: ops, to: "0x000000000000000000000000000000000000beef", wait_for: never }
+`, CHAIN_ENV)).toEqual([
+      expect.stringMatching(/^workflows\.pay\.steps\[0\]\.relayer: names no configured relayer 'nobody'/),
+      "workflows.pay.steps[1].relayer: relayer 'watcher' has no signer",
+      expect.stringMatching(/^workflows\.pay\.steps\[2\]\.network: names no configured network 'mars'/),
+      expect.stringMatching(/^workflows\.pay\.steps\[3\]\.value: /),
+      'workflows.pay.steps[4].call: give data or call, not both',
+      expect.stringMatching(/^workflows\.pay\.steps\[5\]\.wait_for: /),
+    ]);
+    expect(problems(`${CHAIN.replace('replace_after: 30s', 'replace_after: soon').replace('confirmations: 2', 'confirmations: 0')}`, CHAIN_ENV)).toEqual([
+      expect.stringMatching(/^networks\.anvil\.replace_after: /),
+      expect.stringMatching(/^networks\.anvil\.confirmations: /),
+    ]);
+  });
+});

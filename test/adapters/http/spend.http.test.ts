@@ -46,7 +46,10 @@ const BIG2: SendSpec = {
   runId: 'sp-big2', workflow: 'whale', relayer: 'treasury', ...MAINNET, at: NOW - 2 * HOUR, outcome: 'confirmed', valueWei: (TWO_128 - 1n).toString(),
   receipt: { gasUsed: '25000000', effectiveGasPrice: '800000000000000001' },
 };
-/** Never landed: no entry, even when a receipt-like object rides along. */
+/**
+ * Never landed: no entry, even when a receipt-like object rides along. (An expired send's receipt is its landed
+ * cancel's: that one has an entry, value 0.)
+ */
 const UNLANDED: SendSpec[] = (['dropped', 'expired', 'replaced'] as const).map((outcome, i) => ({
   runId: `sp-${outcome}`, workflow: 'payouts', relayer: 'ops', ...SEPOLIA, at: NOW - 4 * HOUR + i * MINUTE, outcome, valueWei: '5',
   receipt: { gasUsed: '21000', effectiveGasPrice: '1000000000' },
@@ -112,7 +115,7 @@ describe('GET /api/spend (real server, real SQLite)', () => {
     }
     expect(sortedSummary(body.summary)).toEqual(expectedSummary(ENTRIES));
     expect(body.entries).toEqual(ENTRIES);
-    expect(body.summary.total.tx_count).toBe(61);
+    expect(body.summary.total.tx_count).toBe(62);
   });
 
   it('records what each receipt form paid: l1Fee on top, the legacy gasPrice as the price, a reverted send moves no value', async () => {
@@ -122,9 +125,11 @@ describe('GET /api/spend (real server, real SQLite)', () => {
     expect(byTx.get(txHashOf(LEGACY))).toMatchObject({ gas_used: '21000', effective_gas_price: '20000000000', gas_spend_wei: '420000000000000', value_wei: '7', reverted: false });
     expect(byTx.get(txHashOf(REVERTED))).toMatchObject({ gas_spend_wei: '135000000000000', value_wei: '0', reverted: true });
     expect(byTx.get(txHashOf(OLD))).toMatchObject({ recorded_at: settleAt(OLD), run_id: 'sp-old', step_run_id: 'sp-old.submit_tx', relayer: 'ops', network: 'sepolia', chain_id: 11155111 });
-    // dropped, expired, replaced: never landed, no entry; the settle without gas numbers: no entry either
-    for (const s of [...UNLANDED, NO_GAS]) expect(byTx.has(txHashOf(s))).toBe(false);
-    expect(entries).toHaveLength(61);
+    // dropped, replaced: never landed, no entry; the settle without gas numbers: no entry either
+    for (const s of [...UNLANDED.filter((u) => u.outcome !== 'expired'), NO_GAS]) expect(byTx.has(txHashOf(s))).toBe(false);
+    // expired: its cancel landed, its gas is an entry with value 0
+    expect(byTx.get(txHashOf(UNLANDED.find((u) => u.outcome === 'expired')!))).toMatchObject({ value_wei: '0', reverted: false, gas_spend_wei: '21000000000000' });
+    expect(entries).toHaveLength(62);
   });
 
   it('sums amounts beyond 2^64 exactly (hand-computed)', async () => {
@@ -184,7 +189,7 @@ describe('GET /api/spend (real server, real SQLite)', () => {
     const one = await spend('?limit=1');
     expect(one.entries).toEqual([ENTRIES[0]]);
     expect(one.entries[0]!.run_id).toBe('sp-big2');
-    expect((await spend('?limit=500')).entries).toHaveLength(61);
+    expect((await spend('?limit=500')).entries).toHaveLength(62);
     const filtered = await spend('?workflow=bulk&limit=3');
     expect(filtered.entries.map((e) => e.run_id)).toEqual(['sp-bulk-54', 'sp-bulk-53', 'sp-bulk-52']);
     expect(filtered.summary.total.tx_count).toBe(55);

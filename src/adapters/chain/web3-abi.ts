@@ -1,0 +1,151 @@
+import { injectable } from 'inversify';
+import { AbiError, type ContractAbi } from '../../application/ports/contract-abi';
+import type { Json } from '../../domain/journal/journal-event';
+import { web3 } from './web3-module';
+
+/** A parsed human-readable function signature. */
+interface Signature {
+  readonly name: string;
+  readonly inputs: readonly string[];
+  readonly outputs: readonly string[];
+}
+
+const HEX_DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
+const ERROR_SELECTOR = '0x08c379a0';
+const PANIC_SELECTOR = '0x4e487b71';
+const PANICS: Readonly<Record<number, string>> = {
+  0x01: 'assertion failed', 0x11: 'arithmetic overflow or underflow', 0x12: 'division by zero', 0x21: 'invalid enum value',
+  0x22: 'bad storage byte array', 0x31: 'pop on an empty array', 0x32: 'array index out of bounds', 0x41: 'out of memory',
+  0x51: 'call to a zero function',
+};
+
+/** ABI encoding over web3.js's ABI coder (CONTRACT 8.1 `call: { function, args }`). */
+@injectable()
+export class Web3Abi implements ContractAbi {
+  encodeCall(signature: string, args: readonly Json[]): string {
+    const sig = parseSignature(signature);
+    if (args.length !== sig.inputs.length) {
+      throw new AbiError(`${sig.name} takes ${sig.inputs.length} argument${sig.inputs.length === 1 ? '' : 's'}, ${args.length} given`);
+    }
+    const { abi } = web3().eth;
+    try {
+      const selector = abi.encodeFunctionSignature(`${sig.name}(${sig.inputs.join(',')})`);
+      const encoded = sig.inputs.length ? abi.encodeParameters([...sig.inputs], args.map(toAbiValue)) : '0x';
+      return `${selector}${encoded.slice(2)}`;
+    } catch (err) {
+      throw new AbiError(`arguments do not fit ${sig.name}(${sig.inputs.join(',')}): ${firstLine(err)}`);
+    }
+  }
+
+  decodeResult(signature: string, data: string): Json {
+    const sig = parseSignature(signature);
+    if (!HEX_DATA.test(data)) throw new AbiError('the returned data is not 0x-hex');
+    if (sig.outputs.length === 0) return null;
+    try {
+      const decoded = web3().eth.abi.decodeParameters([...sig.outputs], data) as Record<string, unknown>;
+      const values = sig.outputs.map((_, i) => toJson(decoded[String(i)]));
+      return values.length === 1 ? values[0]! : values;
+    } catch (err) {
+      throw new AbiError(`the returned data does not decode as (${sig.outputs.join(',')}): ${firstLine(err)}`);
+    }
+  }
+}
+
+/**
+ * A revert's reason from its data: Error(string) as its text, Panic(uint256) as its code and meaning, a custom
+ * error as its raw data (its ABI is not known here), no data as "no reason given".
+ */
+export function decodeRevert(data: string | undefined, fallback = 'execution reverted'): string {
+  if (!data || data === '0x') return `${fallback} (no reason given)`;
+  const { abi } = web3().eth;
+  const selector = data.slice(0, 10).toLowerCase();
+  try {
+    if (selector === ERROR_SELECTOR) return String(abi.decodeParameter('string', `0x${data.slice(10)}`));
+    if (selector === PANIC_SELECTOR) {
+      const code = Number(abi.decodeParameter('uint256', `0x${data.slice(10)}`) as bigint);
+      return `Panic(0x${code.toString(16).padStart(2, '0')})${PANICS[code] ? `: ${PANICS[code]}` : ''}`;
+    }
+  } catch {
+    // Malformed standard error data: shown raw below.
+  }
+  const raw = data.length > 266 ? `${data.slice(0, 266)}…` : data;
+  return `custom error ${raw}`;
+}
+
+/** `name(type a, type b) [view] [returns (type)]`: names, modifiers and the `function` keyword are tolerated. */
+export function parseSignature(text: string): Signature {
+  const source = text.trim().replace(/^function\s+/, '');
+  const name = /^[A-Za-z_$][A-Za-z0-9_$]*/.exec(source)?.[0];
+  if (!name || source[name.length] !== '(') throw new AbiError(`'${text}' is not a function signature such as transfer(address,uint256)`);
+  const close = matching(source, name.length);
+  if (close < 0) throw new AbiError(`'${text}': unbalanced parentheses`);
+  const inputs = params(source.slice(name.length + 1, close), text);
+  const rest = source.slice(close + 1).trim().replace(/\b(external|public|view|pure|payable|nonpayable)\b/g, '').trim();
+  let outputs: string[] = [];
+  if (rest) {
+    const returns = /^returns\s*\(/.exec(rest);
+    if (!returns) throw new AbiError(`'${text}': unexpected '${rest}' after the arguments`);
+    const open = returns[0].length - 1;
+    const end = matching(rest, open);
+    if (end < 0 || rest.slice(end + 1).trim()) throw new AbiError(`'${text}': malformed returns (…)`);
+    outputs = params(rest.slice(open + 1, end), text);
+  }
+  return { name, inputs, outputs };
+}
+
+function matching(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === '(') depth++;
+    else if (text[i] === ')' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** The types of a parameter list (`address to, uint256` → ['address', 'uint256']), tuples kept whole. */
+function params(list: string, text: string): string[] {
+  if (!list.trim()) return [];
+  const out: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of `${list},`) {
+    if (ch === ',' && depth === 0) {
+      const words = current.trim().split(/\s+(?![^()]*\))/);
+      const type = words[0] ?? '';
+      if (!/^(\(.*\)|tuple\(.*\)|[a-z]+[0-9]*)(\[[0-9]*\])*$/.test(type)) throw new AbiError(`'${text}': '${current.trim()}' is not an ABI type`);
+      out.push(type.startsWith('(') ? `tuple${type}` : type);
+      current = '';
+      continue;
+    }
+    if (ch === '(') depth++;
+    if (ch === ')') depth--;
+    current += ch;
+  }
+  return out;
+}
+
+function toAbiValue(value: Json): unknown {
+  if (Array.isArray(value)) return value.map(toAbiValue);
+  return value;
+}
+
+/** Decoded ABI values as JSON: integers as decimal strings, the rest as web3 gives them. */
+function toJson(value: unknown): Json {
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
+  if (Array.isArray(value)) return value.map(toJson);
+  if (typeof value === 'object' && value !== undefined) {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([k]) => k !== '__length__' && !/^[0-9]+$/.test(k));
+    if (entries.length) return Object.fromEntries(entries.map(([k, v]) => [k, toJson(v)]));
+    const length = Number((value as { __length__?: unknown }).__length__ ?? 0);
+    return Array.from({ length }, (_, i) => toJson((value as Record<string, unknown>)[String(i)]));
+  }
+  return null;
+}
+
+function firstLine(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const line = text.split('\n')[0] ?? text;
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
+}

@@ -1,0 +1,118 @@
+import { Web3Abi } from '../../src/adapters/chain/web3-abi';
+import { CelExpressions } from '../../src/adapters/cel';
+import type { ChainflowConfig, NetworkConfig, WorkflowConfig } from '../../src/application/config';
+import { DriveRun } from '../../src/application/engine/drive-run.use-case';
+import { ReadStep } from '../../src/application/engine/read-step';
+import { SendStep } from '../../src/application/engine/send-step';
+import { StartRun } from '../../src/application/engine/start-run.use-case';
+import { StepRunners } from '../../src/application/engine/step-runners';
+import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
+import type { ClaimedRun } from '../../src/application/ports/engine-store';
+import { AdvanceSend } from '../../src/application/sends/advance-send.use-case';
+import { Relayers } from '../../src/application/sends/relayers';
+import { SubmitSend } from '../../src/application/sends/submit-send.use-case';
+import { WatchSends } from '../../src/application/sends/watch-sends.use-case';
+import { BudgetGuard } from '../../src/application/spend/budget-guard.use-case';
+import { SendTransaction } from '../../src/application/spend/send-transaction.use-case';
+import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
+import type { JournalEvent } from '../../src/domain/journal/journal-event';
+import { Redactor } from '../../src/domain/redactor';
+import { CountingSendMetrics } from '../fakes/counting-send-metrics';
+import { FixedClock } from '../fakes/fixed-clock';
+import { InMemoryChain } from '../fakes/in-memory-chain';
+import { InMemoryEngineStore } from '../fakes/in-memory-engine-store';
+import { InMemoryJournal } from '../fakes/in-memory-journal';
+import { InMemorySendStore } from '../fakes/in-memory-send-store';
+import { InMemoryBudgetReservations, InMemorySpendLedger } from '../fakes/in-memory-spend';
+import { ScriptedHttpClient } from '../fakes/scripted-http-client';
+import { T0 } from '../mothers/journal-events';
+
+export const RPC_URL = 'https://sepolia.rpc.example/v3/secret-project-key-123';
+export const SIGNER = `0x${'ab'.repeat(32)}`;
+export const RELAYER_ADDRESS = '0x00000000000000000000000000000000000000aa';
+export const TO = '0x000000000000000000000000000000000000beef';
+const OWNER = 'engine-a';
+const TTL = 15_000;
+
+export interface HarnessOptions {
+  readonly workflows?: readonly WorkflowDefinition[];
+  /** Budget caps: name → max_gas_spend in wei, scoped to relayer ops, listed by every workflow given. */
+  readonly gasCapWei?: bigint;
+  readonly network?: Partial<NetworkConfig>;
+  readonly l1FeeWei?: bigint;
+}
+
+/**
+ * The send path and the engine on fakes of every port: an in-memory chain (relayer `ops` funded), journal, spend
+ * ledger, send store and engine store, a clock that stands still until told, and the real use cases wired by hand.
+ */
+export class SendHarness {
+  readonly clock = new FixedClock(T0);
+  readonly spend = new InMemorySpendLedger();
+  readonly journal = new InMemoryJournal({ spend: this.spend });
+  readonly chain: InMemoryChain;
+  readonly store = new InMemorySendStore();
+  readonly engineStore = new InMemoryEngineStore();
+  readonly metrics = new CountingSendMetrics();
+  readonly http = new ScriptedHttpClient();
+  readonly config: ChainflowConfig;
+  readonly relayers: Relayers;
+  readonly submit: SubmitSend;
+  readonly advance: AdvanceSend;
+  readonly sendTransaction: SendTransaction;
+  readonly watch: WatchSends;
+  readonly drive: DriveRun;
+  readonly start: StartRun;
+
+  constructor(options: HarnessOptions = {}) {
+    const workflows = options.workflows ?? [];
+    const budgets = options.gasCapWei === undefined ? new Map() : new Map([['gas_cap', { name: 'gas_cap', windowMs: 86_400_000, maxGasSpendWei: options.gasCapWei, scope: { relayers: ['ops'] } }]]);
+    const budgetNames = options.gasCapWei === undefined ? [] : ['gas_cap'];
+    const entries: [string, WorkflowConfig][] = workflows.map((w) => [w.name, { name: w.name, budgets: budgetNames, definition: {}, engine: { ...w, budgets: budgetNames } }]);
+    if (!entries.some(([n]) => n === 'payouts')) entries.push(['payouts', { name: 'payouts', budgets: budgetNames, definition: {} }]);
+    this.config = {
+      server: { host: '127.0.0.1', port: 8080, healthPublic: true, metricsPublic: false }, storage: { url: 'sqlite::memory:' },
+      networks: new Map([['sepolia', { name: 'sepolia', chainId: 11155111, nativeSymbol: 'ETH', rpc: [RPC_URL], replaceAfterMs: 60_000, confirmations: 1, ...options.network }]]),
+      relayers: new Map([['ops', { name: 'ops', network: 'sepolia', signer: SIGNER }]]),
+      budgets, workflows: new Map(entries), secretValues: [RPC_URL, SIGNER],
+    };
+    this.chain = new InMemoryChain({ chainId: 11155111, ...(options.l1FeeWei !== undefined ? { l1FeeWei: options.l1FeeWei } : {}) });
+    this.chain.addAccount(SIGNER, RELAYER_ADDRESS, 10n ** 22n);
+    const redactor = new Redactor(this.config.secretValues);
+    const expressions = new CelExpressions();
+    const guard = new BudgetGuard(this.config, this.spend, InMemoryBudgetReservations.over(this.journal), this.journal, this.clock);
+    this.relayers = new Relayers(this.config, this.chain);
+    this.submit = new SubmitSend(this.relayers, this.chain, this.chain, this.store, this.store, guard, this.journal, this.metrics, this.clock, redactor);
+    this.advance = new AdvanceSend(this.relayers, this.chain, this.chain, this.store, this.journal, this.metrics, this.clock);
+    this.sendTransaction = new SendTransaction(this.submit, this.advance, this.store, this.journal, this.journal, this.clock);
+    const catalog = new WorkflowCatalog(this.config);
+    const logger = { warn: () => undefined, info: () => undefined };
+    this.watch = new WatchSends(this.store, this.advance, this.store, this.journal, this.journal, catalog, this.relayers, this.clock, logger, redactor);
+    const sendStep = new SendStep(this.submit, this.advance, this.store, this.relayers, this.chain, this.journal, new Web3Abi(), expressions, this.clock);
+    const readStep = new ReadStep(this.config, this.chain, new Web3Abi(), expressions, redactor);
+    const steps = new StepRunners(this.http, expressions, this.clock, sendStep, readStep);
+    this.drive = new DriveRun(this.journal, this.journal, this.engineStore, catalog, steps, expressions, this.clock);
+    this.start = new StartRun(catalog, this.journal, this.engineStore, this.journal, this.clock);
+  }
+
+  async run(workflow: string, payload: Record<string, unknown> = {}, session: 'live' | 'test' = 'live'): Promise<string> {
+    const { runId } = await this.start.execute({ workflow, session, trigger: { kind: 'manual', summary: 'manual by test', payload: payload as never } });
+    await this.tick();
+    return runId;
+  }
+
+  /** One engine pass: claim what is due now and drive it. */
+  async tick(owner = OWNER): Promise<ClaimedRun[]> {
+    const claims = await this.engineStore.claimDue(owner, this.clock.now(), this.clock.now() + TTL, 100);
+    for (const c of claims) await this.drive.execute(c, owner);
+    return claims;
+  }
+
+  async status(runId: string): Promise<string | undefined> {
+    return (await this.journal.get(runId))?.status;
+  }
+
+  async events<T extends JournalEvent['type']>(runId: string, type?: T): Promise<Extract<JournalEvent, { type: T }>[]> {
+    return (await this.journal.stream(runId)).filter((e) => type === undefined || e.type === type) as Extract<JournalEvent, { type: T }>[];
+  }
+}
