@@ -7,9 +7,13 @@ import type { ReceiveWebhook } from '../../application/engine/receive-webhook.us
 import { requireAuth } from './auth.middleware';
 import { engineRoutes, type EngineUseCases } from './engine.routes';
 import { hooksRoutes } from './hooks.routes';
+import { SPEND_PARAMS } from '../../application/spend/get-spend.use-case';
+import { ERROR, HEALTH, LIVE, SPEND_REPORT } from './api-schemas';
 import { apiNotFound, errorHandler } from './error-handler';
 import { historyRoutes, type HistoryUseCases } from './history.routes';
 import type { HttpMetrics } from './metrics';
+import { openApiDocument } from './openapi';
+import { RouteTable } from './route-table';
 import { securityHeaders } from './security-headers';
 
 /** What the HTTP server needs; the composition root provides it. */
@@ -30,6 +34,9 @@ export interface HttpDependencies {
   /** Where errors that are not the caller's fault are logged (never to the response). */
   readonly log: (message: string, err: unknown) => void;
 }
+
+/** The version of the API's shapes (SPEC, Versioning: stable shapes, one envelope). */
+const API_VERSION = '1.0.0';
 
 /** The folder of the embedded page (copied next to the compiled adapter by the build). */
 export const UI_DIR = join(__dirname, 'ui');
@@ -55,14 +62,27 @@ export function createHttpApp(deps: HttpDependencies): Express {
     next();
   });
 
-  app.get('/live', deps.healthPublic ? open : auth, (_req, res) => {
+  const routes = new RouteTable();
+  const probes = routes.router('/');
+  const probe = deps.healthPublic ? open : auth;
+  probes.get('/live', {
+    summary: 'Liveness: 200 while the process serves HTTP', tag: 'operations', security: 'probe',
+    responses: { 200: { description: 'alive', schema: LIVE }, 400: { description: 'an unknown parameter', schema: ERROR } },
+  }, probe, (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/health', deps.healthPublic ? open : auth, async (_req, res) => {
+  probes.get('/health', {
+    summary: 'Health: whether the storage answers', tag: 'operations', security: 'probe',
+    responses: { 200: { description: 'healthy', schema: HEALTH }, 503: { description: 'the database does not answer', schema: HEALTH } },
+  }, probe, async (_req, res) => {
     const report = await deps.checkHealth.execute();
     res.status(report.status === 'ok' ? 200 : 503).json(report);
   });
-  app.get('/metrics', deps.metricsPublic ? open : auth, deps.metrics.handler);
+  probes.get('/metrics', {
+    summary: 'Prometheus metrics', tag: 'operations', security: 'metrics',
+    responses: { 200: { description: 'the Prometheus text format', contentType: 'text/plain' } },
+  }, deps.metricsPublic ? open : auth, deps.metrics.handler);
+  app.use(probes.express);
 
   const api = express.Router();
   api.use(auth);
@@ -70,17 +90,34 @@ export function createHttpApp(deps: HttpDependencies): Express {
     res.set('Cache-Control', 'no-store');
     next();
   });
-  api.use('/history', historyRoutes(deps.history));
-  api.get('/spend', async (req, res) => {
+  api.use('/history', historyRoutes(routes, deps.history));
+  const spend = routes.router('/api');
+  spend.get('/spend', {
+    summary: 'Spend summary per workflow, relayer and network, plus totals and the newest ledger entries', tag: 'spend', security: 'api',
+    query: SPEND_PARAMS,
+    responses: { 200: { description: 'summary over the whole filtered ledger; `limit` pages `entries` only', schema: SPEND_REPORT }, 400: { description: 'a bad parameter', schema: ERROR } },
+  }, async (req, res) => {
     res.json(await deps.getSpend.execute(req.query as Record<string, unknown>));
   });
-  if (deps.engine) api.use(engineRoutes(deps.engine));
+  let document: unknown;
+  spend.get('/openapi.json', {
+    summary: 'This document: the API as OpenAPI 3.1', tag: 'operations', security: 'api',
+    responses: { 200: { description: 'the OpenAPI document', schema: { type: 'object' } } },
+  }, (_req, res) => {
+    document ??= openApiDocument(routes.routes, {
+      title: 'chainflow', version: API_VERSION,
+      description: 'The history explorer, spend ledger and engine API of chainflow. Errors are `{ "error": "<name>: <reason>" }`.',
+    });
+    res.json(document);
+  });
+  api.use(spend.express);
+  if (deps.engine) api.use(engineRoutes(routes, deps.engine));
   api.use(apiNotFound);
   app.use('/api', api);
 
   // Inbound webhooks of workflow triggers: never under the bearer (each trigger checks its own HMAC); the
   // engine mounts its triggers here. Without one, the path answers as unknown.
-  if (deps.engine) app.use('/hooks', hooksRoutes(deps.engine.receiveWebhook, deps.engine.poke));
+  if (deps.engine) app.use('/hooks', hooksRoutes(routes, deps.engine.receiveWebhook, deps.engine.poke));
   app.use('/hooks', (_req, res) => {
     res.status(404).json({ error: 'no such trigger' });
   });
