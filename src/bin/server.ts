@@ -87,7 +87,7 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
     healthPublic: config.server.healthPublic,
     metricsPublic: config.server.metricsPublic,
     logRequest: (entry) => logger.info({ ...entry, url: redactor.redactText(entry.url) }, 'request'),
-    log: (msg, err) => logger.error({ err: redactor.redactText(err instanceof Error ? err.message : String(err)) }, msg),
+    log: (msg, err) => logger.error({ err: redactor.redactText(oneLine(err)) }, msg),
   });
   const host = options.host ?? config.server.host;
   const port = options.port ?? config.server.port;
@@ -99,3 +99,9 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
   });
 }
 
+
+/** An error as one short line: typed errors are one line already; anything else is cut to its first line. */
+function oneLine(err: unknown): string {
+  const line = (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}

@@ -75,7 +75,7 @@ export class ConfigReader {
     const version = this.raw.chainflow_version;
     if (version === undefined) this.problem('chainflow_version', 'is required (expected 1)');
     else if (version !== 1) {
-      this.problem('chainflow_version', `unsupported version ${JSON.stringify(version)} (expected 1)`);
+      this.problem('chainflow_version', 'unsupported version (expected 1)');
     }
     const validate = validator();
     if (!validate(this.raw)) for (const p of schemaProblems(validate.errors ?? [])) this.problem(p.path, p.message);
@@ -149,9 +149,15 @@ export class ConfigReader {
     }
   }
 
+  /** A reference to a secret that `secrets` does not declare; the name is not repeated (it may be the secret itself). */
+  private undeclared(): string {
+    const names = [...this.declared.keys()];
+    return `names a secret not declared under secrets ${names.length ? `(declared: ${names.join(', ')})` : '(none declared)'}`;
+  }
+
   private noteReference(ref: Reference, at: string): void {
     if ('env' in ref) this.referencedEnv.add(ref.env);
-    else if (!this.declared.has(ref.secret)) this.problem(at, `secret '${ref.secret}' is not declared under secrets`);
+    else if (!this.declared.has(ref.secret)) this.problem(at, this.undeclared());
   }
 
   /** Resolves a reference whose value the program needs to run; an unset variable is a problem. */
@@ -163,7 +169,7 @@ export class ConfigReader {
     else {
       const declared = this.declared.get(value.secret);
       if (declared === undefined) {
-        return void this.problem(at, `secret '${value.secret}' is not declared under secrets`);
+        return void this.problem(at, this.undeclared());
       }
       variable = declared;
       via = ` (secret '${value.secret}')`;
@@ -183,7 +189,7 @@ export class ConfigReader {
       const match = /^(?:\[([^\]]+)\]|([^:\s[\]]+)):([0-9]{1,5})$/.exec(raw.listen);
       const parsedPort = match ? Number(match[3]) : 0;
       if (match && parsedPort >= 1 && parsedPort <= 65535) [host, port] = [match[1] ?? match[2], parsedPort];
-      else this.problem('server.listen', `must be host:port with port 1..65535, not '${raw.listen}'`);
+      else this.problem('server.listen', 'must be host:port with port 1..65535');
     }
     const auth = isMap(raw.auth) ? raw.auth : {};
     return {
@@ -204,7 +210,7 @@ export class ConfigReader {
       const file = url.slice('sqlite:'.length);
       return file === ':memory:' ? url : `sqlite:${path.resolve(path.dirname(this.file), file)}`;
     }
-    this.problem('storage.url', `must be sqlite:<path> or postgres://…, not '${url}'`);
+    this.problem('storage.url', 'must be sqlite:<path> or postgres://…');
     return url;
   }
 
@@ -230,7 +236,7 @@ export class ConfigReader {
       const at = childPath('relayers', name);
       const network = typeof raw.network === 'string' ? raw.network : '';
       if (network && !networks.has(network)) {
-        this.problem(childPath(at, 'network'), `names no configured network '${network}'${known(networks)}`);
+        this.problem(childPath(at, 'network'), `names no configured network${known(networks)}`);
       }
       const signer = raw.signer === undefined ? undefined : this.resolveRequired(raw.signer, childPath(at, 'signer'));
       const lowBalanceWei = this.amount(raw.low_balance, childPath(at, 'low_balance'));
@@ -266,7 +272,7 @@ export class ConfigReader {
       scoped?.forEach((relayer, i) => {
         if (!relayers.has(relayer)) {
           const where = childPath(`${at}.scope.relayers`, i);
-          this.problem(where, `names no configured relayer '${relayer}'${known(relayers)}`);
+          this.problem(where, `names no configured relayer${known(relayers)}`);
         }
       });
       budgets.set(name, {
@@ -288,7 +294,7 @@ export class ConfigReader {
       names.forEach((budget, i) => {
         if (!budgets.has(budget)) {
           const where = childPath(`workflows.${name}.budgets`, i);
-          this.problem(where, `names no configured budget '${budget}'${known(budgets)}`);
+          this.problem(where, `names no configured budget${known(budgets)}`);
         }
       });
       const engine = readWorkflow(name, raw, {

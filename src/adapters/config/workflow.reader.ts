@@ -78,7 +78,7 @@ function readSteps(raw: unknown[], at: string, ctx: WorkflowReaderContext): Step
   raw.forEach((item, i) => {
     const stepAt = childPath(at, i);
     if (!isMap(item) || typeof item.id !== 'string' || typeof item.type !== 'string') return;
-    if (seen.has(item.id)) ctx.problem(childPath(stepAt, 'id'), `step id '${item.id}' is used twice in this workflow`);
+    if (seen.has(item.id)) ctx.problem(childPath(stepAt, 'id'), 'is used by an earlier step of this workflow (step ids are unique)');
     seen.add(item.id);
     const step = readStep(item, stepAt, ctx);
     if (step) steps.push(step);

@@ -29,7 +29,7 @@ export interface HttpDependencies {
   readonly healthPublic: boolean;
   /** `/metrics` without a token. Default false. */
   readonly metricsPublic: boolean;
-  /** One line per answered request (method, route, status, time); never headers. */
+  /** One line per answered request (method, decoded path, status, time); never headers, never the query. */
   readonly logRequest: (entry: { method: string; url: string; status: number; ms: number }) => void;
   /** Where errors that are not the caller's fault are logged (never to the response). */
   readonly log: (message: string, err: unknown) => void;
@@ -57,7 +57,7 @@ export function createHttpApp(deps: HttpDependencies): Express {
   app.use((req, res, next) => {
     const start = process.hrtime.bigint();
     res.once('finish', () => deps.logRequest({
-      method: req.method, url: req.originalUrl.split('?')[0]!, status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6,
+      method: req.method, url: decodedPath(req.originalUrl), status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6,
     }));
     next();
   });
@@ -128,4 +128,22 @@ export function createHttpApp(deps: HttpDependencies): Express {
   });
   app.use(errorHandler(deps.log));
   return app;
+}
+
+/**
+ * The path of a request URL (never its query), percent-decoded until it no longer changes (at most 3 rounds), so
+ * that redaction sees a secret however it was encoded. A malformed escape stops the decoding where it is.
+ */
+export function decodedPath(url: string): string {
+  let path = url.split('?')[0]!;
+  for (let round = 0; round < 3 && path.includes('%'); round++) {
+    try {
+      const next = decodeURIComponent(path);
+      if (next === path) break;
+      path = next;
+    } catch {
+      break;
+    }
+  }
+  return path;
 }

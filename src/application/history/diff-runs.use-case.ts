@@ -22,9 +22,10 @@ export class DiffRuns {
     return this.execute(params.a as string, params.b as string);
   }
 
-  async execute(a: string, b: string): Promise<RunDiff> {
+  /** `fields`: how the caller named the two runs, for errors (`a`, `b` in the API; `run-a`, `run-b` in the CLI). */
+  async execute(a: string, b: string, fields: readonly [string, string] = ['a', 'b']): Promise<RunDiff> {
     // Each timeline is already redacted: the comparison never sees a secret.
-    const [ta, tb] = await Promise.all([this.timelines.execute(a, 'a'), this.timelines.execute(b, 'b')]);
+    const [ta, tb] = await Promise.all([this.timelines.execute(a, fields[0]), this.timelines.execute(b, fields[1])]);
     return diffRuns(ta, tb);
   }
 }

@@ -69,7 +69,7 @@ function applyOne(ws: WorkingSet, ch: ChangeSet, e: JournalEvent, index: number,
   const reject = (reason: string): never => {
     throw new JournalRejectedError(index, reason);
   };
-  const runOf = (runId: string): Run => ws.runs.get(runId) ?? reject(`unknown run_id ${runId} (no run.started)`);
+  const runOf = (runId: string): Run => ws.runs.get(runId) ?? reject('run_id: unknown run (no run.started before it)');
   const stream = streamOf(ws, e, reject);
   const hash = precomputed ?? eventHash(canonicalJson(e));
   const key = `${stream}\n${hash}`;
@@ -82,7 +82,7 @@ function applyOne(ws: WorkingSet, ch: ChangeSet, e: JournalEvent, index: number,
 
   switch (e.type) {
     case 'run.started': {
-      if (ws.runs.has(e.run_id)) reject(`run ${e.run_id} already started`);
+      if (ws.runs.has(e.run_id)) reject('run_id: this run already started (a run.started with other content)');
       const run: Run = {
         runId: e.run_id, workflow: e.workflow, status: 'running', triggerKind: e.trigger.kind, session: e.session,
         sessionId: e.session_id ?? null, network: e.network ?? null, contract: e.contract ?? null,
@@ -119,7 +119,7 @@ function applyOne(ws: WorkingSet, ch: ChangeSet, e: JournalEvent, index: number,
     }
     case 'send.queued': {
       const run = runOf(e.run_id);
-      if (ws.sends.has(e.send_id)) reject(`send ${e.send_id} already queued`);
+      if (ws.sends.has(e.send_id)) reject('send_id: this send is already queued (a send.queued with other content)');
       ws.sends.set(e.send_id, {
         sendId: e.send_id, runId: e.run_id, stepRunId: e.step_run_id, workflow: run.workflow, session: run.session,
         network: e.network, chainId: e.chain_id, relayer: e.relayer, status: 'queued', outcome: null, txHash: null,
@@ -162,7 +162,7 @@ function applyOne(ws: WorkingSet, ch: ChangeSet, e: JournalEvent, index: number,
     }
     case 'approval.requested': {
       const run = runOf(e.run_id);
-      if (ws.approvals.has(e.approval_id)) reject(`approval ${e.approval_id} already requested`);
+      if (ws.approvals.has(e.approval_id)) reject('approval_id: this approval is already requested (an approval.requested with other content)');
       ws.approvals.set(e.approval_id, {
         approvalId: e.approval_id, runId: e.run_id, stepRunId: e.step_run_id, workflow: run.workflow,
         status: 'pending', message: e.message ?? null, requestedAt: at, expiresAt: msOrNull(e.expires_at),
@@ -217,7 +217,7 @@ function applyOne(ws: WorkingSet, ch: ChangeSet, e: JournalEvent, index: number,
     }
     case 'reorg.response': {
       runOf(e.run_id);
-      if (ws.reorgs.has(e.reorg_id)) reject(`reorg ${e.reorg_id} already recorded`);
+      if (ws.reorgs.has(e.reorg_id)) reject('reorg_id: this reorg is already recorded (a reorg.response with other content)');
       ws.reorgs.set(e.reorg_id, {
         reorgId: e.reorg_id, runId: e.run_id, workflow: e.workflow, network: e.network, block: e.block,
         removedBlockHash: e.removed_block_hash ?? null, createdAt: at, steps: [],
@@ -271,15 +271,15 @@ function streamOf(ws: WorkingSet, e: JournalEvent, reject: (reason: string) => n
     case 'send.parked':
     case 'send.submitted':
     case 'send.settled':
-      return (ws.sends.get(e.send_id) ?? reject(`unknown send_id ${e.send_id} (no send.queued)`)).runId;
+      return (ws.sends.get(e.send_id) ?? reject('send_id: unknown send (no send.queued before it)')).runId;
     case 'approval.decided':
-      return (ws.approvals.get(e.approval_id) ?? reject(`unknown approval_id ${e.approval_id} (no approval.requested)`)).runId;
+      return (ws.approvals.get(e.approval_id) ?? reject('approval_id: unknown approval (no approval.requested before it)')).runId;
     case 'reorg.step':
-      return (ws.reorgs.get(e.reorg_id) ?? reject(`unknown reorg_id ${e.reorg_id} (no reorg.response)`)).runId;
+      return (ws.reorgs.get(e.reorg_id) ?? reject('reorg_id: unknown reorg (no reorg.response before it)')).runId;
     case 'session.started':
       return `session:${e.session_id}`;
     case 'session.finished':
-      if (!ws.sessions.has(e.session_id)) reject(`unknown session_id ${e.session_id} (no session.started)`);
+      if (!ws.sessions.has(e.session_id)) reject('session_id: unknown session (no session.started before it)');
       return `session:${e.session_id}`;
     case 'workflow.state':
       return `workflow:${e.workflow}`;

@@ -135,19 +135,19 @@ describe('loadConfig', () => {
 
   it('refuses chainflow_version 2', () => {
     const problems = problemsOf(FULL_EXAMPLE.replace('chainflow_version: 1', 'chainflow_version: 2'));
-    expect(problems).toEqual(['chainflow_version: unsupported version 2 (expected 1)']);
+    expect(problems).toEqual(['chainflow_version: unsupported version (expected 1)']);
   });
 
   it('refuses a literal where a reference is required, naming the path', () => {
     const problems = problemsOf(FULL_EXAMPLE.replace('token: { secret: api_token }', 'token: hunter2'));
     expect(problems).toEqual([
-      "server.auth.token: must be a reference { secret: NAME } or { env: NAME }, not the literal 'hunter2'",
+      'server.auth.token: must be a reference { secret: NAME } or { env: NAME }, not a string',
     ]);
   });
 
   it('reports a bad duration at its path', () => {
     const problems = problemsOf(FULL_EXAMPLE.replace('window: 24h', 'window: 24 hours'));
-    expect(problems).toEqual([expect.stringMatching(/^budgets\.daily_gas\.window: '24 hours' is not a duration/)]);
+    expect(problems).toEqual([expect.stringMatching(/^budgets\.daily_gas\.window: is not a duration/)]);
   });
 
   it('reports several problems, one line each naming its path', () => {
@@ -214,12 +214,11 @@ workflows:
     expect(problems[0]).toMatch(/^server\.listen: must be host:port/);
     expect(problems[problems.length - 1]).toMatch(/^workflows\.payouts\.steps\[0\]\.headers\.X-Key: /);
     expect(byPath.get('server.colour')).toBe("server.colour: unknown key 'colour'");
-    expect(byPath.get('server.auth.token')).toBe("server.auth.token: secret 'nope' is not declared under secrets");
+    expect(byPath.get('server.auth.token')).toBe('server.auth.token: names a secret not declared under secrets (declared: api_token)');
     expect(byPath.get('networks.sepolia.rpc[0]')).toBe(
-      "networks.sepolia.rpc[0]: must be a reference { secret: NAME } or { env: NAME }, " +
-        "not the literal 'https://literal.example'",
+      'networks.sepolia.rpc[0]: must be a reference { secret: NAME } or { env: NAME }, not a string',
     );
-    expect(byPath.get('relayers.ops.network')).toMatch(/mainnet/);
+    expect(byPath.get('relayers.ops.network')).toBe('relayers.ops.network: names no configured network (configured: sepolia)');
     expect(byPath.get('budgets.daily.window')).toMatch(/greater than zero/);
   });
 
@@ -290,5 +289,56 @@ workflows:
     const [line] = (caught as InvalidConfigError).problems;
     expect(line.startsWith(`${file}:`)).toBe(true);
     expect(line.slice(file.length)).toMatch(/^:\d+:\d+: YAML syntax error/);
+  });
+});
+
+describe('config errors never carry a value of the config (issue #13, item 2)', () => {
+  /** Every place a value could be echoed holds a distinctive word; no problem line may contain any of them. */
+  const LEAKY = `
+chainflow_version: LEAK-version
+secrets:
+  api_token: { env: CHAINFLOW_API_TOKEN }
+server:
+  listen: LEAK-listen:99999
+  auth:
+    token: LEAK-literal-token
+storage:
+  url: postgres-ish://user:LEAK-password@db
+networks:
+  sepolia:
+    chain_id: LEAK-chain
+    rpc: [ "https://LEAK-rpc.example/key" ]
+relayers:
+  ops:
+    network: LEAK-network
+    signer: { secret: LEAK-secret-name }
+    low_balance: LEAK-amount ether
+budgets:
+  daily:
+    window: LEAK-window
+    max_gas_spend: 1.LEAK
+    max_token_value: LEAK-units
+    scope: { relayers: [LEAK-relayer] }
+workflows:
+  payouts:
+    budgets: [LEAK-budget]
+    trigger: { kind: cron, schedule: "LEAK * * * *" }
+    steps:
+      - { id: a, type: http_call, url: "https://x.example", headers: { X-Key: LEAK-header } }
+      - { id: a, type: delay, duration: LEAK-duration }
+`;
+
+  it('names the path and what is wrong, never the value', () => {
+    const problems = problemsOf(LEAKY, {});
+    expect(problems.length).toBeGreaterThan(10);
+    for (const line of problems) expect(line).not.toMatch(/LEAK/i);
+    expect(problems).toContain('server.auth.token: must be a reference { secret: NAME } or { env: NAME }, not a string');
+  });
+
+  it('a YAML syntax error names the line and column, not the text', () => {
+    const problems = problemsOf('chainflow_version: 1\nserver:\n  listen: "LEAK-unterminated\n');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/:\d+:\d+: YAML syntax error/);
+    expect(problems[0]).not.toMatch(/LEAK/);
   });
 });

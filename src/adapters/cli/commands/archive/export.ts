@@ -1,6 +1,7 @@
-import { createWriteStream } from 'node:fs';
 import { Flags } from '@oclif/core';
+import { openOutput } from '../../files';
 import { ArchiveExport } from '../../../../application/history/archive-export.use-case';
+import { cutOf } from '../../../../application/history/prune-history.use-case';
 import { StreamSink } from '../../../stream-sink';
 import { ChainflowCommand } from '../../base.command';
 
@@ -17,7 +18,8 @@ export default class ArchiveExportCommand extends ChainflowCommand {
     const { flags } = await this.parse(ArchiveExportCommand);
     const root = await this.root(flags.config);
     const archive = root.container.get(ArchiveExport);
-    const sink = new StreamSink(createWriteStream(flags.out));
+    cutOf(flags['older-than'], Date.now()); // a bad duration is refused before the file is created
+    const sink = new StreamSink(openOutput(flags.out));
     const report = await archive.execute(flags['older-than'], sink);
     await sink.end();
     this.log(`archived ${report.runs} runs created before ${report.cut} (${report.steps} steps, ${report.sends} sends, ` +

@@ -1,5 +1,5 @@
-import { createWriteStream } from 'node:fs';
 import { Flags } from '@oclif/core';
+import { openOutput } from '../../files';
 import { ExportHistory, type ExportReport } from '../../../../application/history/export-history.use-case';
 import { ChainflowCommand, toQuery } from '../../base.command';
 import { RUN_FILTER_FLAG_NAMES, runFilterFlags } from '../../run-filter.flags';
@@ -20,7 +20,7 @@ export default class HistoryExport extends ChainflowCommand {
     const root = await this.root(flags.config);
     const exporter = root.container.get(ExportHistory);
     const { filter, format } = exporter.parse(toQuery(flags, [...RUN_FILTER_FLAG_NAMES, 'format']));
-    const out = flags.out ? createWriteStream(flags.out) : process.stdout;
+    const out = flags.out ? openOutput(flags.out) : process.stdout;
     const sink = new StreamSink(out);
     const progress = flags.out && process.stderr.isTTY ? counter() : undefined;
     const report = await exporter.execute(filter, format, sink, progress);

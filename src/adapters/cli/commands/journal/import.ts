@@ -7,6 +7,7 @@ import { ImportJournal, ImportRejectedError, type ImportProgress } from '../../.
 import { SettlePendingReceipts } from '../../../../application/spend/settle-pending-receipts.use-case';
 import { ndjsonFile } from '../../../ndjson-file';
 import { ChainflowCommand, EXIT_FAILURE } from '../../base.command';
+import { checkInput } from '../../files';
 
 /** `chainflow journal import FILE|-`: validate every line, then import all of it or nothing. */
 export default class JournalImport extends ChainflowCommand {
@@ -17,6 +18,7 @@ export default class JournalImport extends ChainflowCommand {
     const { args, flags } = await this.parse(JournalImport);
     let spool: string | undefined;
     let path = args.file;
+    if (path !== '-') checkInput(path); // a missing file is named before the storage is opened
     if (path === '-') {
       // Standard input is read twice (validation, then import), so it is spooled to a private temp file.
       spool = mkdtempSync(join(tmpdir(), 'chainflow-import-'));

@@ -1,5 +1,5 @@
-import { createWriteStream } from 'node:fs';
 import { Flags } from '@oclif/core';
+import { openOutput } from '../../files';
 import { ExportSpend } from '../../../../application/spend/export-spend.use-case';
 import { StreamSink } from '../../../stream-sink';
 import { ChainflowCommand, toQuery } from '../../base.command';
@@ -20,7 +20,7 @@ export default class SpendExport extends ChainflowCommand {
     const root = await this.root(flags.config);
     const exporter = root.container.get(ExportSpend);
     const { filter, format } = exporter.parse(toQuery(flags, [...SPEND_FILTER_NAMES, 'format']));
-    const sink = new StreamSink(flags.out ? createWriteStream(flags.out) : process.stdout);
+    const sink = new StreamSink(flags.out ? openOutput(flags.out) : process.stdout);
     const count = await exporter.execute(filter, format, sink);
     if (flags.out) {
       await sink.end();
