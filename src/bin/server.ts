@@ -24,6 +24,7 @@ import { StartRun } from '../application/engine/start-run.use-case';
 import { ListConfiguredWorkflows, SetWorkflowPaused } from '../application/engine/workflow-controls.use-case';
 import { PendingReceipts } from '../application/ports/spend-ledger';
 import { Redactor } from '../domain/redactor';
+import { ENGINE_SECRET_PATHS, requireSecrets, serverSecretPaths } from '../application/secrets-needed';
 import type { Root } from './root';
 
 /**
@@ -52,6 +53,8 @@ export interface ServerOptions {
  */
 export async function startServer(root: Root, options: ServerOptions = {}): Promise<Server> {
   const { container, config } = root;
+  // The server's own settings (the API token, the webhooks' HMAC keys) and, with the engine, all it may use.
+  requireSecrets(config, [...serverSecretPaths(config), ...(options.engine === false ? [] : ENGINE_SECRET_PATHS)], 'chainflow start');
   const logger = options.logger ?? createLogger();
   const redactor = container.get(Redactor);
   const sizes = container.get(JournalSizes);

@@ -4,6 +4,7 @@ import { BudgetGuard } from '../../src/application/spend/budget-guard.use-case';
 import { SendTransaction, type SendRequest } from '../../src/application/spend/send-transaction.use-case';
 import type { JournalEvent, Receipt } from '../../src/domain/journal/journal-event';
 import { Redactor } from '../../src/domain/redactor';
+import { SecretMissingError } from '../../src/domain/errors';
 import { anEntry } from '../contract/spend.contract';
 import { FixedClock } from '../fakes/fixed-clock';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
@@ -170,5 +171,19 @@ describe('SendTransaction', () => {
       expect(spend.all()).toEqual([]);
       expect(await spend.pending(10)).toEqual([expect.objectContaining({ stepRunId: 'r1.pay', txHash: SENT_HASH, valueWei: 777n, recordedAt: T0 })]);
     });
+  });
+
+  it('a relayer whose signer variable is unset: the send names the setting and the variable, and broadcasts nothing', async () => {
+    const unset: ChainflowConfig = {
+      ...config,
+      relayers: new Map([['ops', { name: 'ops', network: 'sepolia' }]]),
+      unsetSecrets: [{ at: 'relayers.ops.signer', variable: 'OPS_SIGNER_KEY', empty: false }],
+    };
+    const guard = new BudgetGuard(unset, spend, InMemoryBudgetReservations.over(journal), journal, clock);
+    const unsigned = new SendTransaction(unset, guard, sender, journal, journal, clock, new Redactor([]));
+    await expect(unsigned.execute(request)).rejects.toThrow(
+      new SecretMissingError([{ at: 'relayers.ops.signer', variable: 'OPS_SIGNER_KEY', empty: false }], 'a send from relayer ops'),
+    );
+    expect(sender.broadcasts).toEqual([]);
   });
 });

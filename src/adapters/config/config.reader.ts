@@ -9,6 +9,7 @@ import type {
   ServerConfig,
   WorkflowConfig,
   EngineConfig,
+  UnsetSecret,
 } from '../../application/config';
 import { DEFAULT_ENGINE_CONFIG } from '../../application/config';
 import { readWorkflow } from './workflow.reader';
@@ -62,6 +63,8 @@ export class ConfigReader {
   /** Declared secret name → its environment variable. */
   private readonly declared = new Map<string, string>();
   private readonly referencedEnv = new Set<string>();
+  /** Secret-typed settings whose variable is not set: nothing to redact, refused where a command needs them. */
+  private readonly unset: UnsetSecret[] = [];
 
   constructor(
     private readonly raw: Raw,
@@ -98,6 +101,7 @@ export class ConfigReader {
       workflows: this.workflows(budgets),
       engine: this.engine(),
       secretValues: this.secretValues(),
+      unsetSecrets: this.unset,
     };
     if (this.problems.size > 0) {
       const lines = [...this.problems].map(([at, message]) => ({ order: documentOrder(this.raw, at), at, message }));
@@ -160,11 +164,13 @@ export class ConfigReader {
     else if (!this.declared.has(ref.secret)) this.problem(at, this.undeclared());
   }
 
-  /** Resolves a reference whose value the program needs to run; an unset variable is a problem. */
-  private resolveRequired(value: unknown, at: string): string | undefined {
+  /**
+   * Resolves a reference to its value. An unset (or empty) variable is no problem here: it is noted in
+   * `unsetSecrets`, and a command that needs the setting refuses to run, naming it (requireSecrets).
+   */
+  private resolveReference(value: unknown, at: string): string | undefined {
     if (!isReference(value)) return undefined;
     let variable: string;
-    let via = '';
     if ('env' in value) variable = value.env;
     else {
       const declared = this.declared.get(value.secret);
@@ -172,11 +178,10 @@ export class ConfigReader {
         return void this.problem(at, this.undeclared());
       }
       variable = declared;
-      via = ` (secret '${value.secret}')`;
     }
     const resolved = this.env[variable];
     if (resolved === undefined || resolved === '') {
-      this.problem(at, `environment variable ${variable} is ${resolved === undefined ? 'not set' : 'empty'}${via}`);
+      this.unset.push({ at, variable, empty: resolved === '' });
       return undefined;
     }
     return resolved;
@@ -195,7 +200,7 @@ export class ConfigReader {
     return {
       host,
       port,
-      authToken: auth.token === undefined ? undefined : this.resolveRequired(auth.token, 'server.auth.token'),
+      authToken: auth.token === undefined ? undefined : this.resolveReference(auth.token, 'server.auth.token'),
       healthPublic: typeof raw.health_public === 'boolean' ? raw.health_public : true,
       metricsPublic: typeof raw.metrics_public === 'boolean' ? raw.metrics_public : false,
     };
@@ -223,7 +228,8 @@ export class ConfigReader {
         name,
         chainId: typeof raw.chain_id === 'number' ? raw.chain_id : 0,
         nativeSymbol: typeof raw.native_symbol === 'string' ? raw.native_symbol : 'ETH',
-        rpc: rpc.map((ref, i) => this.resolveRequired(ref, childPath(childPath(at, 'rpc'), i)) ?? ''),
+        // Providers whose variable is unset are left out (noted in unsetSecrets): the others are still tried.
+        rpc: rpc.flatMap((ref, i) => this.resolveReference(ref, childPath(childPath(at, 'rpc'), i)) ?? []),
         ...(typeof raw.explorer === 'string' ? { explorer: raw.explorer } : {}),
       });
     }
@@ -238,7 +244,7 @@ export class ConfigReader {
       if (network && !networks.has(network)) {
         this.problem(childPath(at, 'network'), `names no configured network${known(networks)}`);
       }
-      const signer = raw.signer === undefined ? undefined : this.resolveRequired(raw.signer, childPath(at, 'signer'));
+      const signer = raw.signer === undefined ? undefined : this.resolveReference(raw.signer, childPath(at, 'signer'));
       const lowBalanceWei = this.amount(raw.low_balance, childPath(at, 'low_balance'));
       relayers.set(name, {
         name,
@@ -299,7 +305,7 @@ export class ConfigReader {
       });
       const engine = readWorkflow(name, raw, {
         problem: (at, message) => this.problem(at, message),
-        resolve: (value, at) => this.resolveRequired(value, at),
+        resolve: (value, at) => this.resolveReference(value, at),
       });
       workflows.set(name, { name, budgets: names, definition: raw, ...(engine ? { engine } : {}) });
     }

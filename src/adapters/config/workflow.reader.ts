@@ -15,7 +15,7 @@ type Raw = Record<string, unknown>;
 /** What the workflow reader needs from the config reader around it. */
 export interface WorkflowReaderContext {
   problem(at: string, message: string): void;
-  /** Resolves a secret reference whose value is needed to run (an unset variable is a problem); undefined if not. */
+  /** Resolves a secret reference; undefined when it is not one or its variable is unset (noted, refused where needed). */
   resolve(value: unknown, at: string): string | undefined;
 }
 

@@ -1,4 +1,5 @@
 import { inject, injectable } from 'inversify';
+import { requireSecrets } from '../secrets-needed';
 import { InvalidInputError, NotFoundError } from '../../domain/errors';
 import type { JournalEvent, Receipt } from '../../domain/journal/journal-event';
 import { Redactor } from '../../domain/redactor';
@@ -55,7 +56,11 @@ export class SendTransaction {
     if (!relayer) throw new InvalidInputError('relayer', `no relayer named '${req.relayer}' is configured`);
     const network = this.config.networks.get(relayer.network);
     if (!network) throw new InvalidInputError('relayer', `relayer '${req.relayer}' names unknown network '${relayer.network}'`);
-    if (!relayer.signer) throw new InvalidInputError('relayer', `relayer '${req.relayer}' has no signer`);
+    if (!relayer.signer) {
+      // The signer's variable may be unset: a send is the moment it is needed, so it is named now.
+      requireSecrets(this.config, [`relayers.${relayer.name}.signer`], `a send from relayer ${relayer.name}`);
+      throw new InvalidInputError('relayer', `relayer '${req.relayer}' has no signer`);
+    }
     const run = await this.runs.get(req.runId);
     if (!run) throw new NotFoundError('run');
     const at = (): string => toIso(this.clock.now());

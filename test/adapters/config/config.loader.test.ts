@@ -2,7 +2,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { loadConfig } from '../../../src/adapters/config/config.loader';
-import { InvalidConfigError } from '../../../src/domain/errors';
+import { ENGINE_SECRET_PATHS, requireSecrets, serverSecretPaths } from '../../../src/application/secrets-needed';
+import { InvalidConfigError, SecretMissingError } from '../../../src/domain/errors';
 
 const FULL_EXAMPLE = `
 chainflow_version: 1
@@ -42,6 +43,8 @@ const FULL_ENV = {
   OPS_SIGNER_KEY: '0xsigner-key-value',
   SEPOLIA_RPC_URL: 'https://sepolia.example/v3/rpc-key-value',
 };
+
+const { CHAINFLOW_API_TOKEN: _token, ...FULL_ENV_WITHOUT_TOKEN } = FULL_ENV;
 
 const dirs: string[] = [];
 
@@ -222,15 +225,28 @@ workflows:
     expect(byPath.get('budgets.daily.window')).toMatch(/greater than zero/);
   });
 
-  it('names an unset environment variable only where the program needs the value', () => {
-    const problems = problemsOf(FULL_EXAMPLE, { CHAINFLOW_API_TOKEN: 'api-token-value' });
-    expect(problems).toEqual([
-      "networks.sepolia.rpc[0]: environment variable SEPOLIA_RPC_URL is not set",
-      "relayers.ops.signer: environment variable OPS_SIGNER_KEY is not set (secret 'ops_key')",
+  it('an unset environment variable is no config error: it is noted, with nothing to redact for it', () => {
+    const config = loadConfig({ cwd: path.dirname(writeConfig(FULL_EXAMPLE)), env: { CHAINFLOW_API_TOKEN: 'api-token-value', OPS_SIGNER_KEY: '' } });
+    expect(config.unsetSecrets).toEqual([
+      { at: 'networks.sepolia.rpc[0]', variable: 'SEPOLIA_RPC_URL', empty: false },
+      { at: 'relayers.ops.signer', variable: 'OPS_SIGNER_KEY', empty: true },
     ]);
-    const unused = FULL_EXAMPLE.replace('secrets:', 'secrets:\n  spare: { env: UNSET_SPARE }');
-    const file = writeConfig(unused);
-    expect(() => loadConfig({ cwd: path.dirname(file), env: FULL_ENV })).not.toThrow();
+    expect(config.networks.get('sepolia')?.rpc).toEqual([]);
+    expect(config.relayers.get('ops')?.signer).toBeUndefined();
+    expect(config.server.authToken).toBe('api-token-value');
+    expect(config.secretValues).toEqual(['api-token-value']);
+  });
+
+  it('requireSecrets names, in one line, only the unset settings a command uses', () => {
+    const config = loadConfig({ cwd: path.dirname(writeConfig(FULL_EXAMPLE)), env: { CHAINFLOW_API_TOKEN: 'api-token-value' } });
+    expect(() => requireSecrets(config, serverSecretPaths(config), 'chainflow start')).not.toThrow();
+    expect(() => requireSecrets(config, ENGINE_SECRET_PATHS, 'chainflow worker')).toThrow(new SecretMissingError([
+      { at: 'networks.sepolia.rpc[0]', variable: 'SEPOLIA_RPC_URL', empty: false },
+      { at: 'relayers.ops.signer', variable: 'OPS_SIGNER_KEY', empty: false },
+    ], 'chainflow worker'));
+    const noToken = loadConfig({ cwd: path.dirname(writeConfig(FULL_EXAMPLE)), env: FULL_ENV_WITHOUT_TOKEN });
+    expect(() => requireSecrets(noToken, serverSecretPaths(noToken), 'chainflow start'))
+      .toThrow('chainflow start needs server.auth.token (environment variable CHAINFLOW_API_TOKEN is not set)');
   });
 
   it('collects secret values, including an env var referenced only inside a workflow definition', () => {
