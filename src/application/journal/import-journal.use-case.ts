@@ -30,7 +30,10 @@ export class ImportRejectedError extends ChainflowError {
 export interface ImportProgress {
   readonly phase: 'validate' | 'import';
   readonly lines: number;
+  /** Valid events so far (validate), or events written so far (import). */
   readonly events: number;
+  /** Import phase: the events to write in all. */
+  readonly total?: number;
 }
 
 export interface ImportReport {
@@ -84,7 +87,7 @@ export class ImportJournal {
     };
     try {
       const result = await this.journal.appendAll(batches(), (done) =>
-        onProgress?.({ phase: 'import', lines: checked.lines, events: done.applied + done.duplicates }));
+        onProgress?.({ phase: 'import', lines: checked.lines, events: done.applied + done.duplicates, total: checked.events }));
       return { lines: checked.lines, events: checked.events, ...result };
     } catch (err) {
       if (err instanceof JournalRejectedError) {

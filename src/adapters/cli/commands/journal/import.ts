@@ -8,6 +8,7 @@ import { SettlePendingReceipts } from '../../../../application/spend/settle-pend
 import { ndjsonFile } from '../../../ndjson-file';
 import { ChainflowCommand, EXIT_FAILURE } from '../../base.command';
 import { checkInput } from '../../files';
+import { Progress } from '../../progress';
 
 /** `chainflow journal import FILE|-`: validate every line, then import all of it or nothing. */
 export default class JournalImport extends ChainflowCommand {
@@ -27,9 +28,11 @@ export default class JournalImport extends ChainflowCommand {
     }
     try {
       const root = await this.root(flags.config);
-      const progress = process.stderr.isTTY ? progressBar() : undefined;
-      const report = await root.container.get(ImportJournal).execute(ndjsonFile(path), progress);
-      if (progress) process.stderr.write('\n');
+      const report = await Progress.around(Progress.open(), (progress) =>
+        root.container.get(ImportJournal).execute(ndjsonFile(path), progress && ((p: ImportProgress) => {
+          if (p.phase === 'validate') progress.update('validating', p.lines, 'lines');
+          else progress.update('importing', p.events, 'events', p.total);
+        })));
       this.log(`imported ${report.applied} events (${report.duplicates} already present) from ${report.lines} lines`);
       // Landed sends whose journaled receipt had no gas numbers: one receipt read each for the spend ledger.
       const spend = await root.container.get(SettlePendingReceipts).drain();
@@ -47,18 +50,4 @@ export default class JournalImport extends ChainflowCommand {
       if (spool) rmSync(spool, { recursive: true, force: true });
     }
   }
-}
-
-function progressBar(): (p: ImportProgress) => void {
-  let last = 0;
-  return (p) => {
-    const now = Date.now();
-    if (now - last < 100) return;
-    last = now;
-    const total = Math.max(1, p.phase === 'import' ? p.lines : p.lines);
-    const done = p.phase === 'import' ? p.events : p.lines;
-    const width = 30;
-    const filled = p.phase === 'import' ? Math.min(width, Math.round((done / total) * width)) : 0;
-    process.stderr.write(`\r${p.phase === 'validate' ? 'validating' : 'importing '} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done.toLocaleString()}`);
-  };
 }

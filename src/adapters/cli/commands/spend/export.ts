@@ -3,6 +3,7 @@ import { openOutput } from '../../files';
 import { ExportSpend } from '../../../../application/spend/export-spend.use-case';
 import { StreamSink } from '../../../stream-sink';
 import { ChainflowCommand, toQuery } from '../../base.command';
+import { Progress } from '../../progress';
 import { SPEND_FILTER_FLAGS, SPEND_FILTER_NAMES } from './index';
 
 /** `chainflow spend export`: the raw ledger entries, oldest first, as CSV (SPEC's columns) or `{ "entries": [...] }`. */
@@ -21,7 +22,8 @@ export default class SpendExport extends ChainflowCommand {
     const exporter = root.container.get(ExportSpend);
     const { filter, format } = exporter.parse(toQuery(flags, [...SPEND_FILTER_NAMES, 'format']));
     const sink = new StreamSink(flags.out ? openOutput(flags.out) : process.stdout);
-    const count = await exporter.execute(filter, format, sink);
+    const count = await Progress.around(Progress.open({ stdoutBusy: !flags.out }), (progress) =>
+      exporter.execute(filter, format, sink, progress && ((n) => progress.update('exporting', n, 'ledger entries'))));
     if (flags.out) {
       await sink.end();
       this.log(`exported ${count} ledger entries to ${flags.out}`);
