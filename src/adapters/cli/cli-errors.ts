@@ -38,7 +38,7 @@ const ERRNO_WORDS: Readonly<Record<string, string>> = {
  * a multi-line help dump.
  */
 export function describeFailure(err: unknown, command: CommandShape = {}): CliFailure {
-  if (err instanceof InvalidInputError) return { message: `Error: ${asFlag(err, command)}`, exitCode: EXIT_USAGE };
+  if (err instanceof InvalidInputError) return { message: `Error: ${named(err.field, err.reason, command)}`, exitCode: EXIT_USAGE };
   if (err instanceof InvalidConfigError) return { message: err.message, exitCode: EXIT_FAILURE };
   if (err instanceof NotFoundError && err.field) return { message: `Error: ${named(err.field, err.message, command)}`, exitCode: EXIT_FAILURE };
   if (err instanceof ChainflowError) return { message: `Error: ${err.message}`, exitCode: EXIT_FAILURE };
@@ -50,12 +50,10 @@ export function describeFailure(err: unknown, command: CommandShape = {}): CliFa
   return { message: `Error: ${firstLine(e.message ?? String(err))}`, exitCode: EXIT_FAILURE };
 }
 
-/** `tx_hash: …` from a use case that named the API parameter: shown as the flag the user typed (`--tx-hash`). */
-function asFlag(err: InvalidInputError, command: CommandShape): string {
-  return named(err.field, err.reason, command);
-}
-
-/** `<flag or argument>: <reason>`, the name spelled as the command's flag (`--tx-hash`) or argument (`run-id`). */
+/**
+ * `<flag or argument>: <reason>`. Use cases name the API's parameter (`tx_hash`); the CLI shows it as the command's
+ * flag the user typed (`--tx-hash`) or argument (`run-id`), else as it is.
+ */
 function named(field: string, reason: string, command: CommandShape): string {
   const name = field.replace(/_/g, '-');
   if (command.flags?.[name]) return `--${name}: ${reason}`;

@@ -116,6 +116,10 @@ function bodyCheck(schema: JsonSchema): RequestHandler {
   };
 }
 
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  string: 'a string', object: 'a JSON object', array: 'a list', boolean: 'true or false', integer: 'an integer', number: 'a number',
+};
+
 /** One line naming the member at fault and what is wrong; never the value it was given. */
 function bodyError(error: ErrorObject | undefined): InvalidInputError {
   if (!error) return new InvalidInputError('body', 'invalid');
@@ -129,7 +133,7 @@ function bodyError(error: ErrorObject | undefined): InvalidInputError {
     case 'required':
       return new InvalidInputError(String(params.missingProperty), 'required');
     case 'type':
-      return at ? new InvalidInputError(at, `must be ${String(params.type)}`) : new InvalidInputError('body', 'must be a JSON object');
+      return at ? new InvalidInputError(at, `must be ${TYPE_WORDS[String(params.type)] ?? String(params.type)}`) : new InvalidInputError('body', 'must be a JSON object');
     case 'enum':
       return new InvalidInputError(at || 'body', `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`);
     case 'maxLength':

@@ -56,4 +56,23 @@ describe('query parameters: __proto__ and unknown names', () => {
     expect(res.status).toBe(200);
     expect(res.body.run.run_id).toBe('qv-1');
   });
+
+  it.each([
+    ['{"decision":"maybe"}', /^decision: must be one of approve, reject, approved, rejected$/],
+    ['{"decision":"approve","extra":1}', /^extra: unknown member$/],
+    ['{"decision":"approve","reason":5}', /^reason: must be a string$/],
+    ['{"reason":"x"}', /^decision: required$/],
+    ['[1]', /^body: must be a JSON object$/],
+    ['{"decision":"approve","__proto__":{"x":1}}', /^__proto__: unknown member$/],
+  ])('POST /api/approvals/:id/decision with %s: 400 naming the member, before anything is looked up', async (body, error) => {
+    const res = await fetch(`${srv.baseUrl}/api/approvals/some-approval/decision`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toMatch(error);
+  });
+
+  it('a POST route refuses an unknown query parameter too', async () => {
+    const res = await fetch(`${srv.baseUrl}/api/runs/qv-1/cancel?force=1`, { method: 'POST' });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toMatch(/^force: unknown parameter/);
+  });
 });
