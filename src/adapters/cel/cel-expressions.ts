@@ -11,7 +11,8 @@ const cel = (): typeof CelJs => (library ??= require('@marcbachmann/cel-js') as 
 
 /** First line of a CEL library message (the rest is a source excerpt), without the values it may quote. */
 function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
+  // The library quotes what it tripped on (`Unexpected character: 'x'`): a piece of the config, so it is left out.
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/:?\s*(['"`]).*?\1/g, '').trim();
 }
 
 /** JSON-like context → CEL values: integers become CEL ints (bigint), other numbers doubles. */

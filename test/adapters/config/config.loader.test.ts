@@ -339,6 +339,7 @@ workflows:
   payouts:
     budgets: [LEAK-budget]
     trigger: { kind: cron, schedule: "LEAK * * * *" }
+    conditions: [ { name: c, if: "LEAK_a LEAK_b" } ]
     steps:
       - { id: a, type: http_call, url: "https://x.example", headers: { X-Key: LEAK-header } }
       - { id: a, type: delay, duration: LEAK-duration }
