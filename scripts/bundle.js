@@ -2,7 +2,7 @@
 // ~900 modules. Native and optional database drivers stay external (sqlite3 is a native addon).
 const { build } = require('esbuild');
 const { join } = require('node:path');
-const { readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 
 const root = join(__dirname, '..');
 // A code cache of an older bundle would only be rejected; drop it (bin/run.js writes a fresh one).
@@ -13,6 +13,7 @@ rmSync(join(root, 'dist/chainflow.js.cache'), { force: true });
 // ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING. oclif loads plugins (ES modules) with `await import(url)`: those calls
 // are sent to dist/import-module.js, a plain module outside the vm, whose own `import()` works.
 const IMPORT_MODULE = 'import-module.js';
+mkdirSync(join(root, 'dist'), { recursive: true });
 writeFileSync(join(root, 'dist', IMPORT_MODULE), [
   '// Dynamic import for the bundle (see scripts/bundle.js): runs outside the vm.Script that holds the bundle.',
   "'use strict';",
