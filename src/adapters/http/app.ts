@@ -122,6 +122,10 @@ export function createHttpApp(deps: HttpDependencies): Express {
     res.status(404).json({ error: 'no such trigger' });
   });
 
+  routes.staticPath('/', {
+    summary: 'The embedded web UI: one self-contained page (public; it asks for a token when auth is on)', tag: 'operations', security: 'public',
+    responses: { 200: { description: 'the page', contentType: 'text/html' } },
+  });
   app.use(express.static(UI_DIR, { index: 'index.html', fallthrough: true }));
   app.use((_req, res) => {
     res.status(404).json({ error: 'not found' });

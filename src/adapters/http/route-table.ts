@@ -49,6 +49,8 @@ export type HttpMethod = 'get' | 'post';
 export interface DeclaredRoute extends RouteSpec {
   readonly method: HttpMethod;
   readonly path: string;
+  /** Served by a middleware (the static page), not by a route handler of this table. */
+  readonly static?: boolean;
 }
 
 const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: false });
@@ -62,6 +64,11 @@ export class RouteTable {
 
   get routes(): readonly DeclaredRoute[] {
     return this.declared;
+  }
+
+  /** Declares a path that a middleware serves (the embedded page at `/`), so that the document lists it too. */
+  staticPath(path: string, spec: RouteSpec): void {
+    this.declared.push({ ...spec, method: 'get', path, static: true });
   }
 
   /** A router for routes mounted at `mount` (`/api/history`); extra handlers (body parsers, auth) run first. */
