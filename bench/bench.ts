@@ -5,10 +5,9 @@
  * lists (txs, approvals, waiting, reorgs, replays) the same way, the workflows overview, and the CSV and JSON
  * exports of every run, each in a child process (time, peak RSS); then the web UI, the spend ledger and the relayers'
  * address book. Report: stdout and `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of
- * rebuilding it; `--spend`, `--ui`, `--engine` and `--relayers` measure one part alone.
+ * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers` and `--cli` measure one part alone.
  */
 import 'reflect-metadata';
-import { spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { ndjsonFile } from '../src/adapters/ndjson-file';
@@ -34,6 +33,7 @@ import { startServer } from '../src/bin/server';
 import { CursorCodec } from '../src/domain/cursor';
 import { PAGE_LIMIT, defineCases, prepareCase, sqlOf } from './cases';
 import { measureAuth } from './auth';
+import { cliPlugins, measureCliCold, renderCliCold } from './cli';
 import { benchSpend, renderSpend } from './spend';
 import { benchEngine, renderEngine } from './engine';
 import { benchRelayers, renderRelayers } from './relayers';
@@ -43,7 +43,7 @@ import { measureExport, type ExportFigures } from './export';
 import { runLines, type JournalShape } from './generate';
 import { defineListCases, prepareListCase, timeListCase, timeWorkflows, type ListCase, type ListTimings, type PagedUseCase, type WorkflowsFigures } from './lists';
 import { renderReport, type BuildFigures, type CaseTimings } from './report';
-import { HttpClient, measure, nowMs, stats } from './timing';
+import { HttpClient, measure, nowMs } from './timing';
 
 const REPO = resolve(__dirname, '..', '..');
 const WORK = join(REPO, '.bench');
@@ -186,7 +186,35 @@ async function sendsOnly(): Promise<void> {
   process.exitCode = pass ? 0 : 1;
 }
 
+/**
+ * `--cli`: the CLI's cold start alone, against `.bench/journal-<BENCH_RUNS>.db` (built first when missing; a quick
+ * figure: `BENCH_RUNS=20000 npm run bench -- --cli`).
+ */
+async function cliOnly(): Promise<void> {
+  const runs = positiveInt('BENCH_RUNS', 1_000_000);
+  mkdirSync(WORK, { recursive: true });
+  const dbName = `journal-${runs}.db`;
+  const configPath = join(WORK, 'chainflow.yaml');
+  writeFileSync(configPath, `chainflow_version: 1\nstorage:\n  url: sqlite:${dbName}\n`);
+  if (!existsSync(join(WORK, dbName))) {
+    const root = await openRoot({ cwd: WORK, configPath, profile: 'server' });
+    try {
+      log(`building a journal of ${runs.toLocaleString('en-US')} runs in ${join(WORK, dbName)}`);
+      await build(root, { runs, end: Math.floor(Date.now() / 1000) * 1000 });
+    } finally {
+      await root.close();
+    }
+  }
+  const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(2)} (other processes share the machine)`;
+  const cli = renderCliCold(measureCliCold(REPO, configPath, Math.min(PAGE_LIMIT, runs)), cliPlugins(REPO));
+  const text = [`# chainflow bench: CLI cold start (${runs.toLocaleString('en-US')}-run journal)`, '', env, '', ...cli.lines, `${cli.pass ? 'PASS' : 'FAIL'} ${cli.verdict}`, ''].join('\n');
+  writeFileSync(join(WORK, 'report-cli.md'), text);
+  process.stdout.write(text);
+  process.exitCode = cli.pass ? 0 : 1;
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--cli')) return cliOnly();
   if (process.argv.includes('--sends')) return sendsOnly();
   if (process.argv.includes('--engine')) return engineOnly();
   if (process.argv.includes('--relayers')) return relayersOnly();
@@ -310,23 +338,7 @@ async function main(): Promise<void> {
     root = undefined;
 
     // CLI cold: a fresh process each time (one warm-up run first, for the OS file cache).
-    const samples: number[] = [];
-    for (let k = 0; k <= CLI_RUNS; k++) {
-      const t = nowMs();
-      const res = spawnSync(process.execPath, [join(REPO, 'bin', 'run.js'), 'history', '--json', '--config', configPath], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 });
-      const ms = nowMs() - t;
-      if (res.status !== 0) throw new Error(`chainflow history --json exited ${res.status}: ${(res.stderr || res.stdout || '').slice(0, 500)}`);
-      const items = (JSON.parse(res.stdout) as { items: unknown[] }).items;
-      if (items.length !== PAGE_LIMIT) throw new Error(`chainflow history --json printed ${items.length} runs, expected ${PAGE_LIMIT}`);
-      if (k > 0) samples.push(ms);
-    }
-    const bare: number[] = [];
-    for (let k = 0; k < 5; k++) {
-      const t = nowMs();
-      spawnSync(process.execPath, ['-e', ''], { cwd: REPO });
-      bare.push(nowMs() - t);
-    }
-    const cli = { runs: CLI_RUNS, p50: stats(samples).p50, max: stats(samples).max, samples, nodeBaselineMs: stats(bare).p50 };
+    const cli = measureCliCold(REPO, configPath, PAGE_LIMIT);
     log(`CLI cold: p50 ${cli.p50.toFixed(0)} ms, max ${cli.max.toFixed(0)} ms (bare node start ${cli.nodeBaselineMs.toFixed(0)} ms)`);
 
     // Exports of every run, each in a child process of its own (the root is closed: no other reader).
@@ -344,7 +356,7 @@ async function main(): Promise<void> {
       work: WORK, entries: positiveInt('BENCH_SPEND_ENTRIES', 1_000_000), reuse: reuseAsked, iterations: ITERATIONS, warmup: WARMUP, log,
     }));
     const relayers = renderRelayers(await benchRelayers({ work: WORK, iterations: ITERATIONS, warmup: WARMUP, log }));
-    const { text: historyText, pass: historyPass } = renderReport({ started, env, iterations: ITERATIONS, warmup: WARMUP, build: buildFigures, counts, cases: results, cli,
+    const { text: historyText, pass: historyPass } = renderReport({ started, env, iterations: ITERATIONS, warmup: WARMUP, build: buildFigures, counts, cases: results, cli, plugins: cliPlugins(REPO),
       lists: { cases: listResults, workflows, exports, totalRuns: runs }, auth });
     const text = `${historyText}\n${ui.text}\n${spend.text}\n${relayers.text}`;
     const pass = historyPass && ui.pass && spend.pass && relayers.pass;

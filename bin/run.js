@@ -18,11 +18,9 @@ function load() {
   } catch {
     cachedData = undefined;
   }
-  const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), {
-    filename: file,
-    cachedData,
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  // No dynamic import runs inside this script: the bundle sends them to dist/import-module.js (see
+  // scripts/bundle.js), because a script compiled from a code cache has no import callback on Node 20.
+  const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), { filename: file, cachedData });
   const mod = new Module(file, module);
   mod.filename = file;
   mod.paths = Module._nodeModulePaths(path.dirname(file));

@@ -95,6 +95,19 @@ export interface ChainflowConfig {
    * environment variable that the raw config references anywhere.
    */
   readonly secretValues: readonly string[];
+  /**
+   * Secret-typed settings whose environment variable is not set (or empty). Not an error when the config loads:
+   * a command needs only the settings it uses (see `requireSecrets`); there is nothing to redact for them.
+   * Absent: none.
+   */
+  readonly unsetSecrets?: readonly UnsetSecret[];
+}
+
+/** A secret-typed setting (`at`, a config path) whose environment variable is not set or empty. */
+export interface UnsetSecret {
+  readonly at: string;
+  readonly variable: string;
+  readonly empty: boolean;
 }
 export const ChainflowConfig = Symbol('ChainflowConfig');
 

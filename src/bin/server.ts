@@ -28,6 +28,7 @@ import { ListRelayers } from '../application/relayers/list-relayers.use-case';
 import { ListTopups } from '../application/relayers/list-topups.use-case';
 import { RelayerGauges } from '../application/relayers/relayer-gauges.use-case';
 import { Redactor } from '../domain/redactor';
+import { ENGINE_SECRET_PATHS, requireSecrets, serverSecretPaths } from '../application/secrets-needed';
 import type { Root } from './root';
 
 /**
@@ -56,6 +57,8 @@ export interface ServerOptions {
  */
 export async function startServer(root: Root, options: ServerOptions = {}): Promise<Server> {
   const { container, config } = root;
+  // The server's own settings (the API token, the webhooks' HMAC keys) and, with the engine, all it may use.
+  requireSecrets(config, [...serverSecretPaths(config), ...(options.engine === false ? [] : ENGINE_SECRET_PATHS)], 'chainflow start');
   const logger = options.logger ?? createLogger();
   const redactor = container.get(Redactor);
   const sizes = container.get(JournalSizes);
@@ -95,7 +98,7 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
     healthPublic: config.server.healthPublic,
     metricsPublic: config.server.metricsPublic,
     logRequest: (entry) => logger.info({ ...entry, url: redactor.redactText(entry.url) }, 'request'),
-    log: (msg, err) => logger.error({ err: redactor.redactText(err instanceof Error ? err.message : String(err)) }, msg),
+    log: (msg, err) => logger.error({ err: redactor.redactText(oneLine(err)) }, msg),
   });
   const host = options.host ?? config.server.host;
   const port = options.port ?? config.server.port;
@@ -107,3 +110,9 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
   });
 }
 
+
+/** An error as one short line: typed errors are one line already; anything else is cut to its first line. */
+function oneLine(err: unknown): string {
+  const line = (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}

@@ -21,7 +21,7 @@ export interface Approval {
 /** Decides a pending approval; one already decided refuses a second decision. */
 export function decideApproval(approval: Approval, decision: Decision, by: string | null, reason: string | null, at: number): void {
   if (approval.status !== 'pending') {
-    throw new InvalidTransitionError(`approval ${approval.approvalId} already ${approval.status}: an approval is decided once`);
+    throw new InvalidTransitionError(`approval_id: the approval is already ${approval.status}: an approval is decided once`);
   }
   const a = approval as Mutable<Approval>;
   a.status = decision;

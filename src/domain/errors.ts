@@ -9,7 +9,9 @@ export type ErrorCode =
   | 'journal_rejected'
   | 'unauthorized'
   | 'budget_exceeded'
-  | 'conflict';
+  | 'conflict'
+  | 'storage_failed'
+  | 'secret_missing';
 
 export abstract class ChainflowError extends Error {
   abstract readonly code: ErrorCode;
@@ -25,7 +27,8 @@ export class InvalidInputError extends ChainflowError {
 
 export class NotFoundError extends ChainflowError {
   readonly code = 'not_found' as const;
-  constructor(readonly what: string) {
+  /** `field`: the parameter, argument or flag that named it, when there is one (the CLI names it). */
+  constructor(readonly what: string, readonly field?: string) {
     super(`${what} not found`);
   }
 }
@@ -71,5 +74,28 @@ export class UnauthorizedError extends ChainflowError {
   readonly code = 'unauthorized' as const;
   constructor(reason = 'unauthorized') {
     super(reason);
+  }
+}
+
+/**
+ * The storage failed (disk full, database locked or unreachable, a statement refused). One line saying what
+ * failed and where, never the statement or its values (which hold journal data, secrets among it).
+ */
+export class StorageError extends ChainflowError {
+  readonly code = 'storage_failed' as const;
+  /** `driverCode`: the driver's error code (SQLITE_BUSY, a SQLSTATE), for the storage adapter's retries. */
+  constructor(readonly operation: string, readonly reason: string, readonly driverCode?: string) {
+    super(`storage: ${operation} failed: ${reason}`);
+  }
+}
+
+/**
+ * A secret-typed setting the command needs refers to an environment variable that is not set (or empty).
+ * `at`: the config path; `variable`: the variable's name. Never the value (there is none).
+ */
+export class SecretMissingError extends ChainflowError {
+  readonly code = 'secret_missing' as const;
+  constructor(readonly missing: ReadonlyArray<{ readonly at: string; readonly variable: string; readonly empty?: boolean }>, readonly purpose: string) {
+    super(`${purpose} needs ${missing.map((m) => `${m.at} (environment variable ${m.variable} is ${m.empty ? 'empty' : 'not set'})`).join(', ')}`);
   }
 }

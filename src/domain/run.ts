@@ -78,14 +78,14 @@ export function assertRunOpen(run: Run, move: string): void {
 
 /** A step starts (any attempt): only while the run is running. Tells whether the step id is new to the run. */
 export function startStep(run: Run, stepId: string): boolean {
-  if (run.status === 'waiting') throw new InvalidTransitionError(`run ${run.runId} is parked (${run.waitKind}): a step starts only after run.resumed`);
+  if (run.status === 'waiting') throw new InvalidTransitionError(`run_id: the run is parked (${run.waitKind}): a step starts only after run.resumed`);
   if (isFinished(run)) throw finished(run, 'starts no step');
   return addOnce(run.stepIds, stepId);
 }
 
 /** The run parks on a wait (a step run, a due time, an expiry): only a running run parks. */
 export function parkRun(run: Run, kind: WaitKind, stepRunId: string | null, dueAt: number | null, expiresAt: number | null, at: number): void {
-  if (run.status === 'waiting') throw new InvalidTransitionError(`run ${run.runId} is already parked (${run.waitKind}): run.resumed comes before another run.parked`);
+  if (run.status === 'waiting') throw new InvalidTransitionError(`run_id: the run is already parked (${run.waitKind}): run.resumed comes before another run.parked`);
   if (isFinished(run)) throw finished(run, 'cannot be parked');
   const r = run as Mutable<Run>;
   r.status = 'waiting';
@@ -98,7 +98,7 @@ export function parkRun(run: Run, kind: WaitKind, stepRunId: string | null, dueA
 
 /** A parked run's wait is over: it runs again. */
 export function resumeRun(run: Run): void {
-  if (run.status === 'running') throw new InvalidTransitionError(`run ${run.runId} is not parked: run.resumed needs a run.parked before it`);
+  if (run.status === 'running') throw new InvalidTransitionError(`run_id: the run is not parked: run.resumed needs a run.parked before it`);
   if (isFinished(run)) throw finished(run, 'cannot be resumed');
   const r = run as Mutable<Run>;
   r.status = 'running';
@@ -131,5 +131,5 @@ function clearWait(r: Mutable<Run>): void {
 }
 
 function finished(run: Run, what: string): InvalidTransitionError {
-  return new InvalidTransitionError(`run ${run.runId} already ${run.status}: a finished run ${what}`);
+  return new InvalidTransitionError(`run_id: the run already ${run.status}: a finished run ${what}`);
 }

@@ -63,7 +63,7 @@ export function submitSend(send: SendAttempt, txHash: string, at: number): void 
 /** The send's terminal settle: its outcome, and the hash that landed and its receipt when named; or that settle repeated. */
 export function settleSend(send: SendAttempt, outcome: SendOutcome, txHash: string | undefined, receipt: Receipt | undefined, at: number): void {
   if (send.status === 'settled' && (outcome !== send.outcome || (txHash && send.txHash && txHash !== send.txHash))) {
-    throw settled(send, `second send.settled with ${outcome}${txHash ? ` (${txHash})` : ''}`);
+    throw settled(send, `second send.settled with ${outcome}${txHash && send.txHash && txHash !== send.txHash ? ' and another hash' : ''}`);
   }
   const s = send as Mutable<SendAttempt>;
   s.status = 'settled';
@@ -74,6 +74,5 @@ export function settleSend(send: SendAttempt, outcome: SendOutcome, txHash: stri
 }
 
 function settled(send: SendAttempt, what: string): InvalidTransitionError {
-  const as = send.txHash ? `${send.outcome} as ${send.txHash}` : `${send.outcome}`;
-  return new InvalidTransitionError(`send ${send.sendId} already settled (${as}): a settled send takes no ${what}`);
+  return new InvalidTransitionError(`send_id: the send already settled (${send.outcome}): a settled send takes no ${what}`);
 }

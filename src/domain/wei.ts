@@ -31,17 +31,14 @@ const WITH_UNIT = /^([0-9]+)(?:\.([0-9]+))?\s?(wei|gwei|ether)$/;
  */
 export function parseAmount(literal: string | number | bigint, field: string): bigint {
   if (typeof literal === 'bigint') {
-    if (literal < 0n) throw new InvalidInputError(field, `amount must not be negative, got ${literal}`);
+    if (literal < 0n) throw new InvalidInputError(field, 'amount must not be negative');
     return literal;
   }
   if (typeof literal === 'number') {
     if (!Number.isSafeInteger(literal)) {
-      throw new InvalidInputError(
-        field,
-        `amount ${literal} is not an exact integer wei; write it as a string, e.g. '${literal} wei' or '0.2 ether'`,
-      );
+      throw new InvalidInputError(field, "amount is not an exact integer wei; write it as a string, e.g. '<n> wei' or '0.2 ether'");
     }
-    if (literal < 0) throw new InvalidInputError(field, `amount must not be negative, got ${literal}`);
+    if (literal < 0) throw new InvalidInputError(field, 'amount must not be negative');
     return BigInt(literal);
   }
   if (typeof literal !== 'string') {
@@ -52,16 +49,13 @@ export function parseAmount(literal: string | number | bigint, field: string): b
   if (INTEGER.test(text)) return BigInt(text);
   const match = WITH_UNIT.exec(text);
   if (!match) {
-    throw new InvalidInputError(
-      field,
-      `'${literal}' is not an amount: use an integer wei or '<decimal> wei|gwei|ether' (e.g. '0.2 ether')`,
-    );
+    throw new InvalidInputError(field, "is not an amount: use an integer wei or '<decimal> wei|gwei|ether' (e.g. '0.2 ether')");
   }
   const [, whole, fraction = '', unit] = match;
   const decimals = UNIT_DECIMALS[unit];
   const significant = fraction.replace(/0+$/, '');
   if (significant.length > decimals) {
-    throw new InvalidInputError(field, `'${literal}' has a fraction finer than 1 wei`);
+    throw new InvalidInputError(field, 'has a fraction finer than 1 wei');
   }
   return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(significant.padEnd(decimals, '0') || '0');
 }
@@ -106,5 +100,5 @@ export function weiDecimalOrUndefined(s: unknown): bigint | undefined {
 export function parseWeiDecimal(s: string, field: string): bigint {
   const value = weiDecimalOrUndefined(s);
   if (value !== undefined) return value;
-  throw new InvalidInputError(field, `'${String(s)}' is not a non-negative integer (decimal digits or 0x-hex)`);
+  throw new InvalidInputError(field, 'is not a non-negative integer (decimal digits or 0x-hex)');
 }

@@ -6,7 +6,7 @@ import { Authenticate } from '../../src/application/auth/authenticate.use-case';
 import { BearerExistsError, ListBearers, MintBearer, RevokeBearer } from '../../src/application/auth/manage-bearers.use-case';
 import type { ChainflowConfig } from '../../src/application/config';
 import { tokenHash } from '../../src/domain/bearer-token';
-import { InvalidInputError } from '../../src/domain/errors';
+import { InvalidInputError, NotFoundError } from '../../src/domain/errors';
 import { FixedClock } from '../fakes/fixed-clock';
 import { InMemoryBearers } from '../fakes/in-memory-bearers';
 
@@ -187,7 +187,7 @@ describe('MintBearer', () => {
 });
 
 describe('RevokeBearer', () => {
-  it('revokes at the clock time; a second revoke or an unknown name is an InvalidInputError on name', async () => {
+  it('revokes at the clock time; a second revoke or an unknown name is a NotFoundError on name (a failure, as a duplicate mint)', async () => {
     const { mint, revoke, list, clock } = setup();
     await mint.execute('ci');
     clock.advance(5_000);
@@ -195,8 +195,8 @@ describe('RevokeBearer', () => {
     expect((await list.execute())[0]).toMatchObject({ name: 'ci', revoked: true, revoked_at: new Date(T0 + 5_000).toISOString() });
     for (const name of ['ci', 'nobody']) {
       const err = await caught(revoke.execute(name));
-      expect(err).toBeInstanceOf(InvalidInputError);
-      expect((err as InvalidInputError).field).toBe('name');
+      expect(err).toBeInstanceOf(NotFoundError);
+      expect((err as NotFoundError).field).toBe('name');
     }
     expect(await caught(revoke.execute('bad name'))).toBeInstanceOf(InvalidInputError);
   });

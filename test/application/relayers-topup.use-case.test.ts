@@ -187,7 +187,7 @@ describe('TopUpRelayer', () => {
     ['a relayer funded without an address', { to: 'watcher' }, "to: relayer 'watcher': no signer configured: the address is unknown"],
     ['the same address under another name', { from: 'keeper', to: 'keeper-twin' }, "to: relayer 'keeper-twin' has the address of relayer 'keeper'"],
     ['a zero amount', { amount: '0' }, 'amount: must be above zero'],
-    ['a malformed amount', { amount: '0.5eth' }, "amount: '0.5eth' is not an amount"],
+    ['a malformed amount', { amount: '0.5eth' }, 'amount: is not an amount'],
     ['a fraction finer than a wei', { amount: '0.1 wei' }, 'amount: '],
     ['nobody', { by: ' ' }, 'by: must be a name'],
     ['a control character in the name', { by: 'eve\u001b[2J' }, 'by: must be a name'],

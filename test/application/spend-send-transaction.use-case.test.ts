@@ -3,7 +3,10 @@
  * the budget check before anything, the nonce from storage, the journal before the broadcast, the settle and its
  * ledger entry.
  */
+import type { ChainflowConfig } from '../../src/application/config';
+import { Relayers } from '../../src/application/sends/relayers';
 import type { SendRequest } from '../../src/application/spend/send-transaction.use-case';
+import { SecretMissingError } from '../../src/domain/errors';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import { anEntry } from '../contract/spend.contract';
 import { HOUR, iso, T0 } from '../mothers/journal-events';
@@ -127,5 +130,17 @@ describe('SendTransaction', () => {
       expect(again).toMatchObject({ status: 'confirmed' });
       expect(h.chain.transactions().map((t) => t.nonce)).toEqual([0]);
     });
+  });
+
+  it('a relayer whose signer variable is unset: the send names the setting and the variable, and broadcasts nothing', async () => {
+    const unset: ChainflowConfig = {
+      ...h.config,
+      relayers: new Map([['ops', { name: 'ops', network: 'sepolia' }]]),
+      unsetSecrets: [{ at: 'relayers.ops.signer', variable: 'OPS_SIGNER_KEY', empty: false }],
+    };
+    expect(() => new Relayers(unset, h.chain).get('ops')).toThrow(
+      new SecretMissingError([{ at: 'relayers.ops.signer', variable: 'OPS_SIGNER_KEY', empty: false }], 'a send from relayer ops'),
+    );
+    expect(h.chain.broadcasts).toBe(0);
   });
 });

@@ -377,7 +377,7 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
 
       it('a second run.finished of a finished run is refused and counts nothing', async () => {
         await ports.append(mixed());
-        await expect(ports.append([aFinish('p-ok1', T0 + 3 * HOUR, 'failed', 'late_error')])).rejects.toThrow('run p-ok1 already succeeded: a finished run cannot finish again');
+        await expect(ports.append([aFinish('p-ok1', T0 + 3 * HOUR, 'failed', 'late_error')])).rejects.toThrow('run_id: the run already succeeded: a finished run cannot finish again');
         const payouts = (await ports.listWorkflows(['payouts'], 100)).find((r) => r.workflow === 'payouts');
         expect(payouts!.stats).toMatchObject({ successCount: 3, failureCount: 2, recentErrorKind: 'timeout', lastFailureAt: T0 + 5 * MINUTE + 3 * SECOND });
       });
@@ -387,8 +387,8 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
         const statsOf = async (): Promise<unknown> => (await ports.listWorkflows(['payouts'], 100)).find((r) => r.workflow === 'payouts');
         const before = await statsOf();
         await expect(ports.append([aPark('p-ok1', T0 + 3 * HOUR, { waitKind: 'delay' }), aFinish('p-ok1', T0 + 4 * HOUR, 'failed', 'late_error')]))
-          .rejects.toMatchObject({ index: 0, reason: 'run p-ok1 already succeeded: a finished run cannot be parked' });
-        await expect(ports.append([aResume('p-ok1', T0 + 3 * HOUR)])).rejects.toMatchObject({ reason: 'run p-ok1 already succeeded: a finished run cannot be resumed' });
+          .rejects.toMatchObject({ index: 0, reason: 'run_id: the run already succeeded: a finished run cannot be parked' });
+        await expect(ports.append([aResume('p-ok1', T0 + 3 * HOUR)])).rejects.toMatchObject({ reason: 'run_id: the run already succeeded: a finished run cannot be resumed' });
         expect(await statsOf()).toEqual(before);
         expect((await ports.listWaiting(filter({ workflow: 'payouts' }), page())).map((r) => r.runId)).toEqual(['p-wait2', 'p-wait1']);
       });

@@ -212,24 +212,24 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
       ])('refuses a finished run %s, naming the event and why, and writes nothing of the batch', async (_, event, why) => {
         await ports.append(aRun({ runId: 'done' }));
         const fresh = aRun({ runId: 'fresh', at: T0 + MINUTE });
-        await expectRefused([...fresh, event], fresh.length, `run done already succeeded: a finished run ${why}`, 'done');
+        await expectRefused([...fresh, event], fresh.length, `run_id: the run already succeeded: a finished run ${why}`, 'done');
       });
 
       it('refuses finished, then parked, then finished again in one batch at the park', async () => {
         const events = aRun({ runId: 'twice' });
         const err = await ports.append([...events, aPark('twice', later, { waitKind: 'delay' }), aFinish('twice', iso(T0 + 2 * HOUR))]).catch((e: unknown) => e);
-        expect(err).toMatchObject({ index: events.length, reason: 'run twice already succeeded: a finished run cannot be parked' });
+        expect(err).toMatchObject({ index: events.length, reason: 'run_id: the run already succeeded: a finished run cannot be parked' });
         expect(await ports.get('twice')).toBeUndefined();
       });
 
       it('refuses a run.resumed of a running run, a step started while parked, and a second park before a resume', async () => {
         await ports.append(aRun({ runId: 'live', status: 'running' }));
-        await expectRefused([aResume('live', later)], 0, 'run live is not parked: run.resumed needs a run.parked before it', 'live');
+        await expectRefused([aResume('live', later)], 0, 'run_id: the run is not parked: run.resumed needs a run.parked before it', 'live');
         await ports.append([aPark('live', later, { waitKind: 'delay', dueAt: iso(T0 + 2 * HOUR) })]);
         await expectRefused([{ type: 'step.started', at: iso(T0 + 2 * HOUR), run_id: 'live', step_run_id: 'live.next', step_id: 'next', step_type: 'http_call', attempt: 1 }],
-          0, 'run live is parked (delay): a step starts only after run.resumed', 'live');
+          0, 'run_id: the run is parked (delay): a step starts only after run.resumed', 'live');
         await expectRefused([aPark('live', iso(T0 + 2 * HOUR), { waitKind: 'approval' })], 0,
-          'run live is already parked (delay): run.resumed comes before another run.parked', 'live');
+          'run_id: the run is already parked (delay): run.resumed comes before another run.parked', 'live');
         await ports.append([aResume('live', iso(T0 + 2 * HOUR)), aPark('live', iso(T0 + 3 * HOUR), { waitKind: 'approval' })]);
         expect(await ports.get('live')).toMatchObject({ status: 'waiting', waitKind: 'approval', parkedAt: T0 + 3 * HOUR });
       });
@@ -249,12 +249,12 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
 
       it('refuses a settled send parked, submitted again or settled otherwise, and takes the same settle repeated', async () => {
         await ports.append(aRun({ runId: 'paid', send: { txHash: aTxHash('paid') } }));
-        const settled = `send paid.send already settled (confirmed as ${aTxHash('paid')}): a settled send takes no`;
+        const settled = `send_id: the send already settled (confirmed): a settled send takes no`;
         await expectRefused([{ type: 'send.submitted', at: later, send_id: 'paid.send', tx_hash: aTxHash('bump') }], 0, `${settled} send.submitted`, 'paid');
         await expectRefused([{ type: 'send.parked', at: later, send_id: 'paid.send' }], 0, `${settled} send.parked`, 'paid');
         await expectRefused([{ type: 'send.settled', at: later, send_id: 'paid.send', outcome: 'dropped' }], 0, `${settled} second send.settled with dropped`, 'paid');
         await expectRefused([{ type: 'send.settled', at: later, send_id: 'paid.send', outcome: 'confirmed', tx_hash: aTxHash('other') }], 0,
-          `${settled} second send.settled with confirmed (${aTxHash('other')})`, 'paid');
+          `${settled} second send.settled with confirmed and another hash`, 'paid');
         const repeat: JournalEvent = { type: 'send.settled', at: later, send_id: 'paid.send', outcome: 'confirmed', tx_hash: aTxHash('paid') };
         expect(await ports.append([repeat])).toEqual({ applied: 1, duplicates: 0 });
         expect((await ports.get('paid'))!.txHashes).toEqual([aTxHash('paid')]);
@@ -263,7 +263,7 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
       it('refuses an approval decided twice', async () => {
         await ports.append(aRun({ runId: 'asked', approval: { decision: 'approved' }, status: 'running' }));
         await expectRefused([{ type: 'approval.decided', at: later, approval_id: 'asked.approval', decision: 'rejected', by: 'mallory' }], 0,
-          'approval asked.approval already approved: an approval is decided once', 'asked');
+          'approval_id: the approval is already approved: an approval is decided once', 'asked');
         expect((await ports.get('asked'))!.approvalStatus).toBe('approved');
       });
 

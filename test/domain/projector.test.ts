@@ -21,8 +21,8 @@ describe('applyEvents', () => {
     const run = aRun({ runId: 'r1' });
     applyEvents(ws, run);
     const err = refusal(() => applyEvents(ws, [...aRun({ runId: 'r2', at: T0 + HOUR }), aPark('r1', T0 + 2 * HOUR, { waitKind: 'delay' })], 5000));
-    expect(err).toMatchObject({ index: 5000 + run.length, reason: 'run r1 already succeeded: a finished run cannot be parked' });
-    expect(err.message).toBe(`event ${5000 + run.length}: run r1 already succeeded: a finished run cannot be parked`);
+    expect(err).toMatchObject({ index: 5000 + run.length, reason: 'run_id: the run already succeeded: a finished run cannot be parked' });
+    expect(err.message).toBe(`event ${5000 + run.length}: run_id: the run already succeeded: a finished run cannot be parked`);
   });
 
   it('counts a run\'s end once in its workflow stats, however its history is cut into appends', () => {
@@ -39,6 +39,6 @@ describe('applyEvents', () => {
     const ws = emptyWorkingSet();
     applyEvents(ws, aRun({ runId: 'r1' }));
     const odd = { type: 'run.exploded', at: '2026-03-01T12:00:00.000Z', run_id: 'r1' } as unknown as JournalEvent;
-    expect(refusal(() => applyEvents(ws, [odd]))).toMatchObject({ index: 0, reason: 'unknown event type "run.exploded"' });
+    expect(refusal(() => applyEvents(ws, [odd]))).toMatchObject({ index: 0, reason: 'type: unknown event type' });
   });
 });

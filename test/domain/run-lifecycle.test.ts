@@ -69,17 +69,17 @@ describe('a run\'s lifecycle', () => {
 
   it.each(['succeeded', 'failed', 'dead_lettered', 'cancelled', 'skipped'] as const)('a run finished %s cannot be parked, resumed, finished again or start a step', (status) => {
     expect(refusal(finished(status), (r) => parkRun(r, 'delay', null, null, null, T0 + HOUR)))
-      .toBe(`run run-1 already ${status}: a finished run cannot be parked`);
-    expect(refusal(finished(status), (r) => resumeRun(r))).toBe(`run run-1 already ${status}: a finished run cannot be resumed`);
-    expect(refusal(finished(status), (r) => finishRun(r, 'failed', 'late', T0 + HOUR))).toBe(`run run-1 already ${status}: a finished run cannot finish again`);
-    expect(refusal(finished(status), (r) => startStep(r, 'again'))).toBe(`run run-1 already ${status}: a finished run starts no step`);
-    expect(refusal(finished(status), (r) => assertRunOpen(r, 'send.queued'))).toBe(`run run-1 already ${status}: a finished run takes no send.queued`);
+      .toBe(`run_id: the run already ${status}: a finished run cannot be parked`);
+    expect(refusal(finished(status), (r) => resumeRun(r))).toBe(`run_id: the run already ${status}: a finished run cannot be resumed`);
+    expect(refusal(finished(status), (r) => finishRun(r, 'failed', 'late', T0 + HOUR))).toBe(`run_id: the run already ${status}: a finished run cannot finish again`);
+    expect(refusal(finished(status), (r) => startStep(r, 'again'))).toBe(`run_id: the run already ${status}: a finished run starts no step`);
+    expect(refusal(finished(status), (r) => assertRunOpen(r, 'send.queued'))).toBe(`run_id: the run already ${status}: a finished run takes no send.queued`);
   });
 
   it('a parked run starts no step and does not park again until it is resumed', () => {
-    expect(refusal(parked(aRunRecord()), (r) => startStep(r, 'next'))).toBe('run run-1 is parked (delay): a step starts only after run.resumed');
+    expect(refusal(parked(aRunRecord()), (r) => startStep(r, 'next'))).toBe('run_id: the run is parked (delay): a step starts only after run.resumed');
     expect(refusal(parked(aRunRecord()), (r) => parkRun(r, 'approval', null, null, null, T0 + HOUR)))
-      .toBe('run run-1 is already parked (delay): run.resumed comes before another run.parked');
+      .toBe('run_id: the run is already parked (delay): run.resumed comes before another run.parked');
     const run = parked(aRunRecord());
     resumeRun(run);
     parkRun(run, 'approval', 'run-1.approve', null, T0 + HOUR, T0 + 2 * MINUTE);
@@ -87,7 +87,7 @@ describe('a run\'s lifecycle', () => {
   });
 
   it('a running run cannot be resumed', () => {
-    expect(refusal(aRunRecord(), (r) => resumeRun(r))).toBe('run run-1 is not parked: run.resumed needs a run.parked before it');
+    expect(refusal(aRunRecord(), (r) => resumeRun(r))).toBe('run_id: the run is not parked: run.resumed needs a run.parked before it');
   });
 
   it('a run that is running or parked is open to moves', () => {
@@ -110,9 +110,9 @@ describe('a send\'s lifecycle', () => {
 
   it('a settled send takes no later park or submit', () => {
     expect(refusal(aSettledSendRecord(), (s) => submitSend(s, aTxHash('late'), T0 + HOUR)))
-      .toBe(`send run-1.send already settled (confirmed as ${aTxHash('landed')}): a settled send takes no send.submitted`);
+      .toBe(`send_id: the send already settled (confirmed): a settled send takes no send.submitted`);
     expect(refusal(aSettledSendRecord(), (s) => parkSend(s, T0 + HOUR)))
-      .toBe(`send run-1.send already settled (confirmed as ${aTxHash('landed')}): a settled send takes no send.parked`);
+      .toBe(`send_id: the send already settled (confirmed): a settled send takes no send.parked`);
   });
 
   it('the same terminal settle repeated (a crash and rerun) is taken and only brings its receipt', () => {
@@ -124,9 +124,9 @@ describe('a send\'s lifecycle', () => {
 
   it('a settle naming another outcome or another hash is refused', () => {
     expect(refusal(aSettledSendRecord(), (s) => settleSend(s, 'dropped', undefined, undefined, T0 + HOUR)))
-      .toBe(`send run-1.send already settled (confirmed as ${aTxHash('landed')}): a settled send takes no second send.settled with dropped`);
+      .toBe(`send_id: the send already settled (confirmed): a settled send takes no second send.settled with dropped`);
     expect(refusal(aSettledSendRecord(), (s) => settleSend(s, 'confirmed', aTxHash('other'), undefined, T0 + HOUR)))
-      .toMatch(/a settled send takes no second send.settled with confirmed \(0x/);
+      .toMatch(/a settled send takes no second send.settled with confirmed and another hash$/);
   });
 });
 
@@ -141,6 +141,6 @@ describe('an approval\'s lifecycle', () => {
     const approval = anApprovalRecord();
     decideApproval(approval, first, null, null, T0 + MINUTE);
     expect(refusal(approval, (a) => decideApproval(a, 'approved', 'bob', null, T0 + 2 * MINUTE)))
-      .toBe(`approval run-1.approve already ${first}: an approval is decided once`);
+      .toBe(`approval_id: the approval is already ${first}: an approval is decided once`);
   });
 });

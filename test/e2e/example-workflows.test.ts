@@ -1,5 +1,5 @@
 /**
- * docs/workflows.md promises that examples/chainflow.yaml runs as it is: the real server runs it (on a free port
+ * docs/workflows.md promises that docs/examples/chainflow.yaml runs as it is: the real server runs it (on a free port
  * instead of 8080, the one change), each workflow does what the walk-through says, and the page quotes the file
  * word for word.
  */
@@ -11,10 +11,10 @@ import { chainflowAsync, eventually, freePort, startProcessServer, type ProcessS
 import { makeTempDir, removeTempDir } from '../support/server';
 
 const REPO = path.resolve(__dirname, '../..');
-const EXAMPLE = fs.readFileSync(path.join(REPO, 'examples/chainflow.yaml'), 'utf8');
+const EXAMPLE = fs.readFileSync(path.join(REPO, 'docs/examples/chainflow.yaml'), 'utf8');
 const ENV = { ORDERS_HOOK_SECRET: 'orders-hook-secret-7a1c' };
 
-describe('examples/chainflow.yaml, run as docs/workflows.md says', () => {
+describe('docs/examples/chainflow.yaml, run as docs/workflows.md says', () => {
   let dir: string;
   let server: ProcessServer;
   const cli = (...args: string[]) => chainflowAsync(args, dir, ENV);

@@ -1,9 +1,18 @@
-import { evaluate, parse } from '@marcbachmann/cel-js';
+import type * as CelJs from '@marcbachmann/cel-js';
 import { ExpressionError, type Expressions } from '../../application/ports/expressions';
+
+/**
+ * The CEL library, loaded on first use: every command loads the config reader (which holds a CelExpressions),
+ * but only configs with expressions and the engine use it, and loading it costs a cold `chainflow history` ~7 ms.
+ */
+let library: typeof CelJs | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const cel = (): typeof CelJs => (library ??= require('@marcbachmann/cel-js') as typeof CelJs);
 
 /** First line of a CEL library message (the rest is a source excerpt), without the values it may quote. */
 function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
+  // The library quotes what it tripped on (`Unexpected character: 'x'`): a piece of the config, so it is left out.
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/:?\s*(['"`]).*?\1/g, '').trim();
 }
 
 /** JSON-like context → CEL values: integers become CEL ints (bigint), other numbers doubles. */
@@ -30,7 +39,7 @@ function fromCel(value: unknown): unknown {
 
 /** CEL through @marcbachmann/cel-js (no eval, no home-made parser); parsed expressions are cached. */
 export class CelExpressions implements Expressions {
-  private readonly compiled = new Map<string, ReturnType<typeof parse>>();
+  private readonly compiled = new Map<string, ReturnType<typeof CelJs.parse>>();
 
   check(source: string): string | undefined {
     try {
@@ -55,10 +64,10 @@ export class CelExpressions implements Expressions {
     }
   }
 
-  private program(source: string): ReturnType<typeof parse> {
+  private program(source: string): ReturnType<typeof CelJs.parse> {
     let program = this.compiled.get(source);
     if (!program) {
-      program = parse(source);
+      program = cel().parse(source);
       this.compiled.set(source, program);
     }
     return program;
@@ -66,4 +75,4 @@ export class CelExpressions implements Expressions {
 }
 
 /** Evaluate once without a cache (tests, one-off checks). */
-export const evaluateCel = (source: string, context: Record<string, unknown>): unknown => fromCel(evaluate(source, toCel(context) as Record<string, unknown>));
+export const evaluateCel = (source: string, context: Record<string, unknown>): unknown => fromCel(cel().evaluate(source, toCel(context) as Record<string, unknown>));

@@ -1,10 +1,8 @@
 import { Command, Errors, Flags } from '@oclif/core';
 import type { Root } from '../../bin/root';
-import { ChainflowError, InvalidConfigError, InvalidInputError } from '../../domain/errors';
+import { describeFailure } from './cli-errors';
 
-/** Exit codes: 1 for a failure, 2 for bad flags or arguments (CONTRACT section 6). */
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
+export { EXIT_FAILURE, EXIT_USAGE } from './cli-errors';
 
 /**
  * Every chainflow command: `--config`, the composition root on demand, and one place that maps typed
@@ -34,15 +32,9 @@ export abstract class ChainflowCommand extends Command {
 
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
     if (err instanceof Errors.ExitError) throw err;
-    if (err instanceof InvalidInputError) return this.fail(`Error: ${err.message}`, EXIT_USAGE);
-    if (err instanceof InvalidConfigError) return this.fail(err.message, EXIT_FAILURE);
-    if (err instanceof ChainflowError) return this.fail(`Error: ${err.message}`, EXIT_FAILURE);
     if (err.oclif?.exit === 0) return;
-    if (err.oclif) {
-      // oclif's own parse errors: keep the first line (the reason), exit 2.
-      return this.fail(`Error: ${err.message.split('\n')[0]}`, EXIT_USAGE);
-    }
-    return this.fail(`Error: ${err.message.split('\n')[0]}`, EXIT_FAILURE);
+    const failure = describeFailure(err, { id: this.id, flags: this.ctor.flags, args: this.ctor.args });
+    return this.fail(failure.message, failure.exitCode);
   }
 
   private fail(message: string, code: number): never {

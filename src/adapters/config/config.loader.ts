@@ -54,7 +54,7 @@ function readYaml(file: string): Raw {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new InvalidConfigError([
-      code === 'ENOENT' ? `${file}: config file not found` : `${file}: cannot read: ${(error as Error).message}`,
+      code === 'ENOENT' ? `${file}: config file not found` : `${file}: cannot read (${code ?? 'error'})`,
     ]);
   }
   const doc = parseDocument(text, { intAsBigInt: true });
@@ -62,8 +62,7 @@ function readYaml(file: string): Raw {
     throw new InvalidConfigError(
       doc.errors.map((e) => {
         const at = e.linePos?.[0];
-        const reason = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-        return `${file}${at ? `:${at.line}:${at.col}` : ''}: YAML syntax error: ${reason}`;
+        return `${file}${at ? `:${at.line}:${at.col}` : ''}: YAML syntax error: ${yamlReason(e.code)}`;
       }),
     );
   }
@@ -71,6 +70,23 @@ function readYaml(file: string): Raw {
   if (value === null || value === undefined) return {};
   if (!isMap(value)) throw new InvalidConfigError([`${file}: must be a map of settings, not ${describeValue(value)}`]);
   return value;
+}
+
+/** The YAML parser's reason in words, from its error code: its messages may quote the text (a secret, say). */
+const YAML_REASONS: Readonly<Record<string, string>> = {
+  BAD_INDENT: 'bad indentation',
+  TAB_AS_INDENT: 'a tab used as indentation',
+  MISSING_CHAR: 'a closing quote, bracket, comma or colon is missing',
+  DUPLICATE_KEY: 'a key is given twice',
+  BAD_DQ_ESCAPE: 'a bad escape sequence in a double-quoted string',
+  MULTILINE_IMPLICIT_KEY: 'a key must be on a single line',
+  UNEXPECTED_TOKEN: 'unexpected text here',
+  BLOCK_AS_IMPLICIT_KEY: 'a block cannot be a key',
+  BAD_SCALAR_START: 'a plain value cannot start with this character',
+};
+
+function yamlReason(code: string): string {
+  return YAML_REASONS[code] ?? code.toLowerCase().replace(/_/g, ' ');
 }
 
 /** YAML integers arrive as bigint (so big wei literals stay exact); safe ones become numbers, others digit strings. */

@@ -9,6 +9,7 @@ import type {
   ServerConfig,
   WorkflowConfig,
   EngineConfig,
+  UnsetSecret,
 } from '../../application/config';
 import { DEFAULT_ENGINE_CONFIG, DEFAULT_REPLACE_AFTER_MS } from '../../application/config';
 import { readWorkflow } from './workflow.reader';
@@ -63,6 +64,8 @@ export class ConfigReader {
   /** Declared secret name → its environment variable. */
   private readonly declared = new Map<string, string>();
   private readonly referencedEnv = new Set<string>();
+  /** Secret-typed settings whose variable is not set: nothing to redact, refused where a command needs them. */
+  private readonly unset: UnsetSecret[] = [];
 
   constructor(
     private readonly raw: Raw,
@@ -76,7 +79,7 @@ export class ConfigReader {
     const version = this.raw.chainflow_version;
     if (version === undefined) this.problem('chainflow_version', 'is required (expected 1)');
     else if (version !== 1) {
-      this.problem('chainflow_version', `unsupported version ${JSON.stringify(version)} (expected 1)`);
+      this.problem('chainflow_version', 'unsupported version (expected 1)');
     }
     const validate = validator();
     if (!validate(this.raw)) for (const p of schemaProblems(validate.errors ?? [])) this.problem(p.path, p.message);
@@ -99,6 +102,7 @@ export class ConfigReader {
       workflows: this.workflows(budgets, relayers, networks),
       engine: this.engine(),
       secretValues: this.secretValues(),
+      unsetSecrets: this.unset,
     };
     if (this.problems.size > 0) {
       const lines = [...this.problems].map(([at, message]) => ({ order: documentOrder(this.raw, at), at, message }));
@@ -150,28 +154,35 @@ export class ConfigReader {
     }
   }
 
-  private noteReference(ref: Reference, at: string): void {
-    if ('env' in ref) this.referencedEnv.add(ref.env);
-    else if (!this.declared.has(ref.secret)) this.problem(at, `secret '${ref.secret}' is not declared under secrets`);
+  /** A reference to a secret that `secrets` does not declare; the name is not repeated (it may be the secret itself). */
+  private undeclared(): string {
+    const names = [...this.declared.keys()];
+    return `names a secret not declared under secrets ${names.length ? `(declared: ${names.join(', ')})` : '(none declared)'}`;
   }
 
-  /** Resolves a reference whose value the program needs to run; an unset variable is a problem. */
-  private resolveRequired(value: unknown, at: string): string | undefined {
+  private noteReference(ref: Reference, at: string): void {
+    if ('env' in ref) this.referencedEnv.add(ref.env);
+    else if (!this.declared.has(ref.secret)) this.problem(at, this.undeclared());
+  }
+
+  /**
+   * Resolves a reference to its value. An unset (or empty) variable is no problem here: it is noted in
+   * `unsetSecrets`, and a command that needs the setting refuses to run, naming it (requireSecrets).
+   */
+  private resolveReference(value: unknown, at: string): string | undefined {
     if (!isReference(value)) return undefined;
     let variable: string;
-    let via = '';
     if ('env' in value) variable = value.env;
     else {
       const declared = this.declared.get(value.secret);
       if (declared === undefined) {
-        return void this.problem(at, `secret '${value.secret}' is not declared under secrets`);
+        return void this.problem(at, this.undeclared());
       }
       variable = declared;
-      via = ` (secret '${value.secret}')`;
     }
     const resolved = this.env[variable];
     if (resolved === undefined || resolved === '') {
-      this.problem(at, `environment variable ${variable} is ${resolved === undefined ? 'not set' : 'empty'}${via}`);
+      this.unset.push({ at, variable, empty: resolved === '' });
       return undefined;
     }
     return resolved;
@@ -184,13 +195,13 @@ export class ConfigReader {
       const match = /^(?:\[([^\]]+)\]|([^:\s[\]]+)):([0-9]{1,5})$/.exec(raw.listen);
       const parsedPort = match ? Number(match[3]) : 0;
       if (match && parsedPort >= 1 && parsedPort <= 65535) [host, port] = [match[1] ?? match[2], parsedPort];
-      else this.problem('server.listen', `must be host:port with port 1..65535, not '${raw.listen}'`);
+      else this.problem('server.listen', 'must be host:port with port 1..65535');
     }
     const auth = isMap(raw.auth) ? raw.auth : {};
     return {
       host,
       port,
-      authToken: auth.token === undefined ? undefined : this.resolveRequired(auth.token, 'server.auth.token'),
+      authToken: auth.token === undefined ? undefined : this.resolveReference(auth.token, 'server.auth.token'),
       healthPublic: typeof raw.health_public === 'boolean' ? raw.health_public : true,
       metricsPublic: typeof raw.metrics_public === 'boolean' ? raw.metrics_public : false,
     };
@@ -205,7 +216,7 @@ export class ConfigReader {
       const file = url.slice('sqlite:'.length);
       return file === ':memory:' ? url : `sqlite:${path.resolve(path.dirname(this.file), file)}`;
     }
-    this.problem('storage.url', `must be sqlite:<path> or postgres://…, not '${url}'`);
+    this.problem('storage.url', 'must be sqlite:<path> or postgres://…');
     return url;
   }
 
@@ -219,7 +230,8 @@ export class ConfigReader {
         name,
         chainId: typeof raw.chain_id === 'number' ? raw.chain_id : 0,
         nativeSymbol: typeof raw.native_symbol === 'string' ? raw.native_symbol : 'ETH',
-        rpc: rpc.map((ref, i) => this.resolveRequired(ref, childPath(childPath(at, 'rpc'), i)) ?? ''),
+        // Providers whose variable is unset are left out (noted in unsetSecrets): the others are still tried.
+        rpc: rpc.flatMap((ref, i) => this.resolveReference(ref, childPath(childPath(at, 'rpc'), i)) ?? []),
         ...(typeof raw.explorer === 'string' ? { explorer: raw.explorer } : {}),
         replaceAfterMs: this.duration(raw.replace_after, childPath(at, 'replace_after')) ?? DEFAULT_REPLACE_AFTER_MS,
         ...(maxFeePerGasWei !== undefined ? { maxFeePerGasWei } : {}),
@@ -235,9 +247,9 @@ export class ConfigReader {
       const at = childPath('relayers', name);
       const network = typeof raw.network === 'string' ? raw.network : '';
       if (network && !networks.has(network)) {
-        this.problem(childPath(at, 'network'), `names no configured network '${network}'${known(networks)}`);
+        this.problem(childPath(at, 'network'), `names no configured network${known(networks)}`);
       }
-      const signer = raw.signer === undefined ? undefined : this.resolveRequired(raw.signer, childPath(at, 'signer'));
+      const signer = raw.signer === undefined ? undefined : this.resolveReference(raw.signer, childPath(at, 'signer'));
       const lowBalanceWei = this.amount(raw.low_balance, childPath(at, 'low_balance'));
       relayers.set(name, {
         name,
@@ -271,7 +283,7 @@ export class ConfigReader {
       scoped?.forEach((relayer, i) => {
         if (!relayers.has(relayer)) {
           const where = childPath(`${at}.scope.relayers`, i);
-          this.problem(where, `names no configured relayer '${relayer}'${known(relayers)}`);
+          this.problem(where, `names no configured relayer${known(relayers)}`);
         }
       });
       budgets.set(name, {
@@ -308,12 +320,12 @@ export class ConfigReader {
       names.forEach((budget, i) => {
         if (!budgets.has(budget)) {
           const where = childPath(`workflows.${name}.budgets`, i);
-          this.problem(where, `names no configured budget '${budget}'${known(budgets)}`);
+          this.problem(where, `names no configured budget${known(budgets)}`);
         }
       });
       const engine = readWorkflow(name, raw, {
         problem: (at, message) => this.problem(at, message),
-        resolve: (value, at) => this.resolveRequired(value, at),
+        resolve: (value, at) => this.resolveReference(value, at),
       });
       if (engine) this.checkChainSteps(name, engine.steps, relayers, networks);
       workflows.set(name, { name, budgets: names, definition: raw, ...(engine ? { engine } : {}) });

@@ -149,13 +149,17 @@ const TYPE_WORDS: Readonly<Record<string, string>> = {
   null: 'empty',
 };
 
-/** Plain-word description of a YAML value, for "not …" endings. */
+/**
+ * Plain-word description of a YAML value's kind, for "not …" endings. Never the value itself: a literal where a
+ * reference belongs is usually the secret (issue #13: no message carries a value of the config).
+ */
 export function describeValue(value: unknown): string {
   if (value === null || value === undefined) return 'empty';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a map';
-  if (typeof value === 'string') return `the literal '${value.length > 40 ? `${value.slice(0, 37)}...` : value}'`;
-  return `${typeof value} ${String(value)}`;
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'boolean') return 'true or false';
+  return 'a number';
 }
 
 export const REFERENCE_WORDS = 'must be a reference { secret: NAME } or { env: NAME }';

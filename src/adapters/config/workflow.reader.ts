@@ -16,7 +16,7 @@ type Raw = Record<string, unknown>;
 /** What the workflow reader needs from the config reader around it. */
 export interface WorkflowReaderContext {
   problem(at: string, message: string): void;
-  /** Resolves a secret reference whose value is needed to run (an unset variable is a problem); undefined if not. */
+  /** Resolves a secret reference; undefined when it is not one or its variable is unset (noted, refused where needed). */
   resolve(value: unknown, at: string): string | undefined;
 }
 
@@ -79,7 +79,7 @@ function readSteps(raw: unknown[], at: string, ctx: WorkflowReaderContext): Step
   raw.forEach((item, i) => {
     const stepAt = childPath(at, i);
     if (!isMap(item) || typeof item.id !== 'string' || typeof item.type !== 'string') return;
-    if (seen.has(item.id)) ctx.problem(childPath(stepAt, 'id'), `step id '${item.id}' is used twice in this workflow`);
+    if (seen.has(item.id)) ctx.problem(childPath(stepAt, 'id'), 'is used by an earlier step of this workflow (step ids are unique)');
     seen.add(item.id);
     const step = readStep(item, stepAt, ctx);
     if (step) steps.push(step);

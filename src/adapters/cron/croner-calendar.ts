@@ -12,7 +12,7 @@ export class CronerCalendar implements CronCalendar {
       this.cron(schedule);
       return undefined;
     } catch (err) {
-      return (err instanceof Error ? err.message : String(err)).split('\n')[0];
+      return describeCronError(err instanceof Error ? err.message : String(err));
     }
   }
 
@@ -29,4 +29,13 @@ export class CronerCalendar implements CronCalendar {
     }
     return cron;
   }
+}
+
+/** Croner's reason in plain words, naming the field at fault but never quoting the schedule. */
+function describeCronError(message: string): string {
+  const field = /Invalid value for (\w+)/i.exec(message)?.[1];
+  if (field) return `invalid value for ${field.replace(/([A-Z])/g, ' $1').toLowerCase()}`;
+  const entry = /configuration entry (\d+)/i.exec(message)?.[1];
+  if (entry) return `field ${Number(entry) + 1} has characters a cron field cannot hold`;
+  return 'not a valid schedule';
 }

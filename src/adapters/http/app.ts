@@ -7,10 +7,14 @@ import type { ReceiveWebhook } from '../../application/engine/receive-webhook.us
 import { requireAuth } from './auth.middleware';
 import { engineRoutes, type EngineUseCases } from './engine.routes';
 import { hooksRoutes } from './hooks.routes';
+import { SPEND_PARAMS } from '../../application/spend/get-spend.use-case';
+import { ERROR, HEALTH, LIVE, SPEND_REPORT } from './api-schemas';
 import { apiNotFound, errorHandler } from './error-handler';
 import { historyRoutes, type HistoryUseCases } from './history.routes';
 import type { HttpMetrics } from './metrics';
 import { relayersRoutes, type RelayersUseCases } from './relayers.routes';
+import { openApiDocument } from './openapi';
+import { RouteTable } from './route-table';
 import { securityHeaders } from './security-headers';
 
 /** What the HTTP server needs; the composition root provides it. */
@@ -28,11 +32,14 @@ export interface HttpDependencies {
   readonly healthPublic: boolean;
   /** `/metrics` without a token. Default false. */
   readonly metricsPublic: boolean;
-  /** One line per answered request (method, route, status, time); never headers. */
+  /** One line per answered request (method, decoded path, status, time); never headers, never the query. */
   readonly logRequest: (entry: { method: string; url: string; status: number; ms: number }) => void;
   /** Where errors that are not the caller's fault are logged (never to the response). */
   readonly log: (message: string, err: unknown) => void;
 }
+
+/** The version of the API's shapes (SPEC, Versioning: stable shapes, one envelope). */
+const API_VERSION = '1.0.0';
 
 /** The folder of the embedded page (copied next to the compiled adapter by the build). */
 export const UI_DIR = join(__dirname, 'ui');
@@ -53,19 +60,32 @@ export function createHttpApp(deps: HttpDependencies): Express {
   app.use((req, res, next) => {
     const start = process.hrtime.bigint();
     res.once('finish', () => deps.logRequest({
-      method: req.method, url: req.originalUrl.split('?')[0]!, status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6,
+      method: req.method, url: decodedPath(req.originalUrl), status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6,
     }));
     next();
   });
 
-  app.get('/live', deps.healthPublic ? open : auth, (_req, res) => {
+  const routes = new RouteTable();
+  const probes = routes.router('/');
+  const probe = deps.healthPublic ? open : auth;
+  probes.get('/live', {
+    summary: 'Liveness: 200 while the process serves HTTP', tag: 'operations', security: 'probe',
+    responses: { 200: { description: 'alive', schema: LIVE }, 400: { description: 'an unknown parameter', schema: ERROR } },
+  }, probe, (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/health', deps.healthPublic ? open : auth, async (_req, res) => {
+  probes.get('/health', {
+    summary: 'Health: whether the storage answers', tag: 'operations', security: 'probe',
+    responses: { 200: { description: 'healthy', schema: HEALTH }, 503: { description: 'the database does not answer', schema: HEALTH } },
+  }, probe, async (_req, res) => {
     const report = await deps.checkHealth.execute();
     res.status(report.status === 'ok' ? 200 : 503).json(report);
   });
-  app.get('/metrics', deps.metricsPublic ? open : auth, deps.metrics.handler);
+  probes.get('/metrics', {
+    summary: 'Prometheus metrics', tag: 'operations', security: 'metrics',
+    responses: { 200: { description: 'the Prometheus text format', contentType: 'text/plain' } },
+  }, deps.metricsPublic ? open : auth, deps.metrics.handler);
+  app.use(probes.express);
 
   const api = express.Router();
   api.use(auth);
@@ -73,26 +93,65 @@ export function createHttpApp(deps: HttpDependencies): Express {
     res.set('Cache-Control', 'no-store');
     next();
   });
-  api.use('/history', historyRoutes(deps.history));
-  api.get('/spend', async (req, res) => {
+  api.use('/history', historyRoutes(routes, deps.history));
+  const spend = routes.router('/api');
+  spend.get('/spend', {
+    summary: 'Spend summary per workflow, relayer and network, plus totals and the newest ledger entries', tag: 'spend', security: 'api',
+    query: SPEND_PARAMS,
+    responses: { 200: { description: 'summary over the whole filtered ledger; `limit` pages `entries` only', schema: SPEND_REPORT }, 400: { description: 'a bad parameter', schema: ERROR } },
+  }, async (req, res) => {
     res.json(await deps.getSpend.execute(req.query as Record<string, unknown>));
   });
-  if (deps.relayers) api.use('/relayers', relayersRoutes(deps.relayers));
-  if (deps.engine) api.use(engineRoutes(deps.engine));
+  let document: unknown;
+  spend.get('/openapi.json', {
+    summary: 'This document: the API as OpenAPI 3.1', tag: 'operations', security: 'api',
+    responses: { 200: { description: 'the OpenAPI document', schema: { type: 'object' } } },
+  }, (_req, res) => {
+    document ??= openApiDocument(routes.routes, {
+      title: 'chainflow', version: API_VERSION,
+      description: 'The history explorer, spend ledger and engine API of chainflow. Errors are `{ "error": "<name>: <reason>" }`.',
+    });
+    res.json(document);
+  });
+  api.use(spend.express);
+  if (deps.relayers) api.use(relayersRoutes(routes, deps.relayers));
+  if (deps.engine) api.use(engineRoutes(routes, deps.engine));
   api.use(apiNotFound);
   app.use('/api', api);
 
   // Inbound webhooks of workflow triggers: never under the bearer (each trigger checks its own HMAC); the
   // engine mounts its triggers here. Without one, the path answers as unknown.
-  if (deps.engine) app.use('/hooks', hooksRoutes(deps.engine.receiveWebhook));
+  if (deps.engine) app.use('/hooks', hooksRoutes(routes, deps.engine.receiveWebhook));
   app.use('/hooks', (_req, res) => {
     res.status(404).json({ error: 'no such trigger' });
   });
 
+  routes.staticPath('/', {
+    summary: 'The embedded web UI: one self-contained page (public; it asks for a token when auth is on)', tag: 'operations', security: 'public',
+    responses: { 200: { description: 'the page', contentType: 'text/html' } },
+  });
   app.use(express.static(UI_DIR, { index: 'index.html', fallthrough: true }));
   app.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
   });
   app.use(errorHandler(deps.log));
   return app;
+}
+
+/**
+ * The path of a request URL (never its query), percent-decoded until it no longer changes (at most 3 rounds), so
+ * that redaction sees a secret however it was encoded. A malformed escape stops the decoding where it is.
+ */
+export function decodedPath(url: string): string {
+  let path = url.split('?')[0]!;
+  for (let round = 0; round < 3 && path.includes('%'); round++) {
+    try {
+      const next = decodeURIComponent(path);
+      if (next === path) break;
+      path = next;
+    } catch {
+      break;
+    }
+  }
+  return path;
 }

@@ -1,10 +1,11 @@
-import express, { Router, type Request } from 'express';
+import express from 'express';
 import type { CancelRun } from '../../application/engine/cancel-run.use-case';
 import type { DecideApproval } from '../../application/engine/decide-approval.use-case';
 import type { StartedRun, StartRunRequest } from '../../application/engine/start-run.use-case';
 import type { ListConfiguredWorkflows, SetWorkflowPaused } from '../../application/engine/workflow-controls.use-case';
-import { InvalidInputError } from '../../domain/errors';
 import type { Json } from '../../domain/journal/journal-event';
+import { APPROVAL_DECIDED, CONFIGURED_WORKFLOW, envelope, ERROR, RUN_CANCELLED, RUN_STARTED, WORKFLOW_PAUSED } from './api-schemas';
+import type { JsonSchema, ResponseSpec, RouteTable } from './route-table';
 
 /** The engine's use cases behind the API (CONTRACT 8.4). */
 export interface EngineUseCases {
@@ -22,68 +23,74 @@ export interface EngineUseCases {
 /** Request bodies of the engine routes: small JSON objects. */
 const MAX_BODY = '1mb';
 
-type Body = Record<string, unknown>;
+/** A JSON object with only these members (none required unless listed). */
+const bodyOf = (properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema =>
+  ({ type: 'object', additionalProperties: false, properties, ...(required.length ? { required } : {}) });
+const NO_BODY = bodyOf({});
 
-/** Only the named members, each of the named JSON type; anything else is a 400 naming the member. */
-function bodyOf(req: Request, allowed: Readonly<Record<string, 'string' | 'any'>>): Body {
-  const body: unknown = req.body ?? {};
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidInputError('body', 'must be a JSON object');
-  for (const [key, value] of Object.entries(body)) {
-    const type = Object.hasOwn(allowed, key) ? allowed[key] : undefined;
-    if (!type) throw new InvalidInputError(key, 'unknown member');
-    if (type === 'string' && typeof value !== 'string') throw new InvalidInputError(key, 'must be a string');
-  }
-  return body as Body;
-}
-
-/** Query parameters are not taken by these routes. */
-function noQuery(req: Request): void {
-  const [first] = Object.keys(req.query as object);
-  if (first !== undefined) throw new InvalidInputError(first, 'unknown parameter');
-}
+const WORKFLOW = { wf: { kind: 'text', description: 'workflow name' } } as const;
+const ERRORS: Record<number, ResponseSpec> = {
+  400: { description: 'a parameter or body member is unknown or malformed (named in `error`)', schema: ERROR },
+  404: { description: 'no such workflow, run or approval', schema: ERROR },
+};
+const CONFLICT = { 409: { description: 'the state forbids it now (paused, decided already, ended)', schema: ERROR } };
 
 const principal = (res: { locals: Record<string, unknown> }): string => (typeof res.locals.principal === 'string' ? res.locals.principal : 'api');
 
-/** Start, approve/reject, cancel, pause/resume: parse, call one use case, answer JSON. */
-export function engineRoutes(uc: EngineUseCases): Router {
-  const router = Router();
-  router.use(express.json({ limit: MAX_BODY, strict: true, type: () => true }));
+/** Start, approve/reject, cancel, pause/resume (mounted at `/api`): parse, call one use case, answer JSON. */
+export function engineRoutes(routes: RouteTable, uc: EngineUseCases): express.Router {
+  const router = routes.router('/api');
+  router.express.use(express.json({ limit: MAX_BODY, strict: true, type: () => true }));
 
-  router.get('/workflows', async (req, res) => {
-    noQuery(req);
+  router.get('/workflows', {
+    summary: 'The configured workflows: trigger, paused, next cron tick, lease holders', tag: 'engine', security: 'api',
+    responses: { 200: { description: 'every configured workflow (list envelope, one page)', schema: envelope(CONFIGURED_WORKFLOW) }, 400: ERRORS[400]! },
+  }, async (_req, res) => {
     res.json(await uc.listWorkflows.execute());
   });
-  router.post('/workflows/:wf/runs', async (req, res) => {
-    noQuery(req);
-    const body = bodyOf(req, { input: 'any' });
+  router.post('/workflows/:wf/runs', {
+    summary: 'A manual run of a workflow (any trigger kind)', tag: 'engine', security: 'api', pathParams: WORKFLOW,
+    body: bodyOf({ input: { description: 'the run\'s trigger payload (any JSON)' } }),
+    responses: { 202: { description: 'the run started', schema: RUN_STARTED }, ...ERRORS, ...CONFLICT },
+  }, async (req, res) => {
+    const body = req.body as { input?: Json };
     const started = await uc.startRun({
-      workflow: req.params.wf!, trigger: { kind: 'manual', summary: `manual by ${principal(res)}`, ...(body.input !== undefined ? { payload: body.input as Json } : {}) },
+      workflow: req.params.wf as string,
+      trigger: { kind: 'manual', summary: `manual by ${principal(res)}`, ...(body.input !== undefined ? { payload: body.input } : {}) },
     });
     res.status(202).json({ run_id: started.runId });
   });
   for (const [path, paused] of [['pause', true], ['resume', false]] as const) {
-    router.post(`/workflows/:wf/${path}`, async (req, res) => {
-      noQuery(req);
-      bodyOf(req, {});
-      res.json(await uc.setPaused.execute(req.params.wf!, paused));
+    router.post(`/workflows/:wf/${path}`, {
+      summary: paused ? 'Pause a workflow: it starts no run (its started runs go on)' : 'Resume a paused workflow', tag: 'engine', security: 'api',
+      pathParams: WORKFLOW, body: NO_BODY,
+      responses: { 200: { description: 'the workflow\'s pause state', schema: WORKFLOW_PAUSED }, ...ERRORS },
+    }, async (req, res) => {
+      res.json(await uc.setPaused.execute(req.params.wf as string, paused));
     });
   }
-  router.post('/approvals/:id/decision', async (req, res) => {
-    noQuery(req);
-    const body = bodyOf(req, { decision: 'string', reason: 'string' });
-    const decision = body.decision === 'approve' || body.decision === 'approved' ? 'approved'
-      : body.decision === 'reject' || body.decision === 'rejected' ? 'rejected' : undefined;
-    if (!decision) throw new InvalidInputError('decision', "must be 'approve' or 'reject'");
+  router.post('/approvals/:id/decision', {
+    summary: 'Decide a pending approval (the parked run goes on)', tag: 'engine', security: 'api',
+    pathParams: { id: { kind: 'id', description: 'approval id' } },
+    body: bodyOf({ decision: { enum: ['approve', 'reject', 'approved', 'rejected'] }, reason: { type: 'string' } }, ['decision']),
+    responses: { 200: { description: 'the decision', schema: APPROVAL_DECIDED }, ...ERRORS, ...CONFLICT },
+  }, async (req, res) => {
+    const body = req.body as { decision: string; reason?: string };
     const decided = await uc.decideApproval.execute({
-      approvalId: req.params.id!, decision, by: principal(res), ...(body.reason !== undefined ? { reason: body.reason as string } : {}),
+      approvalId: req.params.id as string,
+      decision: body.decision.startsWith('approve') ? 'approved' : 'rejected',
+      by: principal(res),
+      ...(body.reason !== undefined ? { reason: body.reason } : {}),
     });
     uc.poke();
     res.json(decided);
   });
-  router.post('/runs/:id/cancel', async (req, res) => {
-    noQuery(req);
-    bodyOf(req, {});
-    res.json(await uc.cancelRun.execute(req.params.id!, principal(res)));
+  router.post('/runs/:id/cancel', {
+    summary: 'Cancel a running or parked run (a send already broadcast is still settled)', tag: 'engine', security: 'api',
+    pathParams: { id: { kind: 'id', description: 'run id' } }, body: NO_BODY,
+    responses: { 200: { description: 'the run, cancelled', schema: RUN_CANCELLED }, ...ERRORS, ...CONFLICT },
+  }, async (req, res) => {
+    res.json(await uc.cancelRun.execute(req.params.id as string, principal(res)));
   });
-  return router;
+  return router.express;
 }

@@ -9,6 +9,14 @@ const STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   budget_exceeded: 409,
   conflict: 409,
+  storage_failed: 503,
+  secret_missing: 503,
+};
+
+/** Failures on the server's side: logged (one line), answered with a generic word, not the details. */
+const SERVER_SIDE: Partial<Record<ErrorCode, string>> = {
+  storage_failed: 'storage unavailable',
+  secret_missing: 'not configured',
 };
 
 /** Unknown routes under /api answer JSON, not Express's HTML. */
@@ -23,7 +31,9 @@ export const apiNotFound: RequestHandler = (_req, res) => {
 export function errorHandler(log: (message: string, err: unknown) => void): ErrorRequestHandler {
   return (err, _req, res, _next) => {
     if (err instanceof ChainflowError) {
-      res.status(STATUS[err.code]).json({ error: err.message });
+      const generic = SERVER_SIDE[err.code];
+      if (generic) log('request failed', err);
+      res.status(STATUS[err.code]).json({ error: generic ?? err.message });
       return;
     }
     const status = typeof err?.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 500;

@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { StorageError } from '../../domain/errors';
 import { migrationSource } from './migrations';
 import { CachedStatementSqliteClient } from './sqlite-client';
+import { reportStorageFailures, toStorageError } from './storage-failure';
 
 /** Page cache sizes in KiB (negative: SQLite's unit for "KiB, not pages"). */
 export const READER_CACHE_KIB = -8192;
@@ -64,8 +66,14 @@ export async function openDatabase(url: string, profile: StorageProfile = 'tool'
   } else if (/^postgres(ql)?:\/\//.test(url)) {
     db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 10 } });
   } else {
-    throw new Error(`unsupported storage url (expected sqlite:PATH or postgres://…)`);
+    throw new StorageError('opening the database (storage.url)', 'unsupported storage url (expected sqlite:PATH or postgres://…)');
   }
-  await db.migrate.latest({ migrationSource });
+  reportStorageFailures(db);
+  try {
+    await db.migrate.latest({ migrationSource });
+  } catch (err) {
+    await db.destroy().catch(() => undefined);
+    throw toStorageError(err, 'opening the database (storage.url)');
+  }
   return db;
 }

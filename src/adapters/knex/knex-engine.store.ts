@@ -63,7 +63,9 @@ export class KnexEngineStore implements EngineStore {
       });
       return { runId: run.runId, created: true };
     } catch (err) {
-      if (keys.length === 0 || !/UNIQUE constraint failed: engine_deliveries/.test(String((err as Error).message))) throw err;
+      // A run id is new: a constraint failure here is one of its delivery keys, recorded before.
+      const code = (err as { code?: unknown; driverCode?: unknown }).driverCode ?? (err as { code?: unknown }).code;
+      if (keys.length === 0 || code !== 'SQLITE_CONSTRAINT') throw err;
       const seen = await this.db('engine_deliveries').whereIn('delivery_key', keys).first('run_id');
       if (!seen) throw err;
       return { runId: String(seen.run_id), created: false };

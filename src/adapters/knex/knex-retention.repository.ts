@@ -26,14 +26,17 @@ export class KnexRetentionRepository implements RetentionRepository {
     return counts;
   }
 
-  async pruneBefore(cut: number): Promise<PruneCounts> {
+  async pruneBefore(cut: number, onStep?: (done: number, steps: number) => void): Promise<PruneCounts> {
+    const steps = DEPENDENTS.length + 1;
     return this.db.transaction(async (trx) => {
       const counts: PruneCounts = { runs: 0, events: 0, sends: 0, approvals: 0, reorgs: 0 };
-      for (const [key, table, where] of DEPENDENTS) {
+      for (const [i, [key, table, where]] of DEPENDENTS.entries()) {
         const removed = await trx(table).whereRaw(where, [cut]).delete();
         if (key) counts[key] = removed;
+        onStep?.(i + 1, steps);
       }
       counts.runs = await trx('runs').where('created_at', '<', cut).delete();
+      onStep?.(steps, steps);
       return counts;
     });
   }

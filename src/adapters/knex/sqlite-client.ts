@@ -40,10 +40,10 @@ interface TransactionBase extends PromiseLike<unknown> {
  */
 export const WRITE_RETRY_MS = 60_000;
 
-/** SQLITE_BUSY (and its extended codes): another connection holds the write lock. */
+/** SQLITE_BUSY (and its extended codes): another connection holds the write lock. Raw or as a StorageError. */
 export function isBusy(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  return !!e && (e.code === 'SQLITE_BUSY' || /^SQLITE_BUSY\b/.test(String(e.message ?? '')));
+  const e = err as { code?: unknown; driverCode?: unknown; message?: unknown } | null;
+  return !!e && (e.code === 'SQLITE_BUSY' || e.driverCode === 'SQLITE_BUSY' || /^SQLITE_BUSY\b/.test(String(e.message ?? '')));
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { prepared, retryWhileBusy, type Connection } from './sqlite-client';
+import { statementOf, toStorageError } from './storage-failure';
 
 type Row = Record<string, unknown>;
 
@@ -25,7 +26,9 @@ function inline(sql: string, bindings: readonly unknown[]): string {
   return out;
 }
 
-const run = (conn: Connection, sql: string): Promise<void> => new Promise((resolve, reject) => conn.exec(sql, (err) => (err ? reject(err) : resolve())));
+/** Runs a script; a driver failure becomes a one-line StorageError naming the first statement, never its values. */
+const run = (conn: Connection, sql: string): Promise<void> =>
+  new Promise((resolve, reject) => conn.exec(sql, (err) => (err ? reject(toStorageError(err, statementOf(sql))) : resolve())));
 
 /**
  * One SQLite write transaction on the raw connection of knex's pool, in as few trips through the driver's thread
@@ -72,8 +75,10 @@ export class SqliteWriteSession {
   /** Rows of a query, after the writes held back so far. */
   async select(sql: string, bindings: readonly unknown[] = []): Promise<Row[]> {
     await this.flush();
-    const statement = await prepared(this.conn, sql);
-    return new Promise((resolve, reject) => statement.all([...bindings], (err, rows) => (err ? reject(err) : resolve(rows as Row[]))));
+    const statement = await prepared(this.conn, sql).catch((err: unknown) => {
+      throw toStorageError(err, statementOf(sql));
+    });
+    return new Promise((resolve, reject) => statement.all([...bindings], (err, rows) => (err ? reject(toStorageError(err, statementOf(sql))) : resolve(rows as Row[]))));
   }
 
   /** A write, held back until the next read or the commit. */

@@ -1,12 +1,12 @@
 import { inject, injectable } from 'inversify';
 import { BEARER_NAME, newToken, tokenHash } from '../../domain/bearer-token';
-import { ChainflowError, InvalidInputError } from '../../domain/errors';
+import { ChainflowError, InvalidInputError, NotFoundError } from '../../domain/errors';
 import { toIso } from '../../domain/time';
 import { BearerRepository } from '../ports/bearer-repository';
 import { Clock } from '../ports/clock';
 
 export class BearerExistsError extends ChainflowError {
-  readonly code = 'invalid_input' as const;
+  readonly code = 'conflict' as const;
   constructor(name: string) {
     super(`name: a bearer named '${name}' exists already (names are never reused, also after a revocation)`);
   }
@@ -54,7 +54,7 @@ export class RevokeBearer {
 
   async execute(name: string): Promise<void> {
     checkName(name);
-    if (!(await this.bearers.revoke(name, this.clock.now()))) throw new InvalidInputError('name', `no live bearer named '${name}'`);
+    if (!(await this.bearers.revoke(name, this.clock.now()))) throw new NotFoundError(`live bearer '${name}'`, 'name');
   }
 }
 

@@ -19,7 +19,7 @@ export class GetRunTimeline {
   async execute(runId: string, field = 'run_id'): Promise<Timeline> {
     if (!isValidId(runId)) throw new InvalidInputError(field, 'malformed run id');
     const run = await this.runs.get(runId);
-    if (!run) throw new NotFoundError('run');
+    if (!run) throw new NotFoundError('run', field);
     const stream = await this.runs.stream(runId);
     return this.redactor.redact(buildTimeline(run, stream, this.explorer));
   }

@@ -7,6 +7,7 @@ import { HistoryRepository } from '../ports/history-repository';
 import { APPROVAL_FILTERS } from './history-lists';
 import { toApprovalItem, type ApprovalItem, type ListEnvelope } from './items';
 import { KeysetList } from './keyset-list';
+import type { ParamSpecs } from '../query/query-params';
 
 /** Lists approvals, pending and decided (who decided, why), newest request first. */
 @injectable()
@@ -30,6 +31,11 @@ export class ListApprovals {
       redactor,
       now: () => clock.now(),
     });
+  }
+
+  /** The parameters `execute` takes (its filters, since / until, limit, cursor): for the API's declaration. */
+  get params(): ParamSpecs {
+    return this.list.params;
   }
 
   /** `query`: raw parameters (HTTP query or CLI flags), validated here. */

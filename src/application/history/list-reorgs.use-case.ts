@@ -7,6 +7,7 @@ import { HistoryRepository } from '../ports/history-repository';
 import { REORG_FILTERS } from './history-lists';
 import { toReorgItem, type ReorgResponseItem, type ListEnvelope } from './items';
 import { KeysetList } from './keyset-list';
+import type { ParamSpecs } from '../query/query-params';
 
 /** Lists the durable on_reorg responses with their steps, newest first. */
 @injectable()
@@ -30,6 +31,11 @@ export class ListReorgs {
       redactor,
       now: () => clock.now(),
     });
+  }
+
+  /** The parameters `execute` takes (its filters, since / until, limit, cursor): for the API's declaration. */
+  get params(): ParamSpecs {
+    return this.list.params;
   }
 
   /** `query`: raw parameters (HTTP query or CLI flags), validated here. */

@@ -7,6 +7,7 @@ import { HistoryRepository } from '../ports/history-repository';
 import { REPLAY_FILTERS } from './history-lists';
 import { toReplaySessionItem, type ReplaySessionItem, type ListEnvelope } from './items';
 import { KeysetList } from './keyset-list';
+import type { ParamSpecs } from '../query/query-params';
 
 /** Lists the isolated replay (backtest) and test (dry-run) sessions with their run counts, newest first. */
 @injectable()
@@ -30,6 +31,11 @@ export class ListReplays {
       redactor,
       now: () => clock.now(),
     });
+  }
+
+  /** The parameters `execute` takes (its filters, since / until, limit, cursor): for the API's declaration. */
+  get params(): ParamSpecs {
+    return this.list.params;
   }
 
   /** `query`: raw parameters (HTTP query or CLI flags), validated here. */

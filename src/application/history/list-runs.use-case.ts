@@ -6,6 +6,7 @@ import { Clock } from '../ports/clock';
 import { RunRepository } from '../ports/run-repository';
 import { toRunItem, type ListEnvelope, type RunItem } from './items';
 import { KeysetList } from './keyset-list';
+import type { ParamSpecs } from '../query/query-params';
 import { RUN_FIELD_FILTERS, toRunFilter } from './run-query';
 
 /** Lists runs, newest first, filtered by any SPEC run filter, one keyset page at a time, redacted. */
@@ -30,6 +31,11 @@ export class ListRuns {
       redactor,
       now: () => clock.now(),
     });
+  }
+
+  /** The parameters `execute` takes (its filters, since / until, limit, cursor): for the API's declaration. */
+  get params(): ParamSpecs {
+    return this.list.params;
   }
 
   /** `query`: raw parameters (HTTP query or CLI flags), validated here. */

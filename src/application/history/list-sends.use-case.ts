@@ -8,6 +8,7 @@ import { HistoryRepository } from '../ports/history-repository';
 import { SEND_FILTERS } from './history-lists';
 import { toSendAttemptItem, type SendAttemptItem, type ListEnvelope } from './items';
 import { KeysetList } from './keyset-list';
+import type { ParamSpecs } from '../query/query-params';
 
 /** Lists every send attempted or that would have been sent (replay/test sessions), newest first. */
 @injectable()
@@ -32,6 +33,11 @@ export class ListSends {
       redactor,
       now: () => clock.now(),
     });
+  }
+
+  /** The parameters `execute` takes (its filters, since / until, limit, cursor): for the API's declaration. */
+  get params(): ParamSpecs {
+    return this.list.params;
   }
 
   /** `query`: raw parameters (HTTP query or CLI flags), validated here. */

@@ -6,7 +6,7 @@ import { toIso } from '../../domain/time';
 import { ChainflowConfig } from '../config';
 import { Clock } from '../ports/clock';
 import { HistoryRepository, type WorkflowOverview } from '../ports/history-repository';
-import { QueryParser } from '../query/query-params';
+import { QueryParser, type ParamSpecs } from '../query/query-params';
 import type { ListEnvelope } from './items';
 import { CURSOR, HISTORY_LIMIT } from './run-query';
 
@@ -45,6 +45,11 @@ export class ListWorkflows {
     @inject(Clock) clock: Clock,
   ) {
     this.parser = new QueryParser({ limit: HISTORY_LIMIT, cursor: CURSOR }, () => clock.now());
+  }
+
+  /** The parameters `execute` takes (limit, cursor): for the API's declaration. */
+  get params(): ParamSpecs {
+    return this.parser.specs;
   }
 
   async execute(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<WorkflowRow>> {

@@ -23,10 +23,10 @@ export class PruneHistory {
     @inject(Clock) private readonly clock: Clock,
   ) {}
 
-  /** `olderThan`: a duration such as `90d`. */
-  async execute(olderThan: string | undefined, dryRun: boolean | undefined): Promise<PruneReport> {
+  /** `olderThan`: a duration such as `90d`; `onStep(done, steps)`: progress of the removal. */
+  async execute(olderThan: string | undefined, dryRun: boolean | undefined, onStep?: (done: number, steps: number) => void): Promise<PruneReport> {
     const cut = cutOf(olderThan, this.clock.now());
-    const counts = dryRun ? await this.retention.countBefore(cut) : await this.retention.pruneBefore(cut);
+    const counts = dryRun ? await this.retention.countBefore(cut) : await this.retention.pruneBefore(cut, onStep);
     return { ...counts, cut: toIso(cut), dry_run: dryRun === true };
   }
 }

@@ -132,7 +132,7 @@ export function checkEvent(value: unknown): { event: JournalEvent } | { problem:
   const type = (value as { type?: unknown }).type;
   if (typeof type !== 'string') return { problem: 'type: required' };
   const validate = validators().get(type);
-  if (!validate) return { problem: `type: unknown event type '${type}'` };
+  if (!validate) return { problem: `type: unknown event type (known: ${JOURNAL_EVENT_TYPES.join(', ')})` };
   if (!validate(value)) return { problem: describe(validate.errors?.[0]) };
   return { event: value as JournalEvent };
 }
@@ -142,7 +142,11 @@ function describe(e: ErrorObject | undefined): string {
   const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
   switch (e.keyword) {
     case 'required': return `${path ? `${path}.` : ''}${(e.params as { missingProperty: string }).missingProperty}: required`;
-    case 'additionalProperties': return `${path ? `${path}.` : ''}${(e.params as { additionalProperty: string }).additionalProperty}: unknown field`;
+    case 'additionalProperties': {
+      // A field name is shown only when it looks like one: the journal's own text is never echoed.
+      const field = String((e.params as { additionalProperty: string }).additionalProperty);
+      return `${path ? `${path}.` : ''}${/^[A-Za-z0-9_]{1,64}$/.test(field) ? field : '(a field)'}: unknown field`;
+    }
     case 'enum': return `${path}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     case 'format': return `${path}: must be an RFC 3339 timestamp`;
     case 'pattern':

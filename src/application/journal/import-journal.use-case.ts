@@ -4,9 +4,14 @@ import type { JournalEvent } from '../../domain/journal/journal-event';
 import { JournalWriter } from '../ports/journal-writer';
 import { checkEvent } from './event-schema';
 
+/** A line that cannot be text at all (its bytes are not valid UTF-8): refused, naming the line. */
+export interface InvalidLine {
+  readonly invalid: string;
+}
+
 /** NDJSON text that can be read more than once (validation first, then the import). */
 export interface LineSource {
-  lines(): AsyncIterable<string>;
+  lines(): AsyncIterable<string | InvalidLine>;
 }
 
 export interface LineProblem {
@@ -25,7 +30,10 @@ export class ImportRejectedError extends ChainflowError {
 export interface ImportProgress {
   readonly phase: 'validate' | 'import';
   readonly lines: number;
+  /** Valid events so far (validate), or events written so far (import). */
   readonly events: number;
+  /** Import phase: the events to write in all. */
+  readonly total?: number;
 }
 
 export interface ImportReport {
@@ -63,6 +71,8 @@ export class ImportJournal {
       let batch: JournalEvent[] = [];
       for await (const line of source.lines()) {
         lineNo++;
+        // Validation refused every invalid line already; the file changed under the import if one shows up now.
+        if (typeof line !== 'string') throw new ImportRejectedError([{ line: lineNo, reason: `${line.invalid} (the file changed during the import)` }]);
         if (!line.trim()) {
           blankLines.push(lineNo);
           continue;
@@ -77,7 +87,7 @@ export class ImportJournal {
     };
     try {
       const result = await this.journal.appendAll(batches(), (done) =>
-        onProgress?.({ phase: 'import', lines: checked.lines, events: done.applied + done.duplicates }));
+        onProgress?.({ phase: 'import', lines: checked.lines, events: done.applied + done.duplicates, total: checked.events }));
       return { lines: checked.lines, events: checked.events, ...result };
     } catch (err) {
       if (err instanceof JournalRejectedError) {
@@ -96,20 +106,15 @@ export class ImportJournal {
     let events = 0;
     for await (const line of source.lines()) {
       lines++;
-      if (!line.trim()) {
+      if (typeof line === 'string' && !line.trim()) {
         blankLines.push(lines);
         continue;
       }
-      let reason: string | undefined;
-      try {
-        const checked = checkEvent(JSON.parse(line));
-        if ('problem' in checked) reason = checked.problem;
-        else if (parsed) {
-          parsed.push(checked.event);
-          if (parsed.length > KEEP_PARSED) parsed = undefined;
-        }
-      } catch (e) {
-        reason = `not valid JSON (${(e as Error).message})`;
+      const checked = checkLine(line);
+      const reason = 'problem' in checked ? checked.problem : undefined;
+      if (!reason && parsed) {
+        parsed.push((checked as { event: JournalEvent }).event);
+        if (parsed.length > KEEP_PARSED) parsed = undefined;
       }
       if (reason) {
         bad++;
@@ -130,6 +135,24 @@ interface Validated {
   /** Every event, parsed, when there were few enough to keep; otherwise the import reads the source again. */
   readonly parsed: JournalEvent[] | undefined;
   readonly blankLines: number[];
+}
+
+/** One non-blank line: the event it holds, or why it is refused. */
+function checkLine(line: string | InvalidLine): { event: JournalEvent } | { problem: string } {
+  if (typeof line !== 'string') return { problem: line.invalid };
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (e) {
+    return { problem: notJson(e) };
+  }
+  return checkEvent(value);
+}
+
+/** Why a line is not JSON, by position only: the parser's message quotes the line (which may hold a secret). */
+function notJson(error: unknown): string {
+  const position = /at position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
+  return position === undefined ? 'not valid JSON' : `not valid JSON (at column ${Number(position) + 1})`;
 }
 
 /** The line number of the index-th event, given the (sorted) numbers of the blank lines skipped. */

@@ -11,7 +11,10 @@ export interface PruneCounts {
 export interface RetentionRepository {
   /** What `prune(cut)` would remove (epoch ms; runs with created_at < cut). */
   countBefore(cut: number): Promise<PruneCounts>;
-  /** Removes it, in one transaction. Never touches the spend ledger. */
-  pruneBefore(cut: number): Promise<PruneCounts>;
+  /**
+   * Removes it, in one transaction. Never touches the spend ledger. `onStep(done, steps)`: called as each table is
+   * done (progress of a long removal).
+   */
+  pruneBefore(cut: number, onStep?: (done: number, steps: number) => void): Promise<PruneCounts>;
 }
 export const RetentionRepository = Symbol('RetentionRepository');

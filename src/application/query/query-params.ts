@@ -15,10 +15,36 @@ export type ParamSpec =
   | { readonly kind: 'limit'; readonly min: number; readonly max: number; readonly default: number; readonly description: string }
   | { readonly kind: 'cursor'; readonly description: string };
 
-export type ParamSpecs = Readonly<Record<string, ParamSpec>>;
+/** A parameter that must be given (none of the list parameters are; `diff`'s `a` and `b` are). */
+export type RequiredParam = ParamSpec & { readonly required: true };
+
+export type ParamSpecs = Readonly<Record<string, ParamSpec | RequiredParam>>;
 
 /** Parsed values: strings, numbers (int, limit) and epoch ms (time). */
 export type ParsedParams = Record<string, string | number | undefined>;
+
+/**
+ * An empty object without a prototype: a parameter named `__proto__` is then an own key like any other (on a
+ * plain object, assigning it replaces the prototype and the parameter vanishes or turns into others).
+ */
+export function bareObject<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+/** Parameter names are shown in errors only when they look like names (never a long or odd string). */
+const SHOWN_NAME = /^[A-Za-z0-9_.[\]-]{1,64}$/;
+
+/** The error for a parameter that `specs` do not declare, naming it and the known ones. */
+export function unknownParameter(name: string, specs: ParamSpecs): InvalidInputError {
+  const known = Object.keys(specs);
+  const shown = SHOWN_NAME.test(name) ? name : 'query';
+  return new InvalidInputError(shown, `unknown parameter${shown === name ? '' : ' (name not shown)'} ${known.length ? `(known: ${known.join(', ')})` : '(this route takes no query parameters)'}`);
+}
+
+/** The error for a parameter given more than once (or with a structured value). */
+export function repeatedParameter(name: string): InvalidInputError {
+  return new InvalidInputError(name, 'must be given once, as a single value');
+}
 
 const DURATION = '[0-9]{1,9}[smhdw]';
 const TIME = `^(${DURATION}|[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2}))$`;
@@ -38,10 +64,12 @@ function schemaOf(spec: ParamSpec): Record<string, unknown> {
 
 /** The JSON Schema of a query (for validation and for the OpenAPI document). */
 export function querySchema(specs: ParamSpecs): Record<string, unknown> {
+  const required = Object.entries(specs).filter(([, spec]) => (spec as Partial<RequiredParam>).required).map(([name]) => name);
   return {
     type: 'object',
     additionalProperties: false,
     properties: Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, schemaOf(spec)])),
+    ...(required.length ? { required } : {}),
   };
 }
 
@@ -59,13 +87,13 @@ export class QueryParser {
   }
 
   parse(raw: Readonly<Record<string, unknown>>): ParsedParams {
-    const input: Record<string, unknown> = {};
+    const input = bareObject<unknown>();
     for (const [k, v] of Object.entries(raw)) {
       if (v === undefined) continue;
       input[k] = typeof v === 'number' ? String(v) : v;
     }
     if (!this.validate(input)) throw toInputError(this.validate.errors?.[0], this.specs);
-    const out: ParsedParams = {};
+    const out: ParsedParams = bareObject();
     for (const [name, spec] of Object.entries(this.specs)) {
       const value = input[name] as string | undefined;
       if (value === undefined) {
@@ -92,7 +120,7 @@ export class QueryParser {
       case 'time': {
         if (/^[0-9]+[smhdw]$/.test(value)) return this.now() - parseDuration(value, name);
         const ms = parseRfc3339(value);
-        if (ms === undefined) throw new InvalidInputError(name, `'${value}' is not a valid RFC 3339 timestamp`);
+        if (ms === undefined) throw new InvalidInputError(name, 'is not a valid RFC 3339 timestamp');
         return ms;
       }
       default:
@@ -104,16 +132,24 @@ export class QueryParser {
 function toInputError(error: ErrorObject | undefined, specs: ParamSpecs): InvalidInputError {
   if (!error) return new InvalidInputError('query', 'invalid');
   if (error.keyword === 'additionalProperties') {
-    const name = String((error.params as { additionalProperty: string }).additionalProperty);
-    return new InvalidInputError(name, `unknown parameter '${name}' (known: ${Object.keys(specs).join(', ')})`);
+    return unknownParameter(String((error.params as { additionalProperty: string }).additionalProperty), specs);
   }
-  const name = error.instancePath.replace(/^\//, '').split('/')[0] || 'query';
-  const spec = specs[name];
-  if (error.keyword === 'type') return new InvalidInputError(name, 'must be given once, as a single value');
+  if (error.keyword === 'required') {
+    const name = String((error.params as { missingProperty: string }).missingProperty);
+    return new InvalidInputError(name, `required (${specs[name]?.description ?? 'a value'})`);
+  }
+  const name = decodePointer(error.instancePath.replace(/^\//, '').split('/')[0] ?? '') || 'query';
+  const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
+  if (error.keyword === 'type') return repeatedParameter(name);
   if (spec?.kind === 'enum') return new InvalidInputError(name, `must be one of ${spec.values.join(', ')}`);
   if (spec?.kind === 'id') return new InvalidInputError(name, 'malformed id (expected [A-Za-z0-9][A-Za-z0-9._:-]{0,127})');
   if (spec?.kind === 'time') return new InvalidInputError(name, 'must be a duration such as 24h or 7d, or an RFC 3339 timestamp');
   if (spec?.kind === 'limit') return new InvalidInputError(name, `must be an integer from ${spec.min} to ${spec.max}`);
   if (spec?.kind === 'int') return new InvalidInputError(name, 'must be a non-negative integer');
-  return new InvalidInputError(name, spec ? `must be ${spec.description}` : String(error.message));
+  return new InvalidInputError(name, spec ? `must be ${spec.description}` : 'invalid');
+}
+
+/** One segment of a JSON pointer, unescaped. */
+function decodePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }

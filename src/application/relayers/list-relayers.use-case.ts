@@ -6,7 +6,7 @@ import { Redactor } from '../../domain/redactor';
 import type { ListEnvelope } from '../history/items';
 import { CURSOR, HISTORY_LIMIT } from '../history/run-query';
 import { Clock } from '../ports/clock';
-import { QueryParser } from '../query/query-params';
+import { QueryParser, type ParamSpecs } from '../query/query-params';
 import { RelayerBook } from './relayer-book';
 import { toRelayerItem, type RelayerItem } from './relayer-items';
 
@@ -36,6 +36,11 @@ export class ListRelayers {
   }
 
   /** `query`: raw parameters (HTTP query or CLI flags), validated here. */
+  /** The query parameters this list takes (for the API's declarations). */
+  get params(): ParamSpecs {
+    return RELAYER_LIST_PARAMS;
+  }
+
   async execute(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<RelayerItem>> {
     const params = this.parser.parse(query);
     const limit = params.limit as number;

@@ -46,6 +46,11 @@ export class ListTopups {
     });
   }
 
+  /** The query parameters this list takes (for the API's declarations). */
+  get params(): ParamSpecs {
+    return this.list.params;
+  }
+
   /** `query`: raw parameters (HTTP query or CLI flags), validated here. */
   async execute(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<TopupItem>> {
     return this.list.page(query);

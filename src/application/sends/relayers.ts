@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { InvalidInputError } from '../../domain/errors';
 import { ChainflowConfig, type NetworkConfig } from '../config';
+import { requireSecrets } from '../secrets-needed';
 import { ChainSender, type ChainTarget } from '../ports/chain';
 import type { NonceLane } from '../ports/nonce-allocator';
 
@@ -33,7 +34,11 @@ export class Relayers {
     if (!relayer) throw new InvalidInputError('relayer', `no relayer named '${name}' is configured`);
     const network = this.config.networks.get(relayer.network);
     if (!network) throw new InvalidInputError('relayer', `relayer '${name}' names unknown network '${relayer.network}'`);
-    if (!relayer.signer) throw new InvalidInputError('relayer', `relayer '${name}' has no signer`);
+    if (!relayer.signer) {
+      // The signer's variable may be unset: a send is the moment it is needed, so it is named now.
+      requireSecrets(this.config, [`relayers.${relayer.name}.signer`], `a send from relayer ${relayer.name}`);
+      throw new InvalidInputError('relayer', `relayer '${name}' has no signer`);
+    }
     const account: RelayerAccount = {
       name, network, target: targetOf(network), lane: { relayer: name, network: network.name }, signer: relayer.signer,
       address: this.sender.address(relayer.signer),

@@ -35,7 +35,8 @@ export class ExportSpend {
     return { filter: toSpendFilter(params), format: (params.format as SpendExportFormat | undefined) ?? 'csv' };
   }
 
-  async execute(filter: SpendFilter, format: SpendExportFormat, sink: TextSink): Promise<number> {
+  /** `onProgress(entries)`: called after each page written. */
+  async execute(filter: SpendFilter, format: SpendExportFormat, sink: TextSink, onProgress?: (entries: number) => void): Promise<number> {
     let count = 0;
     if (format === 'csv') await sink.write(`${SPEND_CSV_COLUMNS.join(',')}\n`);
     else await sink.write('{"entries":[');
@@ -46,6 +47,7 @@ export class ExportSpend {
         : items.map((item, i) => `${count + i === 0 ? '' : ','}\n${JSON.stringify(item)}`).join('');
       count += items.length;
       await sink.write(text);
+      onProgress?.(count);
     }
     if (format === 'json') await sink.write(count ? '\n]}\n' : ']}\n');
     return count;

@@ -1,4 +1,5 @@
 import { inject, injectable } from 'inversify';
+import { unsetUnder } from '../secrets-needed';
 import { Redactor } from '../../domain/redactor';
 import { completeEntry, type PendingReceipt } from '../../domain/spend/ledger-entry';
 import { ChainflowConfig } from '../config';
@@ -62,7 +63,12 @@ export class SettlePendingReceipts {
   private async settle(p: PendingReceipt): Promise<string | undefined> {
     if (p.txHash === null) return 'the settle names no transaction hash';
     const network = this.config.networks.get(p.network);
-    if (!network || !network.rpc.length) return `network '${p.network}' has no read providers configured`;
+    if (!network || !network.rpc.length) {
+      // A provider whose variable is unset is named: the read is the moment it was needed.
+      const unset = network ? unsetUnder(this.config, [`networks.${network.name}.rpc`]) : [];
+      if (unset.length) return unset.map((u) => `${u.at}: environment variable ${u.variable} is ${u.empty ? 'empty' : 'not set'}`).join('; ');
+      return `network '${p.network}' has no read providers configured`;
+    }
     let receipt;
     try {
       receipt = await this.reader.receipt({ network: network.name, chainId: network.chainId, rpc: network.rpc }, p.txHash);

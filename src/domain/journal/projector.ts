@@ -79,7 +79,7 @@ function applyOne(f: Fold, e: JournalEvent, precomputed: string | undefined): vo
     return;
   }
   const reduce = REDUCERS[e.type] as Reducer<JournalEventType> | undefined;
-  if (!reduce) f.refuse(`unknown event type ${JSON.stringify(e.type)}`);
+  if (!reduce) f.refuse('type: unknown event type');
   const at = parseRfc3339(e.at) as number;
   f.at = at;
   reduce(f, e as never);
@@ -93,15 +93,15 @@ function streamOf(f: Fold, e: JournalEvent): string {
     case 'send.parked':
     case 'send.submitted':
     case 'send.settled':
-      return (f.ws.sends.get(e.send_id) ?? f.refuse(`unknown send_id ${e.send_id} (no send.queued)`)).runId;
+      return (f.ws.sends.get(e.send_id) ?? f.refuse('send_id: unknown send (no send.queued before it)')).runId;
     case 'approval.decided':
-      return (f.ws.approvals.get(e.approval_id) ?? f.refuse(`unknown approval_id ${e.approval_id} (no approval.requested)`)).runId;
+      return (f.ws.approvals.get(e.approval_id) ?? f.refuse('approval_id: unknown approval (no approval.requested before it)')).runId;
     case 'reorg.step':
-      return (f.ws.reorgs.get(e.reorg_id) ?? f.refuse(`unknown reorg_id ${e.reorg_id} (no reorg.response)`)).runId;
+      return (f.ws.reorgs.get(e.reorg_id) ?? f.refuse('reorg_id: unknown reorg (no reorg.response before it)')).runId;
     case 'session.started':
       return `session:${e.session_id}`;
     case 'session.finished':
-      if (!f.ws.sessions.has(e.session_id)) f.refuse(`unknown session_id ${e.session_id} (no session.started)`);
+      if (!f.ws.sessions.has(e.session_id)) f.refuse('session_id: unknown session (no session.started before it)');
       return `session:${e.session_id}`;
     case 'workflow.state':
       return `workflow:${e.workflow}`;

@@ -224,7 +224,7 @@ describe('chainflow journal import', () => {
     const orphan = { type: 'send.submitted', at: '2026-03-01T15:00:05Z', send_id: 'never-queued', tx_hash: aTxHash('orphan') };
     const text = toNdjson([...events.slice(0, 2), orphan as never, ...events.slice(2)]);
     const res = run(['journal', 'import', write('orphan.ndjson', text)]);
-    expect(lines(res.stderr).filter((l) => /^line \d+: /.test(l))).toEqual([expect.stringMatching(/^line 3: .*never-queued/)]);
+    expect(lines(res.stderr).filter((l) => /^line \d+: /.test(l))).toEqual([expect.stringMatching(/^line 3: send_id: unknown send/)]);
     expect(runIds()).not.toContain('imp-orphan');
     expect(res.stderr).not.toMatch(/EEXIT/);
     expect(res.status).toBe(1);
@@ -235,7 +235,7 @@ describe('chainflow journal import', () => {
     const text = toNdjson([...aRun({ runId: 'imp-ok', at: T0 + 6 * HOUR }), ...events, aPark('imp-ended', T0 + 7 * HOUR, { waitKind: 'delay' })]);
     const res = run(['journal', 'import', write('parked-after-end.ndjson', text)]);
     const line = lines(text).length;
-    expect(lines(res.stderr).filter((l) => /^line \d+: /.test(l))).toEqual([`line ${line}: run imp-ended already succeeded: a finished run cannot be parked`]);
+    expect(lines(res.stderr).filter((l) => /^line \d+: /.test(l))).toEqual([`line ${line}: run_id: the run already succeeded: a finished run cannot be parked`]);
     expect(runIds()).not.toContain('imp-ok');
     expect(runIds()).not.toContain('imp-ended');
     expect(hasStackTrace(res.stderr)).toBe(false);

@@ -2,7 +2,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { loadConfig } from '../../../src/adapters/config/config.loader';
-import { InvalidConfigError } from '../../../src/domain/errors';
+import { ENGINE_SECRET_PATHS, requireSecrets, serverSecretPaths } from '../../../src/application/secrets-needed';
+import { InvalidConfigError, SecretMissingError } from '../../../src/domain/errors';
 
 const FULL_EXAMPLE = `
 chainflow_version: 1
@@ -42,6 +43,8 @@ const FULL_ENV = {
   OPS_SIGNER_KEY: '0xsigner-key-value',
   SEPOLIA_RPC_URL: 'https://sepolia.example/v3/rpc-key-value',
 };
+
+const { CHAINFLOW_API_TOKEN: _token, ...FULL_ENV_WITHOUT_TOKEN } = FULL_ENV;
 
 const dirs: string[] = [];
 
@@ -137,19 +140,19 @@ describe('loadConfig', () => {
 
   it('refuses chainflow_version 2', () => {
     const problems = problemsOf(FULL_EXAMPLE.replace('chainflow_version: 1', 'chainflow_version: 2'));
-    expect(problems).toEqual(['chainflow_version: unsupported version 2 (expected 1)']);
+    expect(problems).toEqual(['chainflow_version: unsupported version (expected 1)']);
   });
 
   it('refuses a literal where a reference is required, naming the path', () => {
     const problems = problemsOf(FULL_EXAMPLE.replace('token: { secret: api_token }', 'token: hunter2'));
     expect(problems).toEqual([
-      "server.auth.token: must be a reference { secret: NAME } or { env: NAME }, not the literal 'hunter2'",
+      'server.auth.token: must be a reference { secret: NAME } or { env: NAME }, not a string',
     ]);
   });
 
   it('reports a bad duration at its path', () => {
     const problems = problemsOf(FULL_EXAMPLE.replace('window: 24h', 'window: 24 hours'));
-    expect(problems).toEqual([expect.stringMatching(/^budgets\.daily_gas\.window: '24 hours' is not a duration/)]);
+    expect(problems).toEqual([expect.stringMatching(/^budgets\.daily_gas\.window: is not a duration/)]);
   });
 
   it('reports several problems, one line each naming its path', () => {
@@ -216,24 +219,36 @@ workflows:
     expect(problems[0]).toMatch(/^server\.listen: must be host:port/);
     expect(problems[problems.length - 1]).toMatch(/^workflows\.payouts\.steps\[0\]\.headers\.X-Key: /);
     expect(byPath.get('server.colour')).toBe("server.colour: unknown key 'colour'");
-    expect(byPath.get('server.auth.token')).toBe("server.auth.token: secret 'nope' is not declared under secrets");
+    expect(byPath.get('server.auth.token')).toBe('server.auth.token: names a secret not declared under secrets (declared: api_token)');
     expect(byPath.get('networks.sepolia.rpc[0]')).toBe(
-      "networks.sepolia.rpc[0]: must be a reference { secret: NAME } or { env: NAME }, " +
-        "not the literal 'https://literal.example'",
+      'networks.sepolia.rpc[0]: must be a reference { secret: NAME } or { env: NAME }, not a string',
     );
-    expect(byPath.get('relayers.ops.network')).toMatch(/mainnet/);
+    expect(byPath.get('relayers.ops.network')).toBe('relayers.ops.network: names no configured network (configured: sepolia)');
     expect(byPath.get('budgets.daily.window')).toMatch(/greater than zero/);
   });
 
-  it('names an unset environment variable only where the program needs the value', () => {
-    const problems = problemsOf(FULL_EXAMPLE, { CHAINFLOW_API_TOKEN: 'api-token-value' });
-    expect(problems).toEqual([
-      "networks.sepolia.rpc[0]: environment variable SEPOLIA_RPC_URL is not set",
-      "relayers.ops.signer: environment variable OPS_SIGNER_KEY is not set (secret 'ops_key')",
+  it('an unset environment variable is no config error: it is noted, with nothing to redact for it', () => {
+    const config = loadConfig({ cwd: path.dirname(writeConfig(FULL_EXAMPLE)), env: { CHAINFLOW_API_TOKEN: 'api-token-value', OPS_SIGNER_KEY: '' } });
+    expect(config.unsetSecrets).toEqual([
+      { at: 'networks.sepolia.rpc[0]', variable: 'SEPOLIA_RPC_URL', empty: false },
+      { at: 'relayers.ops.signer', variable: 'OPS_SIGNER_KEY', empty: true },
     ]);
-    const unused = FULL_EXAMPLE.replace('secrets:', 'secrets:\n  spare: { env: UNSET_SPARE }');
-    const file = writeConfig(unused);
-    expect(() => loadConfig({ cwd: path.dirname(file), env: FULL_ENV })).not.toThrow();
+    expect(config.networks.get('sepolia')?.rpc).toEqual([]);
+    expect(config.relayers.get('ops')?.signer).toBeUndefined();
+    expect(config.server.authToken).toBe('api-token-value');
+    expect(config.secretValues).toEqual(['api-token-value']);
+  });
+
+  it('requireSecrets names, in one line, only the unset settings a command uses', () => {
+    const config = loadConfig({ cwd: path.dirname(writeConfig(FULL_EXAMPLE)), env: { CHAINFLOW_API_TOKEN: 'api-token-value' } });
+    expect(() => requireSecrets(config, serverSecretPaths(config), 'chainflow start')).not.toThrow();
+    expect(() => requireSecrets(config, ENGINE_SECRET_PATHS, 'chainflow worker')).toThrow(new SecretMissingError([
+      { at: 'networks.sepolia.rpc[0]', variable: 'SEPOLIA_RPC_URL', empty: false },
+      { at: 'relayers.ops.signer', variable: 'OPS_SIGNER_KEY', empty: false },
+    ], 'chainflow worker'));
+    const noToken = loadConfig({ cwd: path.dirname(writeConfig(FULL_EXAMPLE)), env: FULL_ENV_WITHOUT_TOKEN });
+    expect(() => requireSecrets(noToken, serverSecretPaths(noToken), 'chainflow start'))
+      .toThrow('chainflow start needs server.auth.token (environment variable CHAINFLOW_API_TOKEN is not set)');
   });
 
   it('collects secret values, including an env var referenced only inside a workflow definition', () => {
@@ -292,5 +307,57 @@ workflows:
     const [line] = (caught as InvalidConfigError).problems;
     expect(line.startsWith(`${file}:`)).toBe(true);
     expect(line.slice(file.length)).toMatch(/^:\d+:\d+: YAML syntax error/);
+  });
+});
+
+describe('config errors never carry a value of the config (issue #13, item 2)', () => {
+  /** Every place a value could be echoed holds a distinctive word; no problem line may contain any of them. */
+  const LEAKY = `
+chainflow_version: LEAK-version
+secrets:
+  api_token: { env: CHAINFLOW_API_TOKEN }
+server:
+  listen: LEAK-listen:99999
+  auth:
+    token: LEAK-literal-token
+storage:
+  url: postgres-ish://user:LEAK-password@db
+networks:
+  sepolia:
+    chain_id: LEAK-chain
+    rpc: [ "https://LEAK-rpc.example/key" ]
+relayers:
+  ops:
+    network: LEAK-network
+    signer: { secret: LEAK-secret-name }
+    low_balance: LEAK-amount ether
+budgets:
+  daily:
+    window: LEAK-window
+    max_gas_spend: 1.LEAK
+    max_token_value: LEAK-units
+    scope: { relayers: [LEAK-relayer] }
+workflows:
+  payouts:
+    budgets: [LEAK-budget]
+    trigger: { kind: cron, schedule: "LEAK * * * *" }
+    conditions: [ { name: c, if: "LEAK_a LEAK_b" } ]
+    steps:
+      - { id: a, type: http_call, url: "https://x.example", headers: { X-Key: LEAK-header } }
+      - { id: a, type: delay, duration: LEAK-duration }
+`;
+
+  it('names the path and what is wrong, never the value', () => {
+    const problems = problemsOf(LEAKY, {});
+    expect(problems.length).toBeGreaterThan(10);
+    for (const line of problems) expect(line).not.toMatch(/LEAK/i);
+    expect(problems).toContain('server.auth.token: must be a reference { secret: NAME } or { env: NAME }, not a string');
+  });
+
+  it('a YAML syntax error names the line and column, not the text', () => {
+    const problems = problemsOf('chainflow_version: 1\nserver:\n  listen: "LEAK-unterminated\n');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/:\d+:\d+: YAML syntax error/);
+    expect(problems[0]).not.toMatch(/LEAK/);
   });
 });

@@ -95,7 +95,7 @@ workflows:
     expect(at('workflows.bad.trigger.schedule')).toMatch(/not a cron schedule/);
     expect(at('workflows.bad.conditions[0].if')).toMatch(/not a valid CEL expression/);
     expect(at('workflows.bad.steps[0].url')).toMatch(/not a valid CEL expression/);
-    expect(at('workflows.bad.steps[1].id')).toMatch(/used twice/);
+    expect(at('workflows.bad.steps[1].id')).toMatch(/is used by an earlier step/);
     expect(at('workflows.bad.steps[1].duration')).toMatch(/not a duration/);
     expect(at('workflows.bad.steps[2].duration')).toBe('workflows.bad.steps[2].duration: is required');
     expect(at('workflows.bad.steps[3].url')).toBe("workflows.bad.steps[3].url: unknown key 'url'");

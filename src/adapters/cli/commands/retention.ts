@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { PruneHistory } from '../../../application/history/prune-history.use-case';
 import { ChainflowCommand } from '../base.command';
+import { Progress } from '../progress';
 
 /** `chainflow retention --older-than <d> [--dry-run]`: bound the journal, on request only. */
 export default class Retention extends ChainflowCommand {
@@ -15,7 +16,8 @@ export default class Retention extends ChainflowCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Retention);
     const root = await this.root(flags.config);
-    const report = await root.container.get(PruneHistory).execute(flags['older-than'], flags['dry-run']);
+    const report = await Progress.around(Progress.open({ json: flags.json }), (progress) =>
+      root.container.get(PruneHistory).execute(flags['older-than'], flags['dry-run'], progress && ((done, steps) => progress.update('removing', done, 'tables', steps))));
     if (flags.json) {
       this.log(JSON.stringify(report, null, 2));
       return;

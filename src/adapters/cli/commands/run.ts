@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { Args, Flags } from '@oclif/core';
 import { Engine } from '../../../application/engine/engine';
+import { requireSecrets, workflowSecretPaths } from '../../../application/secrets-needed';
 import { GetRunTimeline } from '../../../application/history/get-run-timeline.use-case';
 import { InvalidInputError } from '../../../domain/errors';
 import type { Json } from '../../../domain/journal/journal-event';
@@ -30,6 +31,7 @@ export abstract class StartsRun extends ChainflowCommand {
   protected async runWorkflow(workflow: string, flags: { config?: string; input?: string; detach?: boolean; json?: boolean }, session: 'live' | 'test'): Promise<void> {
     const payload = parseInput(flags.input);
     const root = await this.root(flags.config);
+    requireSecrets(root.config, workflowSecretPaths(root.config, workflow), `chainflow ${session === 'test' ? 'test' : 'run'} ${workflow}`);
     const engine = root.container.get(Engine);
     const request = {
       workflow, session,

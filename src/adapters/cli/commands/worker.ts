@@ -1,4 +1,5 @@
 import { Engine } from '../../../application/engine/engine';
+import { ENGINE_SECRET_PATHS, requireSecrets } from '../../../application/secrets-needed';
 import { ChainflowCommand } from '../base.command';
 
 /** `chainflow worker`: the engine alone (no HTTP), until interrupted. */
@@ -8,6 +9,7 @@ export default class Worker extends ChainflowCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Worker);
     const root = await this.root(flags.config, 'server');
+    requireSecrets(root.config, ENGINE_SECRET_PATHS, 'chainflow worker');
     const engine = root.container.get(Engine);
     engine.start();
     process.stderr.write(`chainflow worker ${engine.owner} running\n`);

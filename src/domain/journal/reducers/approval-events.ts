@@ -10,7 +10,7 @@ export const APPROVAL_REDUCERS: Pick<Reducers, 'approval.requested' | 'approval.
   'approval.requested': (f, e) => {
     const run = f.run(e.run_id);
     assertRunOpen(run, e.type);
-    if (f.ws.approvals.has(e.approval_id)) f.refuse(`approval ${e.approval_id} already requested`);
+    if (f.ws.approvals.has(e.approval_id)) f.refuse('approval_id: this approval is already requested (an approval.requested with other content)');
     f.ws.approvals.set(e.approval_id, {
       approvalId: e.approval_id, runId: e.run_id, stepRunId: e.step_run_id, workflow: run.workflow,
       status: 'pending', message: e.message ?? null, requestedAt: f.at, expiresAt: msOrNull(e.expires_at),

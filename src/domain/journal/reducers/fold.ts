@@ -24,7 +24,7 @@ export class Fold {
 
   /** The run an event names, which a run.started must have brought in. */
   run(runId: string): Run {
-    return this.ws.runs.get(runId) ?? this.refuse(`unknown run_id ${runId} (no run.started)`);
+    return this.ws.runs.get(runId) ?? this.refuse('run_id: unknown run (no run.started before it)');
   }
 
   /** The run's row must be written back. */

@@ -4,7 +4,7 @@ import type { Reducers } from './fold';
 export const REORG_REDUCERS: Pick<Reducers, 'reorg.response' | 'reorg.step'> = {
   'reorg.response': (f, e) => {
     f.run(e.run_id);
-    if (f.ws.reorgs.has(e.reorg_id)) f.refuse(`reorg ${e.reorg_id} already recorded`);
+    if (f.ws.reorgs.has(e.reorg_id)) f.refuse('reorg_id: this reorg is already recorded (a reorg.response with other content)');
     f.ws.reorgs.set(e.reorg_id, {
       reorgId: e.reorg_id, runId: e.run_id, workflow: e.workflow, network: e.network, block: e.block,
       removedBlockHash: e.removed_block_hash ?? null, createdAt: f.at, steps: [],

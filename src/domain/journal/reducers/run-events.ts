@@ -12,7 +12,7 @@ const move = (f: Fold, e: { readonly type: string; readonly run_id: string }): v
 /** The run's own events: its start, its steps, its parks and resumes, its end (and the workflow stats they count). */
 export const RUN_REDUCERS: Pick<Reducers, RunEventType> = {
   'run.started': (f, e) => {
-    if (f.ws.runs.has(e.run_id)) f.refuse(`run ${e.run_id} already started`);
+    if (f.ws.runs.has(e.run_id)) f.refuse('run_id: this run already started (a run.started with other content)');
     const at = f.at;
     const run: Run = {
       runId: e.run_id, workflow: e.workflow, status: 'running', triggerKind: e.trigger.kind, session: e.session,

@@ -12,7 +12,7 @@ export const SEND_REDUCERS: Pick<Reducers, 'send.queued' | 'send.parked' | 'send
   'send.queued': (f, e) => {
     const run = f.run(e.run_id);
     assertRunOpen(run, e.type);
-    if (f.ws.sends.has(e.send_id)) f.refuse(`send ${e.send_id} already queued`);
+    if (f.ws.sends.has(e.send_id)) f.refuse('send_id: this send is already queued (a send.queued with other content)');
     f.ws.sends.set(e.send_id, {
       sendId: e.send_id, runId: e.run_id, stepRunId: e.step_run_id, workflow: run.workflow, session: run.session,
       network: e.network, chainId: e.chain_id, relayer: e.relayer, status: 'queued', outcome: null, txHash: null,

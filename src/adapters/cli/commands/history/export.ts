@@ -1,9 +1,10 @@
-import { createWriteStream } from 'node:fs';
 import { Flags } from '@oclif/core';
+import { openOutput } from '../../files';
 import { ExportHistory, type ExportReport } from '../../../../application/history/export-history.use-case';
 import { ChainflowCommand, toQuery } from '../../base.command';
 import { RUN_FILTER_FLAG_NAMES, runFilterFlags } from '../../run-filter.flags';
 import { StreamSink } from '../../../stream-sink';
+import { Progress } from '../../progress';
 
 /** `chainflow history export`: the redacted audit export, streamed to a file (or stdout). */
 export default class HistoryExport extends ChainflowCommand {
@@ -20,13 +21,12 @@ export default class HistoryExport extends ChainflowCommand {
     const root = await this.root(flags.config);
     const exporter = root.container.get(ExportHistory);
     const { filter, format } = exporter.parse(toQuery(flags, [...RUN_FILTER_FLAG_NAMES, 'format']));
-    const out = flags.out ? createWriteStream(flags.out) : process.stdout;
+    const out = flags.out ? openOutput(flags.out) : process.stdout;
     const sink = new StreamSink(out);
-    const progress = flags.out && process.stderr.isTTY ? counter() : undefined;
-    const report = await exporter.execute(filter, format, sink, progress);
+    const report = await Progress.around(Progress.open({ stdoutBusy: !flags.out }), (progress) =>
+      exporter.execute(filter, format, sink, progress && ((r: ExportReport) => progress.update('exporting', exported(r), 'records'))));
     if (flags.out) {
       await sink.end();
-      if (progress) process.stderr.write('\n');
       this.log(`exported ${report.runs} runs${format === 'json' ? `, ${report.steps} steps, ${report.sends} sends, ${report.approvals} approvals, ${report.failures} failures` : ''} to ${flags.out}`);
     } else {
       await sink.flush();
@@ -34,11 +34,7 @@ export default class HistoryExport extends ChainflowCommand {
   }
 }
 
-function counter(): (r: ExportReport) => void {
-  let last = 0;
-  return (r) => {
-    if (Date.now() - last < 100) return;
-    last = Date.now();
-    process.stderr.write(`\rexporting: ${r.runs.toLocaleString()} runs, ${r.steps.toLocaleString()} steps, ${r.sends.toLocaleString()} sends`);
-  };
+/** Records written so far: runs, steps, sends, approvals and failures. */
+export function exported(r: ExportReport): number {
+  return r.runs + r.steps + r.sends + r.approvals + r.failures;
 }

@@ -26,8 +26,9 @@ export default class HistoryTxs extends ListCommand<SendAttemptItem> {
   protected readonly empty = 'no sends';
   protected readonly columns: readonly Column<SendAttemptItem>[] = [
     ['SEND', (s) => s.send_id], ['RUN', (s) => s.run_id], ['WORKFLOW', (s) => s.workflow], ['NETWORK', (s) => s.network],
-    ['RELAYER', (s) => s.relayer], ['STATUS', (s) => s.status], ['OUTCOME', (s) => s.outcome], ['TX HASH', (s) => s.tx_hash],
-    ['CREATED', (s) => s.created_at],
+    ['RELAYER', (s) => s.relayer], ['STATUS', (s) => s.status], ['OUTCOME', (s) => s.outcome], ['CREATED', (s) => s.created_at],
+    // The explorer link where the network has a known explorer, else the bare hash (last: the longest cell).
+    ['TX (EXPLORER LINK)', (s) => s.explorer_url ?? s.tx_hash],
   ];
 
   protected useCase(): typeof ListSends {

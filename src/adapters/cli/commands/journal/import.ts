@@ -7,6 +7,8 @@ import { ImportJournal, ImportRejectedError, type ImportProgress } from '../../.
 import { SettlePendingReceipts } from '../../../../application/spend/settle-pending-receipts.use-case';
 import { ndjsonFile } from '../../../ndjson-file';
 import { ChainflowCommand, EXIT_FAILURE } from '../../base.command';
+import { checkInput } from '../../files';
+import { Progress } from '../../progress';
 
 /** `chainflow journal import FILE|-`: validate every line, then import all of it or nothing. */
 export default class JournalImport extends ChainflowCommand {
@@ -17,6 +19,7 @@ export default class JournalImport extends ChainflowCommand {
     const { args, flags } = await this.parse(JournalImport);
     let spool: string | undefined;
     let path = args.file;
+    if (path !== '-') checkInput(path); // a missing file is named before the storage is opened
     if (path === '-') {
       // Standard input is read twice (validation, then import), so it is spooled to a private temp file.
       spool = mkdtempSync(join(tmpdir(), 'chainflow-import-'));
@@ -25,9 +28,11 @@ export default class JournalImport extends ChainflowCommand {
     }
     try {
       const root = await this.root(flags.config);
-      const progress = process.stderr.isTTY ? progressBar() : undefined;
-      const report = await root.container.get(ImportJournal).execute(ndjsonFile(path), progress);
-      if (progress) process.stderr.write('\n');
+      const report = await Progress.around(Progress.open(), (progress) =>
+        root.container.get(ImportJournal).execute(ndjsonFile(path), progress && ((p: ImportProgress) => {
+          if (p.phase === 'validate') progress.update('validating', p.lines, 'lines');
+          else progress.update('importing', p.events, 'events', p.total);
+        })));
       this.log(`imported ${report.applied} events (${report.duplicates} already present) from ${report.lines} lines`);
       // Landed sends whose journaled receipt had no gas numbers: one receipt read each for the spend ledger.
       const spend = await root.container.get(SettlePendingReceipts).drain();
@@ -45,18 +50,4 @@ export default class JournalImport extends ChainflowCommand {
       if (spool) rmSync(spool, { recursive: true, force: true });
     }
   }
-}
-
-function progressBar(): (p: ImportProgress) => void {
-  let last = 0;
-  return (p) => {
-    const now = Date.now();
-    if (now - last < 100) return;
-    last = now;
-    const total = Math.max(1, p.phase === 'import' ? p.lines : p.lines);
-    const done = p.phase === 'import' ? p.events : p.lines;
-    const width = 30;
-    const filled = p.phase === 'import' ? Math.min(width, Math.round((done / total) * width)) : 0;
-    process.stderr.write(`\r${p.phase === 'validate' ? 'validating' : 'importing '} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done.toLocaleString()}`);
-  };
 }

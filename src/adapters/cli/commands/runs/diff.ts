@@ -16,7 +16,7 @@ export default class RunsDiff extends ChainflowCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(RunsDiff);
     const root = await this.root(flags.config);
-    const diff = await root.container.get(DiffRuns).execute(args['run-a'], args['run-b']);
+    const diff = await root.container.get(DiffRuns).execute(args['run-a'], args['run-b'], ['run-a', 'run-b']);
     if (flags.json) {
       this.log(JSON.stringify(diff, null, 2));
       return;

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { GetRunTimeline } from '../../../../application/history/get-run-timeline.use-case';
-import type { TimelineEvent } from '../../../../application/history/timeline';
+import type { StepEvent, TimelineEvent } from '../../../../application/history/timeline';
+import { formatNative } from '../../../../domain/wei';
 import { ChainflowCommand } from '../../base.command';
 import { terminalSafe } from '../../table';
 
@@ -19,14 +20,25 @@ export default class RunsTimeline extends ChainflowCommand {
       return;
     }
     const r = timeline.run;
+    const symbol = (r.network ? root.config.networks.get(r.network)?.nativeSymbol : undefined) ?? 'ETH';
     this.log(`run ${r.run_id}  ${r.workflow}  ${r.status}${r.error_kind ? ` (${r.error_kind})` : ''}  session ${r.session}${r.replay_of ? ` replay of ${r.replay_of}` : ''}`);
-    for (const e of timeline.events) this.log(describe(e).split('\n').map(terminalSafe).join('\n'));
+    for (const e of timeline.events) this.log(describe(e, symbol).split('\n').map(terminalSafe).join('\n'));
   }
 }
 
 const text = (v: unknown): string => terminalSafe(v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
 
-function describe(e: TimelineEvent): string {
+/**
+ * Amounts in the native unit of the run's network, exactly, as the other tables show them; a token cap
+ * (`max_token_value`) counts the token's own base units.
+ */
+function budgetLine(b: StepEvent['budget_checks'][number], symbol: string): string {
+  const amount = (v: string): string => (b.cap === 'max_token_value' ? `${v} base units` : formatNative(BigInt(v), symbol, 18));
+  const request = b.request_wei ? `, this send ${amount(b.request_wei)}` : '';
+  return `            budget ${b.budget} (${b.cap}): spent ${amount(b.spent_wei)} of ${amount(b.cap_wei)}${request}, ${b.allowed ? 'allowed' : 'refused'}`;
+}
+
+function describe(e: TimelineEvent, symbol: string): string {
   switch (e.kind) {
     case 'trigger': {
       const conditions = e.conditions.map((c) => `${c.name}=${c.passed ? 'pass' : 'fail'}`).join(' ');
@@ -35,7 +47,7 @@ function describe(e: TimelineEvent): string {
     case 'step': {
       const lines = [`${e.at}  step      ${e.step_id} (${e.step_type}) ${e.status}, ${e.attempts.length} attempt(s)${e.error ? `  error ${e.error.kind}: ${text(e.error.message)}` : ''}`];
       if (e.simulation) lines.push(`            simulation ${e.simulation.ok ? 'ok' : `failed: ${text(e.simulation.revert_reason)}`}`);
-      for (const b of e.budget_checks) lines.push(`            budget ${b.budget}: spent ${b.spent_wei} of ${b.cap_wei} wei, ${b.allowed ? 'allowed' : 'refused'}`);
+      for (const b of e.budget_checks) lines.push(budgetLine(b, symbol));
       for (const s of e.sends) lines.push(`            send ${s.send_id} ${s.status}${s.outcome ? `/${s.outcome}` : ''} ${s.relayer}@${s.network} ${s.tx_hash ?? ''}`);
       if (e.wait) lines.push(`            parked (${e.wait.wait_kind}) at ${e.wait.parked_at}${e.wait.due_at ? ` due ${e.wait.due_at}` : ''}${e.wait.expires_at ? ` expires ${e.wait.expires_at}` : ''}`);
       return lines.join('\n');

@@ -1,0 +1,150 @@
+import type { JsonSchema } from './route-table';
+
+/**
+ * The shapes the API answers (CONTRACT section 4), as JSON Schema for the OpenAPI document. A test checks real
+ * answers against them, so the document cannot drift from what the server sends.
+ *
+ * Field words: `string`, `integer`, `boolean`, `time` (RFC 3339), `wei` (decimal string), `any`, each with `?`
+ * when it may be null and `[]` for a list.
+ */
+type Field = string | JsonSchema;
+
+const WORDS: Record<string, JsonSchema> = {
+  string: { type: 'string' },
+  integer: { type: 'integer' },
+  boolean: { type: 'boolean' },
+  time: { type: 'string', format: 'date-time' },
+  wei: { type: 'string', pattern: '^[0-9]+$', description: 'exact wei, a decimal string' },
+  any: {},
+};
+
+function field(f: Field): JsonSchema {
+  if (typeof f !== 'string') return f;
+  if (f.endsWith('[]')) return { type: 'array', items: field(f.slice(0, -2)) };
+  const nullable = f.endsWith('?');
+  const word = WORDS[nullable ? f.slice(0, -1) : f];
+  if (!word) throw new Error(`api-schemas: unknown field word ${f}`);
+  if (!nullable || !('type' in word)) return word;
+  return { ...word, type: [word.type as string, 'null'] };
+}
+
+/** An object with exactly these members, all present. */
+export function object(fields: Readonly<Record<string, Field>>, description?: string): JsonSchema {
+  return {
+    type: 'object',
+    ...(description ? { description } : {}),
+    required: Object.keys(fields),
+    additionalProperties: false,
+    properties: Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, field(f)])),
+  };
+}
+
+/** The list envelope of SPEC, Conventions. */
+export function envelope(item: JsonSchema): JsonSchema {
+  return object({ items: { type: 'array', items: item }, cursor: 'string?', has_more: 'boolean' });
+}
+
+export const ERROR = object({ error: 'string' }, 'What was wrong, naming the parameter or member: `<name>: <reason>`');
+
+export const RUN_ITEM = object({
+  run_id: 'string', workflow: 'string', status: 'string', trigger: 'string', session: 'string', session_id: 'string?',
+  network: 'string?', contract: 'string?', relayers: 'string[]', tx_hashes: 'string[]', block: 'integer?', step_ids: 'string[]',
+  error_kind: 'string?', approval_status: 'string?', wait_kind: 'string?', replay_of: 'string?', created_at: 'time',
+  finished_at: 'time?', duration_ms: 'integer?',
+});
+
+export const SEND_ATTEMPT = object({
+  send_id: 'string', run_id: 'string', step_run_id: 'string', workflow: 'string', session: 'string', network: 'string',
+  chain_id: 'integer', relayer: 'string', status: 'string', outcome: 'string?', tx_hash: 'string?', idempotency_key: 'string',
+  explorer_url: 'string?', to: 'string', value_wei: 'wei', created_at: 'time', updated_at: 'time',
+});
+
+export const APPROVAL_ITEM = object({
+  approval_id: 'string', run_id: 'string', step_run_id: 'string', workflow: 'string', status: 'string', message: 'string?',
+  requested_at: 'time', expires_at: 'time?', decided_at: 'time?', decided_by: 'string?', reason: 'string?',
+});
+
+export const WAITING_ITEM = object({
+  run_id: 'string', workflow: 'string', wait_kind: 'string?', step_run_id: 'string?', parked_at: 'time?', due_at: 'time?', expires_at: 'time?',
+});
+
+export const REORG_ITEM = object({
+  reorg_id: 'string', run_id: 'string', workflow: 'string', network: 'string', block: 'integer', removed_block_hash: 'string?',
+  created_at: 'time',
+  steps: { type: 'array', items: object({ step_id: 'string', status: 'string', output: 'any', error: 'any', at: 'time' }) },
+});
+
+export const REPLAY_ITEM = object({
+  session_id: 'string', kind: 'string', workflow: 'string', created_at: 'time', finished_at: 'time?', run_count: 'integer',
+  from_block: 'integer?', to_block: 'integer?',
+});
+
+export const WORKFLOW_ROW = object({
+  workflow: 'string', paused: 'boolean', trigger: 'string?', last_run_at: 'time?', last_success_at: 'time?', last_failure_at: 'time?',
+  success_count: 'integer', failure_count: 'integer', runs_waiting: 'integer', median_duration_ms: 'integer?',
+  p95_duration_ms: 'integer?', tx_count: 'integer', recent_error_kind: 'string?', cursor_block: 'integer?', head_block: 'integer?',
+  lag_blocks: 'integer?',
+});
+
+/** Timeline events are described by kind; their members are listed in docs/api.md. */
+export const TIMELINE = object({
+  run: RUN_ITEM,
+  events: {
+    type: 'array',
+    items: {
+      type: 'object', required: ['kind', 'at'],
+      properties: { kind: { enum: ['trigger', 'step', 'approval', 'reorg_step'] }, at: field('time') },
+    },
+  },
+});
+
+const CHANGES = { type: 'array', items: object({ path: 'string', a: 'any', b: 'any' }) };
+const STEP_SIDE = { anyOf: [object({ step_run_id: 'string', status: 'string', attempts: 'integer', duration_ms: 'integer?' }), { type: 'null' }] };
+
+export const RUN_DIFF = {
+  type: 'object', required: ['a', 'b', 'run', 'trigger', 'steps', 'sends'],
+  properties: {
+    a: RUN_ITEM, b: RUN_ITEM, run: CHANGES, trigger: CHANGES, sends: CHANGES,
+    steps: { type: 'array', items: { type: 'object', required: ['step_id', 'a', 'b', 'changes'], properties: { step_id: field('string'), a: STEP_SIDE, b: STEP_SIDE, changes: CHANGES } } },
+  },
+};
+
+const TOTALS = { tx_count: 'integer', gas_spend_wei: 'wei', value_wei: 'wei', reverted_count: 'integer', reverted_gas_wei: 'wei' } as const;
+const GROUP = object({ key: 'string', ...TOTALS });
+
+export const LEDGER_ENTRY = object({
+  recorded_at: 'time', workflow: 'string', run_id: 'string', step_run_id: 'string', relayer: 'string', network: 'string',
+  chain_id: 'integer', tx_hash: 'string', gas_used: 'wei', effective_gas_price: 'wei', gas_spend_wei: 'wei', value_wei: 'wei',
+  reverted: 'boolean',
+});
+
+export const SPEND_REPORT = object({
+  summary: object({ by_workflow: { type: 'array', items: GROUP }, by_relayer: { type: 'array', items: GROUP }, by_network: { type: 'array', items: GROUP }, total: object(TOTALS) }),
+  entries: { type: 'array', items: LEDGER_ENTRY },
+  explorer_urls: { type: 'object', additionalProperties: field('string?'), description: 'tx hash -> explorer link, or null' },
+});
+
+export const CONFIGURED_WORKFLOW = object({
+  workflow: 'string', trigger: 'string', schedule: 'string?', paused: 'boolean', next_tick_at: 'time?', lease_holders: 'integer', steps: 'string[]',
+});
+
+export const RELAYER_ROW = object({
+  relayer: 'string', network: 'string', chain_id: 'integer?', address: 'string?', balance_wei: { anyOf: [field('wei'), { type: 'null' }] },
+  balance_error: 'string?', low_balance: 'boolean?', low_balance_threshold_wei: { anyOf: [field('wei'), { type: 'null' }] },
+  recent_gas_spend_wei: 'wei', funding_estimate_wei: 'wei', shortfall_wei: { anyOf: [field('wei'), { type: 'null' }] }, explorer_url: 'string?',
+});
+
+export const TOPUP_ITEM = object({
+  topup_id: 'string', at: 'time', by: 'string', from: 'string', to: 'string', network: 'string', amount_wei: 'wei', tx_hash: 'string?',
+  outcome: 'string', error: 'string?', chain_id: 'integer', from_address: 'string', to_address: 'string', run_id: 'string', explorer_url: 'string?',
+});
+
+export const RUN_STARTED = object({ run_id: 'string' });
+export const WORKFLOW_PAUSED = object({ workflow: 'string', paused: 'boolean' });
+export const APPROVAL_DECIDED = object({ approval_id: 'string', run_id: 'string', status: 'string', decided_by: 'string', reason: 'string?' });
+export const RUN_CANCELLED = object({ run_id: 'string', status: { const: 'cancelled' } });
+export const LIVE = object({ status: { const: 'ok' } });
+export const HEALTH = {
+  type: 'object', required: ['status', 'checks'],
+  properties: { status: { enum: ['ok', 'unavailable'] }, checks: { type: 'object', additionalProperties: { type: 'string' } } },
+};

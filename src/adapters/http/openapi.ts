@@ -1,0 +1,90 @@
+import { querySchema, type ParamSpecs } from '../../application/query/query-params';
+import type { DeclaredRoute, JsonSchema, RouteSecurity } from './route-table';
+
+/** What the document says about the service. */
+export interface OpenApiInfo {
+  readonly title: string;
+  readonly version: string;
+  readonly description?: string;
+}
+
+type Security = ReadonlyArray<Readonly<Record<string, readonly string[]>>>;
+
+const BEARER: Security = [{ bearer: [] }, { serviceToken: [] }];
+/** `{}` first: the route is open by default, the bearer applies when the config says so. */
+const SECURITY: Record<RouteSecurity, Security> = {
+  api: BEARER,
+  probe: [{}, ...BEARER],
+  metrics: [...BEARER, {}],
+  hmac: [{ webhookSignature: [] }],
+  public: [{}],
+};
+const SECURITY_NOTE: Partial<Record<RouteSecurity, string>> = {
+  api: 'Requires a token when `server.auth.token` is set.',
+  probe: 'Open unless `server.health_public: false`, then a token is required.',
+  metrics: 'Requires a token unless `server.metrics_public: true`.',
+  hmac: 'Never under the bearer: the trigger\'s own HMAC signature.',
+};
+
+/** `/runs/:id/timeline` → `/runs/{id}/timeline`. */
+export function openApiPath(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+/** Query or path parameters, from the same JSON Schema the request is validated with. */
+function parameters(specs: ParamSpecs | undefined, where: 'query' | 'path'): JsonSchema[] {
+  if (!specs) return [];
+  const schema = querySchema(specs) as { properties: Record<string, { description?: string }>; required?: string[] };
+  return Object.entries(schema.properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return { name, in: where, required: where === 'path' || (schema.required ?? []).includes(name), description, schema: rest };
+  });
+}
+
+function operation(route: DeclaredRoute): JsonSchema {
+  const headers = Object.entries(route.headers ?? {}).map(([name, h]) => ({ name, in: 'header', required: h.required ?? false, description: h.description, schema: { type: 'string' } }));
+  const note = SECURITY_NOTE[route.security];
+  return {
+    operationId: `${route.method}${openApiPath(route.path).replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    summary: route.summary,
+    ...(route.description || note ? { description: [route.description, note].filter(Boolean).join(' ') } : {}),
+    tags: [route.tag],
+    security: SECURITY[route.security],
+    parameters: [...parameters(route.pathParams, 'path'), ...parameters(route.query, 'query'), ...headers],
+    ...(route.body ? {
+      requestBody: {
+        required: !route.rawBody && Array.isArray(route.body.required) && route.body.required.length > 0,
+        content: { 'application/json': { schema: route.body } },
+      },
+    } : {}),
+    responses: Object.fromEntries(Object.entries(route.responses).map(([status, r]) => [status, {
+      description: r.description,
+      ...(r.schema || r.contentType ? {
+        content: Object.fromEntries((r.contentType ?? 'application/json').split(/,\s*/).map((type) => [type, r.schema ? { schema: r.schema } : {}])),
+      } : {}),
+    }])),
+  };
+}
+
+/** The OpenAPI 3.1 document of the declared routes: every path, parameter and body from the route table. */
+export function openApiDocument(routes: readonly DeclaredRoute[], info: OpenApiInfo): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes) {
+    const path = openApiPath(route.path);
+    (paths[path] ??= {})[route.method] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info,
+    servers: [{ url: '/' }],
+    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'The config token or a named bearer (`chainflow token mint`).' },
+        serviceToken: { type: 'apiKey', in: 'header', name: 'X-Service-Token', description: 'The same token, for proxies that replace Authorization.' },
+        webhookSignature: { type: 'apiKey', in: 'header', name: 'X-Chainflow-Signature', description: 't=<unix seconds>,v1=<hex HMAC-SHA256>' },
+      },
+    },
+  };
+}
