@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page, Request } from 'playwright-core';
 import { MintBearer, RevokeBearer } from '../../src/application/auth/manage-bearers.use-case';
 import { manyRuns } from '../mothers/journal-events';
-import { launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
+import { checkAndCloseTabs, launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/server';
 
 jest.setTimeout(120_000);
@@ -60,19 +60,8 @@ describe('web UI: authentication', () => {
     proxy = await strippingProxy(srv.baseUrl);
   });
 
-  afterEach(async () => {
-    const opened = tabs.splice(0);
-    try {
-      for (const t of opened) {
-        expect(t.offHost()).toEqual([]);
-        expect(t.pageErrors).toEqual([]);
-        // the token is never logged to the console
-        expect(t.console.filter((line) => line.includes(TOKEN) || line.includes(WRONG))).toEqual([]);
-      }
-    } finally {
-      await Promise.all(opened.map((t) => t.close()));
-    }
-  });
+  // the token is never logged to the console
+  afterEach(() => checkAndCloseTabs(tabs, (t) => expect(t.console.filter((line) => line.includes(TOKEN) || line.includes(WRONG))).toEqual([])));
 
   afterAll(async () => {
     await browser?.close();
@@ -113,6 +102,27 @@ describe('web UI: authentication', () => {
   const session = (page: Page): Promise<Record<string, string>> => page.evaluate(() => {
     const s = (globalThis as Json).sessionStorage;
     return Object.fromEntries(Object.keys(s).map((k) => [k, s.getItem(k)]));
+  });
+
+  test('the page and every file of it are public: no credentials asked, no secret in them', async () => {
+    const shell = await srv.get('/');
+    expect(shell.status).toBe(200);
+    const paths = [...shell.text.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(paths).toHaveLength(2);
+    // the modules the entry point imports, and theirs
+    const queue = [...paths];
+    const seen = new Set<string>();
+    while (queue.length) {
+      const p = queue.shift()!;
+      if (seen.has(p)) continue;
+      seen.add(p);
+      const res = await srv.get(p);
+      expect({ p, status: res.status }).toEqual({ p, status: 200 });
+      expect(res.text).not.toContain(TOKEN);
+      for (const m of res.text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) queue.push(new URL(m[1]!, `http://x${p}`).pathname);
+    }
+    expect(seen.size).toBeGreaterThan(10);
+    expect((await srv.get('/api/history/runs')).status).toBe(401);
   });
 
   test('a 401 shows the login card; a wrong token is refused; the right one loads the view and is sent on every call', async () => {

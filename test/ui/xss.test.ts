@@ -6,7 +6,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { aRun } from '../mothers/journal-events';
-import { launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
+import { checkAndCloseTabs, launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/server';
 
 jest.setTimeout(120_000);
@@ -57,18 +57,7 @@ describe('web UI: untrusted run data is text, never HTML or script', () => {
     ]);
   });
 
-  afterEach(async () => {
-    const opened = tabs.splice(0);
-    try {
-      for (const t of opened) {
-        expect(t.offHost()).toEqual([]);
-        expect(t.dialogs).toEqual([]);
-        expect(t.pageErrors).toEqual([]);
-      }
-    } finally {
-      await Promise.all(opened.map((t) => t.close()));
-    }
-  });
+  afterEach(() => checkAndCloseTabs(tabs));
 
   afterAll(async () => {
     await browser?.close();

@@ -10,6 +10,7 @@ import { hooksRoutes } from './hooks.routes';
 import { apiNotFound, errorHandler } from './error-handler';
 import { historyRoutes, type HistoryUseCases } from './history.routes';
 import type { HttpMetrics } from './metrics';
+import { pageRoutes } from './page';
 import { securityHeaders } from './security-headers';
 
 /** What the HTTP server needs; the composition root provides it. */
@@ -31,7 +32,7 @@ export interface HttpDependencies {
   readonly log: (message: string, err: unknown) => void;
 }
 
-/** The folder of the embedded page (copied next to the compiled adapter by the build). */
+/** The folder of the embedded page: its shell and `assets/` (copied next to the compiled adapter by the build). */
 export const UI_DIR = join(__dirname, 'ui');
 
 /**
@@ -45,7 +46,7 @@ export function createHttpApp(deps: HttpDependencies): Express {
   const auth = requireAuth(deps.authenticate);
   const open: RequestHandler = (_req, _res, next) => next();
 
-  app.use(securityHeaders(join(UI_DIR, 'index.html')));
+  app.use(securityHeaders());
   app.use(deps.metrics.middleware);
   app.use((req, res, next) => {
     const start = process.hrtime.bigint();
@@ -85,7 +86,7 @@ export function createHttpApp(deps: HttpDependencies): Express {
     res.status(404).json({ error: 'no such trigger' });
   });
 
-  app.use(express.static(UI_DIR, { index: 'index.html', fallthrough: true }));
+  app.use(pageRoutes(UI_DIR));
   app.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
   });
