@@ -1,10 +1,12 @@
 // Run detail: the summary, the replay/test marker, and the timeline (trigger with payload and condition results;
 // each step with attempts and retries, redacted input and output, error, simulation, gas-cap checks, the
-// transaction lifecycle of its sends, wait parking; approvals; reorg response steps).
+// transaction lifecycle of its sends, wait parking; approvals; reorg response steps). A running or parked run can
+// be cancelled here, a pending approval decided.
 import { api, ApiError } from '../api.js';
+import { approvalButtons, cancelButton } from '../actions.js';
 import { badge, dash, errorText, h, json, kv, notice, small, td, tdn, tdw, txt } from '../dom.js';
 import { idv, link, runRef, txRef } from '../links.js';
-import { main } from '../router.js';
+import { main, render } from '../router.js';
 import { dur, num, rel, time, wei } from '../values.js';
 import { SEND_COLUMNS, sendRow } from './txs.js';
 
@@ -48,8 +50,9 @@ function stepEvent(e) {
 
 function approvalEvent(e) {
   const a = e.approval || {};
-  return kv([['approval', idv(a.approval_id, 'approval id')], ['step run', idv(a.step_run_id, 'step run id')], ['message', txt(a.message)], ['requested', time(a.requested_at)],
-    ['expires', time(a.expires_at)], ['decided', time(a.decided_at)], ['decided by', txt(a.decided_by)], ['why', txt(a.reason)]]);
+  return [kv([['approval', idv(a.approval_id, 'approval id')], ['step run', idv(a.step_run_id, 'step run id')], ['message', txt(a.message)], ['requested', time(a.requested_at)],
+    ['expires', time(a.expires_at)], ['decided', time(a.decided_at)], ['decided by', txt(a.decided_by)], ['why', txt(a.reason)]]),
+  approvalButtons(a, render)];
 }
 
 function reorgEvent(e, run) {
@@ -106,7 +109,8 @@ export async function runView(ctx) {
   }
   if (ctx.signal.aborted) return;
   const r = tl.run;
-  main.append(h('h1', null, 'Run ', idv(r.run_id, 'run id'), badge(r.status), r.session !== 'live' ? h('span', { class: 'badge b-info marker' }, r.session.toUpperCase()) : null));
+  main.append(h('h1', null, 'Run ', idv(r.run_id, 'run id'), badge(r.status), r.session !== 'live' ? h('span', { class: 'badge b-info marker' }, r.session.toUpperCase()) : null,
+    cancelButton(r, render)));
   if (r.session !== 'live') {
     main.append(h('div', { class: 'notice marker' }, 'This is a ', h('strong', null, r.session), ' run',
       r.session_id ? [' of session ', idv(r.session_id, 'session id')] : null,

@@ -1,9 +1,12 @@
-// Workflows: the overview of the journal (SPEC).
-import { badge, dash, h, name, td, tdn, txt } from '../dom.js';
+// Workflows: the overview of the journal (SPEC), and the workflows configured in this server's engine with
+// Pause / Resume (CONTRACT 8.4).
+import { api, ApiError } from '../api.js';
+import { pauseButton } from '../actions.js';
+import { badge, dash, h, name, small, td, tdn, tdw, txt } from '../dom.js';
 import { link } from '../links.js';
 import { pagedTable, pick } from '../lists.js';
-import { main } from '../router.js';
-import { dur, num, time } from '../values.js';
+import { main, render } from '../router.js';
+import { dur, num, rel, time } from '../values.js';
 
 /** How far an event trigger's cursor is behind the chain head: the lag in blocks, both blocks in the tooltip. */
 function lag(w) {
@@ -31,9 +34,29 @@ function overview(ctx) {
   });
 }
 
+/** The engine's workflows (`GET /api/workflows`): trigger, pause state, next cron tick, runs held now. */
+function configured(list) {
+  if (!list.items.length) return h('p', { class: 'muted' }, 'No workflows are configured in this server\'s chainflow.yaml.');
+  return small(['workflow', 'trigger', 'state', 'next tick (UTC)', '#runs held now', 'steps', ''], list.items.map((w) => h('tr', { 'data-workflow': w.workflow },
+    td(link(w.workflow, 'runs', { workflow: w.workflow })),
+    td(txt(w.trigger), w.schedule ? h('span', { class: 'muted' }, ' ', w.schedule) : null),
+    td(badge(w.paused ? 'paused' : 'active')),
+    td(w.next_tick_at ? rel(w.next_tick_at) : dash()),
+    tdn(num(w.lease_holders)),
+    tdw(w.steps.length ? w.steps.join(', ') : dash()),
+    td(pauseButton(w, render)))));
+}
+
 export async function workflowsView(ctx) {
   ctx.title('Workflows');
   const t = overview(ctx);
-  main.append(h('h1', null, 'Workflows'), t.el);
+  const engine = api('/api/workflows', ctx.signal).catch((err) => err);
+  const controls = h('section', { class: 'configured' });
+  main.append(h('h1', null, 'Workflows'), t.el, h('h2', null, 'Configured in this server'), controls);
   await t.load();
+  const list = await engine;
+  if (ctx.signal.aborted) return;
+  if (list instanceof ApiError && list.status === 404) controls.append(h('p', { class: 'muted' }, 'Not available on this server (GET /api/workflows answered 404).'));
+  else if (list instanceof Error) throw list;
+  else controls.append(configured(list));
 }
