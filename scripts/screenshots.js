@@ -78,6 +78,14 @@ async function main() {
         await page.screenshot({ path: join(OUT, `${name}-${theme}.png`) });
         process.stdout.write(`${name}-${theme}.png\n`);
       }
+      // An operator's command: the dialog that asks for the reason of a decision on a pending approval.
+      await page.goto(`${demo.base}/#/approvals?status=pending`);
+      await page.waitForSelector('main[data-state="ready"]', { state: 'attached', timeout: 20000 });
+      await page.locator('main button[data-act=approve]').first().click();
+      await page.locator('dialog#ask textarea').fill('Checked the destination against the allow-list.');
+      await page.screenshot({ path: join(OUT, `approve-dialog-${theme}.png`) });
+      process.stdout.write(`approve-dialog-${theme}.png\n`);
+      await page.keyboard.press('Escape');
       await page.goto(`${authed.base}/#/runs`);
       await page.waitForSelector('main[data-state="login"]', { state: 'attached', timeout: 20000 });
       await page.screenshot({ path: join(OUT, `login-${theme}.png`) });

@@ -107,7 +107,9 @@ describe('web UI: views over the demo journal', () => {
     await waitForView(t.page, 'workflows');
     await t.page.waitForTimeout(100);
     const assets = [...files.keys()].filter((p) => p !== '/');
-    expect(assets.filter((p) => p.endsWith('.js')).length).toBeGreaterThan(10); // one module per view and the shared ones
+    // the shared modules and the view's own (each view's module loads when the view is first shown)
+    expect(assets.filter((p) => p.endsWith('.js')).length).toBeGreaterThan(10);
+    expect(assets.filter((p) => p.includes('/views/'))).toEqual([expect.stringMatching(/\/views\/workflows\.js$/)]);
     let total = 0;
     for (const [path, f] of files) {
       total += f.bytes;
@@ -527,6 +529,18 @@ describe('web UI: views over the demo journal', () => {
     await waitForView(tab.page, 'relayers');
     await expect(tab.page.locator('main .notice').innerText()).resolves.toContain('not available');
     await expect(tab.page.locator('main table').count()).resolves.toBe(0);
+  });
+
+  test('a view whose module cannot load (the server was updated since the page was opened) says to reload', async () => {
+    const tab = await newTab();
+    await tab.page.route('**/views/spend.js', (route) => route.fulfill({ status: 404, contentType: 'application/json', body: '{"error":"not found"}' }));
+    await tab.page.goto(`${srv.baseUrl}/#/workflows`);
+    await waitForView(tab.page, 'workflows');
+    await tab.page.locator('nav a', { hasText: 'Spend' }).click();
+    await waitForView(tab.page, 'spend', 'error');
+    await expect(tab.page.locator('main .notice.error').innerText()).resolves.toContain('Reload the page');
+    await tab.page.locator('nav a', { hasText: 'Runs' }).click();
+    await waitForView(tab.page, 'runs');
   });
 
   test('Relayers: the address book of GET /api/relayers (CONTRACT shape), a row linking to the runs of its relayer', async () => {

@@ -102,7 +102,7 @@ export function cancelButton(run, after) {
  */
 export function pauseButton(w, after) {
   const action = w.paused ? 'resume' : 'pause';
-  const err = h('span', { class: 'err', role: 'alert' });
+  const err = h('div', { class: 'err refused', role: 'alert' });
   const btn = h('button', { type: 'button', class: 'act', 'data-act': action }, w.paused ? 'Resume' : 'Pause');
   btn.addEventListener('click', () => {
     btn.disabled = true;
@@ -112,5 +112,5 @@ export function pauseButton(w, after) {
       err.textContent = errorMessage(e);
     });
   });
-  return h('span', { class: 'acts' }, btn, err);
+  return [h('span', { class: 'acts' }, btn), err];
 }
