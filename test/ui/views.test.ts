@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { WriteDemoJournal } from '../../src/application/journal/demo-journal.use-case';
 import { aRun, aTxHash, HOUR } from '../mothers/journal-events';
 import { checkAndCloseTabs, launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
-import { startTestServer, type TestServer } from '../support/server';
+import { get, startTestServer, type TestServer } from '../support/server';
 
 jest.setTimeout(120_000);
 
@@ -84,6 +84,10 @@ describe('web UI: views over the demo journal', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
     expect(res.headers.get('cache-control')).toBe('no-cache');
+    // revalidated by its ETag: unchanged, a 304 without a body (as a browser asks on a reload; fetch would add
+    // `Cache-Control: no-cache` to a conditional request, which asks for the whole answer)
+    const again = await get(`${srv.baseUrl}/`, { headers: { 'if-none-match': res.headers.get('etag')!, 'cache-control': 'max-age=0' } });
+    expect({ status: again.status, text: again.text }).toEqual({ status: 304, text: '' });
     // one module script and one stylesheet, both files under the versioned assets path; nothing inline
     const scripts = [...res.text.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
     expect(scripts).toHaveLength(1);
