@@ -22,13 +22,29 @@ const OUT = resolve(process.env.SCREENSHOTS_DIR || join(REPO, 'docs/screenshots'
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 const TOKEN = 'screenshot-token-0123456789abcdef';
+/** Workflows configured beside the demo journal, for the Workflows view's Pause / Resume table. */
+const DEMO_CONFIG = `chainflow_version: 1
+workflows:
+  payouts:
+    trigger: { kind: cron, schedule: "*/5 * * * *" }
+    steps:
+      - { id: quote, type: http_call, url: "http://127.0.0.1:9/quote" }
+      - { id: approve, type: approval, message: "Pay out?" }
+  treasury-sweep:
+    paused: true
+    trigger: { kind: manual }
+    steps:
+      - { id: approve, type: approval }
+      - { id: cool_down, type: delay, duration: 10m }
+`;
 
 async function serve(dir, config, env) {
   mkdirSync(dir, { recursive: true });
   const configPath = join(dir, 'chainflow.yaml');
   writeFileSync(configPath, config);
   const root = await openRoot({ cwd: dir, configPath, env });
-  const server = await startServer(root, { port: 0, host: '127.0.0.1' });
+  // The engine does not run: the journal stays the demo's, yet GET /api/workflows lists the configured workflows.
+  const server = await startServer(root, { port: 0, host: '127.0.0.1', engine: false });
   return { root, server, base: `http://127.0.0.1:${server.address().port}` };
 }
 
@@ -42,7 +58,7 @@ async function main() {
   const servers = [];
   let browser;
   try {
-    const demo = await serve(join(work, 'demo'), 'chainflow_version: 1\n', {});
+    const demo = await serve(join(work, 'demo'), DEMO_CONFIG, {});
     servers.push(demo);
     await demo.root.container.get(WriteDemoJournal).execute();
     const authed = await serve(join(work, 'auth'), 'chainflow_version: 1\nsecrets:\n  api_token: { env: T }\nserver:\n  auth:\n    token: { secret: api_token }\n', { T: TOKEN });
@@ -78,6 +94,14 @@ async function main() {
         await page.screenshot({ path: join(OUT, `${name}-${theme}.png`) });
         process.stdout.write(`${name}-${theme}.png\n`);
       }
+      // An operator's command: the dialog that asks for the reason of a decision on a pending approval.
+      await page.goto(`${demo.base}/#/approvals?status=pending`);
+      await page.waitForSelector('main[data-state="ready"]', { state: 'attached', timeout: 20000 });
+      await page.locator('main button[data-act=approve]').first().click();
+      await page.locator('dialog#ask textarea').fill('Checked the destination against the allow-list.');
+      await page.screenshot({ path: join(OUT, `approve-dialog-${theme}.png`) });
+      process.stdout.write(`approve-dialog-${theme}.png\n`);
+      await page.keyboard.press('Escape');
       await page.goto(`${authed.base}/#/runs`);
       await page.waitForSelector('main[data-state="login"]', { state: 'attached', timeout: 20000 });
       await page.screenshot({ path: join(OUT, `login-${theme}.png`) });

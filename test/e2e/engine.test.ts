@@ -200,6 +200,20 @@ describe('the engine, end to end', () => {
     expect((await api('POST', '/api/workflows/nope/pause')).status).toBe(404);
   });
 
+  it('an engine command that is not application/json is refused (415) and changes nothing: no cross-site form can start or pause', async () => {
+    const before = (await api('GET', '/api/history/runs?workflow=sleepy')).body.items.length;
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', undefined]) {
+      const res = await fetch(`${server.baseUrl}/api/workflows/sleepy/runs`, {
+        method: 'POST', body: type ? '{"input":{}}' : undefined, headers: { authorization: `Bearer ${API_TOKEN}`, ...(type ? { 'content-type': type } : {}) },
+      });
+      expect({ type, status: res.status, body: await res.json() }).toEqual({ type, status: 415, body: { error: expect.stringMatching(/^Content-Type: .*application\/json/) } });
+    }
+    const pause = await fetch(`${server.baseUrl}/api/workflows/sleepy/pause`, { method: 'POST', headers: { authorization: `Bearer ${API_TOKEN}` } });
+    expect(pause.status).toBe(415);
+    expect((await api('GET', '/api/workflows')).body.items.find((w: { workflow: string }) => w.workflow === 'sleepy').paused).toBe(false);
+    expect((await api('GET', '/api/history/runs?workflow=sleepy')).body.items.length).toBe(before);
+  });
+
   it('cancel ends a parked run; it is not driven any further', async () => {
     const started = await api('POST', '/api/workflows/sleepy/runs', {});
     const runId: string = started.body.run_id;

@@ -81,3 +81,21 @@ export async function waitForView(page: Page, view: string, state: 'ready' | 'er
 export function mainText(page: Page): Promise<string> {
   return page.locator('main').innerText();
 }
+
+/**
+ * After a test: empties `tabs`, checks each (nothing left 127.0.0.1, no page error, no alert/confirm/prompt, and
+ * whatever `also` checks), and closes them all even when a check fails.
+ */
+export async function checkAndCloseTabs(tabs: Tab[], also: (t: Tab) => void = () => undefined): Promise<void> {
+  const opened = tabs.splice(0);
+  try {
+    for (const t of opened) {
+      expect(t.offHost()).toEqual([]);
+      expect(t.pageErrors).toEqual([]);
+      expect(t.dialogs).toEqual([]);
+      also(t);
+    }
+  } finally {
+    await Promise.all(opened.map((t) => t.close()));
+  }
+}

@@ -4,12 +4,15 @@
  * when a login fails despite a sent Authorization token, the same call again with X-Service-Token (a proxy in
  * front that strips Authorization); the token never rendered into the DOM nor logged.
  */
+import * as fs from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
+import { UI_DIR } from '../../src/adapters/http/app';
 import { MintBearer, RevokeBearer } from '../../src/application/auth/manage-bearers.use-case';
 import { manyRuns } from '../mothers/journal-events';
-import { launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
+import { checkAndCloseTabs, launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/server';
 
 jest.setTimeout(120_000);
@@ -19,6 +22,7 @@ type Json = any;
 
 const TOKEN = 'ui-test-token-5f0c2a9e71d84b3c';
 const WRONG = 'not-the-token-0000000000000000';
+const UI_ASSETS = path.join(UI_DIR, 'assets');
 
 /** A reverse proxy on 127.0.0.1 that drops the Authorization header, as some proxies do. */
 async function strippingProxy(target: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -60,19 +64,8 @@ describe('web UI: authentication', () => {
     proxy = await strippingProxy(srv.baseUrl);
   });
 
-  afterEach(async () => {
-    const opened = tabs.splice(0);
-    try {
-      for (const t of opened) {
-        expect(t.offHost()).toEqual([]);
-        expect(t.pageErrors).toEqual([]);
-        // the token is never logged to the console
-        expect(t.console.filter((line) => line.includes(TOKEN) || line.includes(WRONG))).toEqual([]);
-      }
-    } finally {
-      await Promise.all(opened.map((t) => t.close()));
-    }
-  });
+  // the token is never logged to the console
+  afterEach(() => checkAndCloseTabs(tabs, (t) => expect(t.console.filter((line) => line.includes(TOKEN) || line.includes(WRONG))).toEqual([])));
 
   afterAll(async () => {
     await browser?.close();
@@ -113,6 +106,21 @@ describe('web UI: authentication', () => {
   const session = (page: Page): Promise<Record<string, string>> => page.evaluate(() => {
     const s = (globalThis as Json).sessionStorage;
     return Object.fromEntries(Object.keys(s).map((k) => [k, s.getItem(k)]));
+  });
+
+  test('the page and every file of it are public: no credentials asked, no secret in them', async () => {
+    const shell = await srv.get('/');
+    expect(shell.status).toBe(200);
+    const prefix = /"(\/assets\/[0-9a-f]{12}\/)js\/main\.js"/.exec(shell.text)![1]!;
+    const files = fs.readdirSync(UI_ASSETS, { recursive: true, withFileTypes: true }).filter((f) => f.isFile())
+      .map((f) => path.relative(UI_ASSETS, path.join(f.parentPath, f.name)).split(path.sep).join('/'));
+    expect(files.length).toBeGreaterThan(20);
+    for (const file of files) {
+      const res = await srv.get(prefix + file);
+      expect({ file, status: res.status }).toEqual({ file, status: 200 });
+      expect(res.text).not.toContain(TOKEN);
+    }
+    expect((await srv.get('/api/history/runs')).status).toBe(401);
   });
 
   test('a 401 shows the login card; a wrong token is refused; the right one loads the view and is sent on every call', async () => {

@@ -7,8 +7,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { WriteDemoJournal } from '../../src/application/journal/demo-journal.use-case';
 import { aRun, aTxHash, HOUR } from '../mothers/journal-events';
-import { launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
-import { startTestServer, type TestServer } from '../support/server';
+import { checkAndCloseTabs, launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
+import { get, startTestServer, type TestServer } from '../support/server';
 
 jest.setTimeout(120_000);
 
@@ -21,6 +21,17 @@ function eth(wei: string, unit = ' ETH'): string {
   const whole = (v / 10n ** 18n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   const frac = (v % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
   return whole + (frac ? `.${frac}` : '') + unit;
+}
+
+/**
+ * How the page shows an amount at a glance, computed apart from it: four significant digits through Intl (the
+ * whole part kept), "≈" when that is not the exact amount.
+ */
+function glance(wei: string, unit = ' ETH'): string {
+  const exact = eth(wei, '');
+  const n = Number(exact.replace(/,/g, ''));
+  const text = n >= 1000 ? Math.round(n).toLocaleString('en-US') : new Intl.NumberFormat('en-US', { maximumSignificantDigits: 4 }).format(n);
+  return (text === exact ? '' : '\u2248\u2009') + text + unit;
 }
 
 const NO_EXPLORER_RUN = 'ui-devnet-0001';
@@ -61,44 +72,72 @@ describe('web UI: views over the demo journal', () => {
     }));
   });
 
-  afterEach(async () => {
-    const opened = tabs.splice(0);
-    try {
-      for (const t of opened) {
-        expect(t.offHost()).toEqual([]);
-        expect(t.requests.length).toBeGreaterThan(0);
-        expect(t.pageErrors).toEqual([]);
-        expect(t.dialogs).toEqual([]);
-      }
-    } finally {
-      await Promise.all(opened.map((t) => t.close()));
-    }
-  });
+  afterEach(() => checkAndCloseTabs(tabs, (t) => expect(t.requests.length).toBeGreaterThan(0)));
 
   afterAll(async () => {
     await browser?.close();
     await srv?.close();
   });
 
-  test('GET / serves one self-contained page: one inline script, one inline style, nothing external, at most 250 KB', async () => {
+  test('GET / serves a secret-free shell; its stylesheet and ES modules come from this origin, nothing inline or external, at most 250 KB in all', async () => {
     const res = await srv.get('/');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
-    expect(Buffer.byteLength(res.text, 'utf8')).toBeLessThanOrEqual(250 * 1024);
-    expect(res.text.match(/<script\b/g)).toEqual(['<script']);
-    expect(res.text.match(/<style\b/g)).toEqual(['<style']);
-    expect(res.text).toContain('<script>');
-    expect(res.text).toContain('<style>');
-    expect(res.text).not.toMatch(/https?:\/\//); // no CDN, no font, no remote anything
-    expect(res.text).not.toMatch(/\son[a-z]+=/i); // no inline handlers (the CSP would block them)
-    expect(res.text).not.toMatch(/\sstyle=/i);
-    expect(res.text).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|eval\(|new Function|document\.write/);
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    // revalidated by its ETag: unchanged, a 304 without a body (as a browser asks on a reload; fetch would add
+    // `Cache-Control: no-cache` to a conditional request, which asks for the whole answer)
+    const again = await get(`${srv.baseUrl}/`, { headers: { 'if-none-match': res.headers.get('etag')!, 'cache-control': 'max-age=0' } });
+    expect({ status: again.status, text: again.text }).toEqual({ status: 304, text: '' });
+    // one module script and one stylesheet, both files under the versioned assets path; nothing inline
+    const scripts = [...res.text.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]![1]).toMatch(/^ type="module" src="\/assets\/[0-9a-f]{12}\/js\/main\.js"$/);
+    expect(scripts[0]![2]).toBe('');
+    expect(res.text).not.toMatch(/<style\b/);
+    expect(res.text).toMatch(/<link rel="stylesheet" href="\/assets\/[0-9a-f]{12}\/style\.css">/);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp.split('; ')).toEqual(expect.arrayContaining(["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'"]));
+    expect(csp).not.toMatch(/unsafe|sha256/);
+
+    // every file the page loads (the shell, the stylesheet, every module it imports), as Chromium fetched them
+    const t = await newTab();
+    const files = new Map<string, { type: string; cache: string; bytes: number; text: string }>();
+    t.page.on('response', (r) => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith('/api/') || u.protocol === 'data:') return;
+      void r.body().then((b) => files.set(u.pathname, { type: r.headers()['content-type'] ?? '', cache: r.headers()['cache-control'] ?? '', bytes: b.length, text: b.toString('utf8') }));
+    });
+    await t.page.goto(`${srv.baseUrl}/#/workflows`);
+    await waitForView(t.page, 'workflows');
+    await t.page.waitForTimeout(100);
+    const assets = [...files.keys()].filter((p) => p !== '/');
+    // the shared modules and the view's own (each view's module loads when the view is first shown)
+    expect(assets.filter((p) => p.endsWith('.js')).length).toBeGreaterThan(10);
+    expect(assets.filter((p) => p.includes('/views/'))).toEqual([expect.stringMatching(/\/views\/workflows\.js$/)]);
+    let total = 0;
+    for (const [path, f] of files) {
+      total += f.bytes;
+      expect(f.text).not.toMatch(/https?:\/\//); // no CDN, no font, no remote anything
+      expect(f.text).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|eval\(|new Function|document\.write/);
+      if (path === '/') continue;
+      expect({ path, immutable: f.cache }).toEqual({ path, immutable: 'public, max-age=31536000, immutable' });
+      expect({ path, type: f.type }).toEqual({ path, type: path.endsWith('.css') ? expect.stringMatching(/^text\/css/) : expect.stringMatching(/^(text|application)\/javascript/) });
+    }
+    expect(total).toBeLessThanOrEqual(250 * 1024);
+    expect(files.get('/')!.text).not.toMatch(/\son[a-z]+=/i); // no inline handlers (the CSP would block them)
+    expect(files.get('/')!.text).not.toMatch(/\sstyle=/i);
+    // the same files without the version are served too, revalidated on every use; an unknown version is a 404
+    const version = assets[0]!.split('/')[2]!;
+    const plain = await srv.get('/assets/js/main.js');
+    expect({ status: plain.status, cache: plain.headers.get('cache-control') }).toEqual({ status: 200, cache: 'no-cache' });
+    expect((await srv.get('/assets/000000000000/js/main.js')).status).toBe(404);
+    expect((await srv.get(`/assets/${version}/nope.js`)).status).toBe(404);
   });
 
   test('Workflows overview: one row per workflow of the API, with its pause state and counts', async () => {
     const expected = (await api('/api/history/workflows?limit=500')).items;
     const page = await visit('#/workflows', 'workflows');
-    const rows = page.locator('main tbody tr');
+    const rows = page.locator('main section.list tbody tr');
     await expect(rows.count()).resolves.toBe(expected.length);
     expect(expected.length).toBeGreaterThan(0);
     for (const [i, w] of expected.entries()) {
@@ -267,9 +306,9 @@ describe('web UI: views over the demo journal', () => {
     await expect(link.innerText()).resolves.toBe(linked.tx_hash);
     await expect(link.getAttribute('target')).resolves.toBe('_blank');
     await expect(link.getAttribute('rel')).resolves.toBe('noopener noreferrer');
-    for (const status of new Set(expected.map((s: Json) => s.status))) {
-      await expect(page.locator('main tbody .badge', { hasText: String(status) }).count()).resolves.toBeGreaterThan(0);
-    }
+    // the lifecycle in one badge: queued, parked, submitted, then the outcome once settled
+    expect(await cells(page, 'main tbody .lifecycle')).toEqual(expected.map((s: Json) => (s.status === 'settled' && s.outcome ? s.outcome : s.status)));
+    expect(new Set(expected.map((s: Json) => s.status))).toEqual(new Set(['queued', 'parked', 'submitted', 'settled']));
 
     const devnet = (await api(`/api/history/txs?run_id=${NO_EXPLORER_RUN}`)).items[0];
     expect(devnet.explorer_url).toBeNull();
@@ -280,8 +319,10 @@ describe('web UI: views over the demo journal', () => {
     await expect(hash.count()).resolves.toBe(1);
     await expect(tab.page.locator(`main a:has-text("${devnet.tx_hash}")`).count()).resolves.toBe(0);
     await expect(hash.locator('xpath=following-sibling::button[contains(@class,"copy")]').count()).resolves.toBe(1);
-    // amounts are exact: a value above 2^53 wei keeps every digit
-    await expect(tab.page.locator('main tbody').innerText()).resolves.toContain(eth(BIG_VALUE, ''));
+    // an amount reads at a glance; the exact one, every digit of a value above 2^53 wei, is in its tooltip
+    const value = tab.page.locator('main tbody td.num .amt');
+    await expect(value.innerText()).resolves.toBe('\u2248\u2009123.5');
+    await expect(value.getAttribute('title')).resolves.toBe(`${eth(BIG_VALUE)}\n${BIG_VALUE} wei`);
   });
 
   test('every hash, id and address on screen has a copy button', async () => {
@@ -439,10 +480,10 @@ describe('web UI: views over the demo journal', () => {
     const page = await visit('#/spend', 'spend');
     const tiles = page.locator('main .tile');
     await expect(tiles.allInnerTexts()).resolves.toEqual([
-      expect.stringContaining(eth(total.gas_spend_wei)), expect.stringContaining(eth(total.value_wei)),
-      expect.stringContaining(eth(total.reverted_gas_wei)), expect.stringContaining(String(total.tx_count)),
+      expect.stringContaining(glance(total.gas_spend_wei)), expect.stringContaining(glance(total.value_wei)),
+      expect.stringContaining(glance(total.reverted_gas_wei)), expect.stringContaining(String(total.tx_count)),
     ]);
-    await expect(tiles.nth(0).locator('.amt').getAttribute('title')).resolves.toBe(`${total.gas_spend_wei} wei`);
+    await expect(tiles.nth(0).locator('.amt').getAttribute('title')).resolves.toBe(`${eth(total.gas_spend_wei)}\n${total.gas_spend_wei} wei`);
     for (const [dim, member] of [['workflow', 'by_workflow'], ['relayer', 'by_relayer'], ['network', 'by_network']]) {
       expect(await cells(page, `main section[data-dim=${dim}] tbody tr td:first-child`)).toEqual(spend.summary[member!].map((g: Json) => g.key));
     }
@@ -469,7 +510,7 @@ describe('web UI: views over the demo journal', () => {
     expect(Object.fromEntries(new URLSearchParams(new URL(page.url()).hash.split('?')[1]))).toEqual({ since: '30d', relayer: key });
     const filtered = await api(`/api/spend?since=30d&relayer=${encodeURIComponent(key)}`);
     const check = async (): Promise<void> => {
-      await expect(page.locator('main .tile').first().innerText()).resolves.toContain(eth(filtered.summary.total.gas_spend_wei));
+      await expect(page.locator('main .tile .amt').first().getAttribute('title')).resolves.toContain(`${filtered.summary.total.gas_spend_wei} wei`);
       await expect(page.locator('main table.entries tbody tr').count()).resolves.toBe(filtered.entries.length);
       for (const row of await cells(page, 'main table.entries tbody tr')) expect(row).toContain(key);
       await expect(page.locator('form.filters input[name=relayer]').inputValue()).resolves.toBe(key);
@@ -492,6 +533,18 @@ describe('web UI: views over the demo journal', () => {
     await waitForView(tab.page, 'relayers');
     await expect(tab.page.locator('main .notice').innerText()).resolves.toContain('not available');
     await expect(tab.page.locator('main table').count()).resolves.toBe(0);
+  });
+
+  test('a view whose module cannot load (the server was updated since the page was opened) says to reload', async () => {
+    const tab = await newTab();
+    await tab.page.route('**/views/spend.js', (route) => route.fulfill({ status: 404, contentType: 'application/json', body: '{"error":"not found"}' }));
+    await tab.page.goto(`${srv.baseUrl}/#/workflows`);
+    await waitForView(tab.page, 'workflows');
+    await tab.page.locator('nav a', { hasText: 'Spend' }).click();
+    await waitForView(tab.page, 'spend', 'error');
+    await expect(tab.page.locator('main .notice.error').innerText()).resolves.toContain('Reload the page');
+    await tab.page.locator('nav a', { hasText: 'Runs' }).click();
+    await waitForView(tab.page, 'runs');
   });
 
   test('Relayers: the address book of GET /api/relayers (CONTRACT shape), a row linking to the runs of its relayer', async () => {

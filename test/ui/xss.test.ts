@@ -6,7 +6,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { aRun } from '../mothers/journal-events';
-import { launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
+import { checkAndCloseTabs, launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/server';
 
 jest.setTimeout(120_000);
@@ -54,21 +54,11 @@ describe('web UI: untrusted run data is text, never HTML or script', () => {
         steps: [{ stepId: 'fetch_page', stepType: 'http_call', output: { status: 200, body: SVG } }],
         failure: { kind: `kind${IMG}`, message: SCRIPT },
       }),
+      ...aRun({ runId: 'xss-0003', workflow: WORKFLOW, at: at + 120_000, approval: { message: HTML_BODY }, park: { waitKind: 'approval' } }),
     ]);
   });
 
-  afterEach(async () => {
-    const opened = tabs.splice(0);
-    try {
-      for (const t of opened) {
-        expect(t.offHost()).toEqual([]);
-        expect(t.dialogs).toEqual([]);
-        expect(t.pageErrors).toEqual([]);
-      }
-    } finally {
-      await Promise.all(opened.map((t) => t.close()));
-    }
-  });
+  afterEach(() => checkAndCloseTabs(tabs));
 
   afterAll(async () => {
     await browser?.close();
@@ -94,7 +84,7 @@ describe('web UI: untrusted run data is text, never HTML or script', () => {
       return {
         xss: g.__xss ?? null,
         scripts: d.scripts.length,
-        injected: [...d.querySelectorAll('img, iframe, svg, object, embed, video, audio, form:not(.filters):not(.login), base, meta[http-equiv]')].map((e: Json) => e.outerHTML),
+        injected: [...d.querySelectorAll('img, iframe, svg, object, embed, video, audio, form:not(.filters):not(.login):not(.ask), base, meta[http-equiv]')].map((e: Json) => e.outerHTML),
         links: [...d.querySelectorAll('a[href]')].map((a: Json) => a.getAttribute('href')).filter((h: string) => !/^(https?:\/\/|#\/)/.test(h)),
         handlers: [...d.querySelectorAll('*')].flatMap((el: Json) => [...el.attributes].map((a: Json) => a.name)).filter((n: string) => n.startsWith('on')),
       };
@@ -133,6 +123,19 @@ describe('web UI: untrusted run data is text, never HTML or script', () => {
       const text = await mainText(page);
       for (const literal of literals) expect({ view, has: text.includes(literal), literal }).toEqual({ view, has: true, literal });
     }
+  });
+
+  test('the approval dialog shows the pending approval\'s message and workflow as text', async () => {
+    const page = await visit('#/approvals?status=pending', 'approvals');
+    await page.locator('main tr[data-approval] button[data-act=approve]').click();
+    const dialog = page.locator('dialog#ask');
+    await expect(dialog.isVisible()).resolves.toBe(true);
+    await page.waitForTimeout(150);
+    await expectInert(page);
+    const text = await dialog.innerText();
+    expect(text).toContain(HTML_BODY);
+    expect(text).toContain(WORKFLOW);
+    await dialog.getByRole('button', { name: 'Back' }).click();
   });
 
   test('links built from data stay inside the page: a workflow or relayer name becomes an encoded hash filter', async () => {

@@ -14,6 +14,7 @@ import { historyRoutes, type HistoryUseCases } from './history.routes';
 import type { HttpMetrics } from './metrics';
 import { relayersRoutes, type RelayersUseCases } from './relayers.routes';
 import { openApiDocument } from './openapi';
+import { pageRoutes } from './page';
 import { RouteTable } from './route-table';
 import { securityHeaders } from './security-headers';
 
@@ -41,7 +42,7 @@ export interface HttpDependencies {
 /** The version of the API's shapes (SPEC, Versioning: stable shapes, one envelope). */
 const API_VERSION = '1.0.0';
 
-/** The folder of the embedded page (copied next to the compiled adapter by the build). */
+/** The folder of the embedded page: its shell and `assets/` (copied next to the compiled adapter by the build). */
 export const UI_DIR = join(__dirname, 'ui');
 
 /**
@@ -55,7 +56,7 @@ export function createHttpApp(deps: HttpDependencies): Express {
   const auth = requireAuth(deps.authenticate);
   const open: RequestHandler = (_req, _res, next) => next();
 
-  app.use(securityHeaders(join(UI_DIR, 'index.html')));
+  app.use(securityHeaders());
   app.use(deps.metrics.middleware);
   app.use((req, res, next) => {
     const start = process.hrtime.bigint();
@@ -127,10 +128,10 @@ export function createHttpApp(deps: HttpDependencies): Express {
   });
 
   routes.staticPath('/', {
-    summary: 'The embedded web UI: one self-contained page (public; it asks for a token when auth is on)', tag: 'operations', security: 'public',
+    summary: 'The embedded web UI: the page\'s HTML shell (public, secret-free; it asks for a token when auth is on)', tag: 'operations', security: 'public',
     responses: { 200: { description: 'the page', contentType: 'text/html' } },
   });
-  app.use(express.static(UI_DIR, { index: 'index.html', fallthrough: true }));
+  app.use(pageRoutes(UI_DIR));
   app.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
   });

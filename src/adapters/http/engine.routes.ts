@@ -32,15 +32,29 @@ const WORKFLOW = { wf: { kind: 'text', description: 'workflow name' } } as const
 const ERRORS: Record<number, ResponseSpec> = {
   400: { description: 'a parameter or body member is unknown or malformed (named in `error`)', schema: ERROR },
   404: { description: 'no such workflow, run or approval', schema: ERROR },
+  415: { description: 'the request is not `Content-Type: application/json`', schema: ERROR },
 };
 const CONFLICT = { 409: { description: 'the state forbids it now (paused, decided already, ended)', schema: ERROR } };
+
+/**
+ * Every engine command is a POST with `Content-Type: application/json`, even with an empty body. A browser sends
+ * that type across origins only after a CORS preflight, which this server never grants, so another site cannot
+ * make an operator's browser start, cancel, pause or decide anything (with auth off, or with a token in a cookie
+ * jar some proxy adds). A form or a `text/plain` fetch is refused before anything is read.
+ */
+const requireJson: express.RequestHandler = (req, res, next) => {
+  if (req.method !== 'POST') return next();
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json') return next();
+  res.status(415).json({ error: 'Content-Type: an engine command must be sent as application/json (an empty body too)' });
+};
 
 const principal = (res: { locals: Record<string, unknown> }): string => (typeof res.locals.principal === 'string' ? res.locals.principal : 'api');
 
 /** Start, approve/reject, cancel, pause/resume (mounted at `/api`): parse, call one use case, answer JSON. */
 export function engineRoutes(routes: RouteTable, uc: EngineUseCases): express.Router {
   const router = routes.router('/api');
-  router.express.use(express.json({ limit: MAX_BODY, strict: true, type: () => true }));
+  router.express.use(requireJson, express.json({ limit: MAX_BODY, strict: true, type: () => true }));
 
   router.get('/workflows', {
     summary: 'The configured workflows: trigger, paused, next cron tick, lease holders', tag: 'engine', security: 'api',

@@ -1,30 +1,28 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import type { RequestHandler } from 'express';
 
-const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
-
 /**
- * The Content-Security-Policy of the embedded page: only its own inline script and style (by hash), API
- * calls to its own origin, nothing from any other origin; plus the usual hardening headers, on every response.
+ * The Content-Security-Policy of the embedded page: scripts and styles only from this origin (its own files,
+ * never inline, never from another origin), API calls to this origin, nothing else; Trusted Types required, so
+ * that no string can ever reach an HTML or script sink (the page has none; this is the second wall). Plus the
+ * usual hardening headers, on every response.
  */
-export function securityHeaders(pagePath: string): RequestHandler {
-  const page = existsSync(pagePath) ? readFileSync(pagePath, 'utf8') : '';
-  const scripts = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => sha256(m[1]!));
-  const styles = [...page.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => sha256(m[1]!));
-  const csp = [
-    "default-src 'none'",
-    `script-src ${scripts.join(' ') || "'none'"}`,
-    `style-src ${styles.join(' ') || "'none'"}`,
-    "connect-src 'self'",
-    "img-src 'self' data:",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
+].join('; ');
+
+export function securityHeaders(): RequestHandler {
   return (_req, res, next) => {
     res.set({
-      'Content-Security-Policy': csp,
+      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
       'X-Frame-Options': 'DENY',

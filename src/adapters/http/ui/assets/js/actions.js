@@ -1,0 +1,116 @@
+// The operator's commands (CONTRACT 8.4): approve or reject a pending approval (with a reason), cancel a running
+// or parked run (after a confirmation), pause or resume a configured workflow. Questions are asked in a dialog
+// of the page, never with window.prompt or confirm; a refused command shows the API's own message and leaves
+// the page as it was.
+import { ApiError, AuthNeeded, post } from './api.js';
+import { h, rtext } from './dom.js';
+import { idv } from './links.js';
+import { errorMessage } from './router.js';
+
+const dialog = document.getElementById('ask');
+
+/**
+ * Asks in the page's modal dialog. `body`: nodes explaining what happens; `reason`: a text field to fill in
+ * (`{ label, placeholder }`), or none; `confirm`: the label of the button that acts. Submitting runs
+ * `act(reason)`; while it runs the form is disabled. A failure shows the API's message and keeps the dialog
+ * open; success closes it. `after(answer)` runs after success, and after a 404 or 409 too (the thing changed
+ * meanwhile, so what the page shows is stale).
+ */
+export function ask({ title, body, reason, confirm, danger, act, after }) {
+  const err = h('p', { class: 'err', role: 'alert' });
+  const field = reason
+    ? h('textarea', { name: 'reason', rows: 3, maxLength: 2000, required: true, placeholder: reason.placeholder || '', spellcheck: true })
+    : null;
+  const submit = h('button', { type: 'submit', class: danger ? 'danger' : 'primary' }, confirm);
+  const back = h('button', { type: 'button', value: 'back' }, 'Back');
+  const form = h('form', { class: 'ask' },
+    h('h2', null, title), body,
+    field ? h('label', null, reason.label, field) : null,
+    err,
+    h('div', { class: 'buttons' }, submit, back));
+  back.addEventListener('click', () => dialog.close());
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const text = field ? field.value.trim() : undefined;
+    if (field && !text) {
+      err.textContent = reason.label + ' is required.';
+      field.focus();
+      return;
+    }
+    submit.disabled = true;
+    err.textContent = '';
+    act(text).then((answer) => {
+      dialog.close();
+      if (after) after(answer);
+    }, (e2) => {
+      // Refused for want of a token: the login card shows, and the dialog (modal, so above it) gets out of its way.
+      if (e2 instanceof AuthNeeded) {
+        dialog.close();
+        return;
+      }
+      submit.disabled = false;
+      err.textContent = errorMessage(e2);
+      if (after && e2 instanceof ApiError && (e2.status === 404 || e2.status === 409)) after(null);
+    });
+  });
+  dialog.replaceChildren(form);
+  dialog.showModal();
+  (field || submit).focus();
+}
+
+/** Approve and Reject buttons for an approval that is pending and not past its expiry; none otherwise. */
+export function approvalButtons(a, after) {
+  if (!a || a.status !== 'pending' || (a.expires_at && Date.parse(a.expires_at) <= Date.now())) return null;
+  const decide = (decision) => () => ask({
+    title: (decision === 'approve' ? 'Approve' : 'Reject') + ' this approval?',
+    body: [
+      h('p', null, 'Approval ', idv(a.approval_id, 'approval id'), ' of run ', idv(a.run_id, 'run id'), ' (', a.workflow, ')'),
+      a.message ? h('blockquote', null, rtext(a.message)) : null,
+      h('p', { class: 'muted' }, decision === 'approve' ? 'The run goes on with its next step.' : 'The step fails with approval_rejected; the run does not go on.'),
+    ],
+    reason: { label: 'Reason', placeholder: decision === 'approve' ? 'e.g. checked the address with finance' : 'e.g. amount above the agreed limit' },
+    confirm: decision === 'approve' ? 'Approve' : 'Reject',
+    danger: decision === 'reject',
+    act: (reason) => post('/api/approvals/' + encodeURIComponent(a.approval_id) + '/decision', { decision, reason }),
+    after,
+  });
+  return h('span', { class: 'acts' },
+    h('button', { type: 'button', class: 'act', 'data-act': 'approve', on: { click: decide('approve') } }, 'Approve'),
+    h('button', { type: 'button', class: 'act danger', 'data-act': 'reject', on: { click: decide('reject') } }, 'Reject'));
+}
+
+/** A Cancel button for a run that is running or parked (waiting); none otherwise. */
+export function cancelButton(run, after) {
+  if (!run || (run.status !== 'running' && run.status !== 'waiting')) return null;
+  const open = () => ask({
+    title: 'Cancel this run?',
+    body: [
+      h('p', null, 'Run ', idv(run.run_id, 'run id'), ' (', run.workflow, ') ends ', h('strong', null, 'cancelled'), ' and is not driven any further.'),
+      h('p', { class: 'muted' }, 'A pending approval of the run is closed as rejected. A send already broadcast is still settled and recorded.'),
+    ],
+    confirm: 'Cancel run',
+    danger: true,
+    act: () => post('/api/runs/' + encodeURIComponent(run.run_id) + '/cancel'),
+    after,
+  });
+  return h('button', { type: 'button', class: 'act danger', 'data-act': 'cancel', on: { click: open } }, 'Cancel run');
+}
+
+/**
+ * Pause (or Resume) for a configured workflow, at once (either undoes the other); a refusal is shown beside
+ * the button.
+ */
+export function pauseButton(w, after) {
+  const action = w.paused ? 'resume' : 'pause';
+  const err = h('div', { class: 'err refused', role: 'alert' });
+  const btn = h('button', { type: 'button', class: 'act', 'data-act': action }, w.paused ? 'Resume' : 'Pause');
+  btn.addEventListener('click', () => {
+    btn.disabled = true;
+    err.textContent = '';
+    post('/api/workflows/' + encodeURIComponent(w.workflow) + '/' + action).then((answer) => after(answer), (e) => {
+      btn.disabled = false;
+      err.textContent = errorMessage(e);
+    });
+  });
+  return [h('span', { class: 'acts' }, btn), err];
+}
