@@ -27,6 +27,7 @@ import { AdvanceSend } from '../application/sends/advance-send.use-case';
 import { Relayers } from '../application/sends/relayers';
 import { SubmitSend } from '../application/sends/submit-send.use-case';
 import { WatchSends } from '../application/sends/watch-sends.use-case';
+import { TopupSettlement } from '../application/relayers/topup-settlement';
 import { Logger } from '../application/ports/logger';
 import { PendingReceipts, SpendLedger } from '../application/ports/spend-ledger';
 import { BudgetGuard } from '../application/spend/budget-guard.use-case';
@@ -168,7 +169,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     GetSpend, ExportSpend, BudgetGuard, SendTransaction, SettlePendingReceipts,
     WorkflowCatalog, StepRunners, StartRun, DriveRun, DecideApproval, CancelRun, SetWorkflowPaused, ListConfiguredWorkflows,
     ReceiveWebhook, Engine, Relayers, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
-    RelayerBalances, RecentGasSpend, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer,
+    RelayerBalances, RecentGasSpend, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
 

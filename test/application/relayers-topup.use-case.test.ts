@@ -3,7 +3,10 @@ import type { AppendResult } from '../../src/application/ports/journal-writer';
 import type { ChainTarget, SignedTransaction } from '../../src/application/ports/chain';
 import { AdvanceSend } from '../../src/application/sends/advance-send.use-case';
 import { Relayers } from '../../src/application/sends/relayers';
-import { SubmitSend } from '../../src/application/sends/submit-send.use-case';
+import { SubmitSend, WATCH_GRACE_MS } from '../../src/application/sends/submit-send.use-case';
+import { WatchSends } from '../../src/application/sends/watch-sends.use-case';
+import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
+import { TopupSettlement } from '../../src/application/relayers/topup-settlement';
 import { RecentGasSpend } from '../../src/application/relayers/recent-gas-spend';
 import { RelayerBalances } from '../../src/application/relayers/relayer-balances';
 import { RelayerBook } from '../../src/application/relayers/relayer-book';
@@ -68,6 +71,8 @@ describe('TopUpRelayer', () => {
   let clock: FixedClock;
   let balances: RelayerBalances;
   let topUp: TopUpRelayer;
+  /** The engine's send watcher over the same stores (it settles what nobody waits for). */
+  let watch: WatchSends;
   /** What the audit trail held at each broadcast. */
   let auditAtBroadcast: TopupAttempt[][];
 
@@ -98,6 +103,8 @@ describe('TopUpRelayer', () => {
     balances = new RelayerBalances(chain, clock, redactor, { readTimeoutMs: 1000 });
     const book = new RelayerBook(config, chain, balances, new RecentGasSpend(config, spend, clock), redactor);
     topUp = new TopUpRelayer(config, book, balances, send, journal, audit, new ExplorerLinks(), redactor, clock);
+    const logger = { warn: () => undefined, info: () => undefined };
+    watch = new WatchSends(store, advance, store, journal, journal, new WorkflowCatalog(config), relayers, clock, logger, redactor, new TopupSettlement(audit, clock));
   });
 
   const request = (overrides: Partial<TopupRequest> = {}): TopupRequest => ({ from: 'ops', to: 'keeper', amount: '0.5ether', by: 'alice', ...overrides });
@@ -168,6 +175,18 @@ describe('TopUpRelayer', () => {
     expect(await trail()).toEqual([expect.objectContaining({ outcome: 'submitted', txHash: item.tx_hash })]);
     expect(await journal.get(item.topup_id)).toMatchObject({ status: 'waiting', waitKind: 'tx' });
     expect(spend.all()).toEqual([]);
+
+    // It lands later: the engine's send watcher settles it, which ends the run and completes the audit row.
+    chain.mine();
+    clock.advance(WATCH_GRACE_MS + 1000);
+    expect(await watch.drain('engine-1')).toBe(1);
+    expect(await journal.get(item.topup_id)).toMatchObject({ status: 'succeeded', waitKind: null });
+    expect((await journal.stream(item.topup_id)).map((e) => e.type).slice(-4)).toEqual(['send.settled', 'run.resumed', 'step.finished', 'run.finished']);
+    expect(await trail()).toEqual([expect.objectContaining({ outcome: 'confirmed', txHash: item.tx_hash, error: null })]);
+    expect(spend.all()).toEqual([expect.objectContaining({ workflow: 'relayers.topup', relayer: 'ops', txHash: item.tx_hash, valueWei: ETHER / 2n })]);
+    // Nothing more to settle, and a second drain changes nothing.
+    expect(await watch.drain('engine-1')).toBe(0);
+    expect(await trail()).toEqual([expect.objectContaining({ outcome: 'confirmed' })]);
   });
 
   it('a failure of its own after the attempt began: the row says unknown (check before retrying), and the error goes on', async () => {

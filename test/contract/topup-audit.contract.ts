@@ -59,6 +59,15 @@ export function topupAuditContract(name: string, open: () => Promise<TopupAuditF
       ]);
     });
 
+    it('a submitted attempt is completed once more when its transaction settles later; then it stays', async () => {
+      await fx.audit.record(aTopup({ topupId: 'a' }));
+      const hash = `0x${'ef'.repeat(32)}`;
+      await fx.audit.complete('a', { outcome: 'submitted', txHash: hash, error: 'no receipt within 120 s: the transaction may still land' });
+      await fx.audit.complete('a', { outcome: 'confirmed', txHash: hash, error: null });
+      await fx.audit.complete('a', { outcome: 'failed', txHash: null, error: 'late' });
+      expect((await fx.audit.list(none, all)).map((r) => [r.topupId, r.outcome, r.txHash, r.error])).toEqual([['a', 'confirmed', hash, null]]);
+    });
+
     it('pages newest first on (at, topup_id), never skipping or repeating a row, with each filter and the time range', async () => {
       const rows: TopupAttempt[] = [];
       for (let i = 0; i < 12; i++) {

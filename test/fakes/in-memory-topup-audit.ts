@@ -16,7 +16,7 @@ export class InMemoryTopupAudit implements TopupAudit {
 
   async complete(topupId: string, result: TopupResult): Promise<void> {
     const row = this.rows.get(topupId);
-    if (row?.outcome === 'pending') this.rows.set(topupId, { ...row, ...result });
+    if (row?.outcome === 'pending' || row?.outcome === 'submitted') this.rows.set(topupId, { ...row, ...result });
   }
 
   async list(filter: ListFilter, page: PageRequest): Promise<TopupAttempt[]> {

@@ -12,6 +12,8 @@ import { AdvanceSend } from '../../src/application/sends/advance-send.use-case';
 import { Relayers } from '../../src/application/sends/relayers';
 import { SubmitSend } from '../../src/application/sends/submit-send.use-case';
 import { WatchSends } from '../../src/application/sends/watch-sends.use-case';
+import { TopupSettlement } from '../../src/application/relayers/topup-settlement';
+import { InMemoryTopupAudit } from '../fakes/in-memory-topup-audit';
 import { BudgetGuard } from '../../src/application/spend/budget-guard.use-case';
 import { SendTransaction } from '../../src/application/spend/send-transaction.use-case';
 import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
@@ -87,7 +89,7 @@ export class SendHarness {
     this.sendTransaction = new SendTransaction(this.submit, this.advance, this.store, this.journal, this.journal, this.clock);
     const catalog = new WorkflowCatalog(this.config);
     const logger = { warn: () => undefined, info: () => undefined };
-    this.watch = new WatchSends(this.store, this.advance, this.store, this.journal, this.journal, catalog, this.relayers, this.clock, logger, redactor);
+    this.watch = new WatchSends(this.store, this.advance, this.store, this.journal, this.journal, catalog, this.relayers, this.clock, logger, redactor, new TopupSettlement(new InMemoryTopupAudit(), this.clock));
     const sendStep = new SendStep(this.submit, this.advance, this.store, this.relayers, this.chain, this.journal, new Web3Abi(), expressions, this.clock);
     const readStep = new ReadStep(this.config, this.chain, new Web3Abi(), expressions, redactor);
     const steps = new StepRunners(this.http, expressions, this.clock, sendStep, readStep);

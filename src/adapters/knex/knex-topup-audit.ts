@@ -33,7 +33,7 @@ export class KnexTopupAudit implements TopupAudit {
   }
 
   async complete(topupId: string, result: TopupResult): Promise<void> {
-    await this.db('relayer_topups').where({ topup_id: topupId, outcome: 'pending' })
+    await this.db('relayer_topups').where({ topup_id: topupId }).whereIn('outcome', ['pending', 'submitted'])
       .update({ outcome: result.outcome, tx_hash: result.txHash, error: result.error });
   }
 

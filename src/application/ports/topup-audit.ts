@@ -9,7 +9,10 @@ import type { PageRequest } from './run-repository';
 export interface TopupAudit {
   /** Records a new attempt (outcome `pending`). */
   record(attempt: TopupAttempt): Promise<void>;
-  /** Completes a pending attempt with how it ended; a row already completed is left as it is. */
+  /**
+   * Completes a pending attempt with how it ended, or a `submitted` one whose transaction settled later; any other
+   * completed row is left as it is.
+   */
   complete(topupId: string, result: TopupResult): Promise<void>;
   /**
    * Attempts newest first on (at, topup_id), strictly after `page.after`. `filter.equals` may name `from`, `to`,

@@ -10,6 +10,7 @@ import { NonceAllocator } from '../ports/nonce-allocator';
 import { RunRepository } from '../ports/run-repository';
 import { SendWatch, type WatchedSend } from '../ports/send-watch';
 import { WorkflowCatalog } from '../engine/workflow-catalog';
+import { TopupSettlement } from '../relayers/topup-settlement';
 import { AdvanceSend } from './advance-send.use-case';
 import { Relayers } from './relayers';
 import { WATCH_GRACE_MS } from './submit-send.use-case';
@@ -38,6 +39,7 @@ export class WatchSends {
     @inject(Clock) private readonly clock: Clock,
     @inject(Logger) private readonly logger: Logger,
     @inject(Redactor) private readonly redactor: Redactor,
+    @inject(TopupSettlement) private readonly topups: TopupSettlement,
   ) {}
 
   /** Looks at every send due now (one drain at a time per process); resolves with how many settled. */
@@ -88,7 +90,10 @@ export class WatchSends {
       await this.watch.release(w.sendId, owner, advanced.dueAt);
       return false;
     }
-    await this.journal.append([advanced.event]);
+    // A top-up run parked on this send ends with it (no engine resumes it); any other run's engine reads the settle.
+    const ending = this.topups.ending(stream, advanced.event);
+    await this.journal.append([advanced.event, ...ending]);
+    if (ending.length > 0) await this.topups.complete(w.runId, advanced.event);
     await this.watch.unwatch(w.sendId);
     return true;
   }
