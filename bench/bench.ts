@@ -232,7 +232,7 @@ async function readOnly(): Promise<void> {
   const configs: Array<{ runs: number; configPath: string }> = [];
   for (const runs of sizes) configs.push({ runs, configPath: await ensureJournal(runs) });
   if (process.argv.includes('--build-only')) return;
-  const { text, pass } = await benchRead({ work: WORK, repo: REPO, journals: configs, iterations: ITERATIONS, warmup: WARMUP, log, writeChunk });
+  const { text, pass } = await benchRead({ work: WORK, repo: REPO, journals: configs, iterations: ITERATIONS, warmup: WARMUP, log });
   writeFileSync(join(WORK, 'report-read.md'), text);
   process.stdout.write(text);
   process.exitCode = pass ? 0 : 1;

@@ -13,7 +13,7 @@ import { QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
 import { Database } from './knex-journal.writer';
 import {
   APPROVAL_COLUMNS, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
-  rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, unpackRow,
+  rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, unpackRow, unpackValues,
 } from './rows';
 
 /** API field names that are stored under another column name. */
@@ -121,17 +121,16 @@ export class KnexHistoryRepository implements HistoryRepository {
    */
   private async page(list: ListTable, filter: ListFilter, page: PageRequest): Promise<Record<string, unknown>[]> {
     const readers = readersOf(this.db);
-    let rows: Record<string, unknown>[];
-    if (!readers) {
-      rows = (await this.pageQuery(list, filter, page)) as Record<string, unknown>[];
-    } else {
-      const shape = new QueryShape(list.table);
-      for (const [field, value] of Object.entries(filter.equals)) shape.add(field, value);
-      shape.page(filter.since, filter.until, page);
-      const sql = this.shapes.sql(shape, () => this.pageQuery(list, filter, page));
-      rows = sql === undefined ? await readRows(this.db, this.pageQuery(list, filter, page)) : await readers.select(sql, shape.bindings);
-    }
-    return rows.map((row) => unpackRow(row, list.columns));
+    const viaKnex = async (): Promise<Record<string, unknown>[]> =>
+      (await readRows(this.db, this.pageQuery(list, filter, page))).map((row) => unpackRow(row, list.columns));
+    if (!readers) return viaKnex();
+    const shape = new QueryShape(list.table);
+    for (const [field, value] of Object.entries(filter.equals)) shape.add(field, value);
+    shape.page(filter.since, filter.until, page);
+    const sql = this.shapes.sql(shape, () => this.pageQuery(list, filter, page));
+    if (sql === undefined) return viaKnex();
+    const order = { time: list.columns.indexOf(list.time), id: list.columns.indexOf(list.id) };
+    return (await readers.selectPacked(sql, shape.bindings, order)).map((values) => unpackValues(values, list.columns));
   }
 }
 

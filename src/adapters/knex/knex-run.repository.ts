@@ -9,7 +9,7 @@ import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
 import { QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
-import { packedColumns, rowToRun, RUN_COLUMNS, unpackRow } from './rows';
+import { packedColumns, rowToRun, RUN_COLUMNS, unpackRow, unpackValues } from './rows';
 
 /** Run filters that are plain columns of `runs`, by filter name. */
 const COLUMN_FILTERS: ReadonlyArray<readonly [keyof RunFilter, string]> = [
@@ -24,6 +24,8 @@ const LIST_FILTERS: ReadonlyArray<readonly [keyof RunFilter, { table: string; co
 ];
 
 const KEY_COLUMNS = ['r.run_id', 'r.created_at', 'r.status'];
+/** Where a packed run holds its time and id (the page's order). */
+const NEWEST_FIRST = { time: RUN_COLUMNS.indexOf('created_at'), id: RUN_COLUMNS.indexOf('run_id') };
 
 /**
  * Keyset pages over the run projection. Every filter is an index range on (value, created_at, run_id), so a
@@ -37,7 +39,7 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
 
   async list(filter: RunFilter, page: PageRequest): Promise<Run[]> {
     const rows = await this.select(filter, page);
-    return rows.map((row) => rowToRun(unpackRow(row, RUN_COLUMNS)));
+    return rows.map((row) => rowToRun(row));
   }
 
   async listKeys(filter: RunFilter, page: PageRequest): Promise<RunKey[]> {
@@ -46,19 +48,23 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   }
 
   /**
-   * `listQuery`'s rows. On a SQLite file they are read on a reader connection, with the query's text compiled
-   * once per shape (see ShapedSql) and its bindings listed here in the order `listQuery` adds them.
+   * `listQuery`'s rows (unpacked). On a SQLite file they are read on a reader connection, with the query's text
+   * compiled once per shape (see ShapedSql) and its bindings listed here in the order `listQuery` adds them.
    */
   private async select(filter: RunFilter, page: PageRequest, columns?: readonly string[]): Promise<Record<string, unknown>[]> {
     const readers = readersOf(this.db);
-    if (!readers) return (await this.listQuery(filter, page, columns)) as Record<string, unknown>[];
+    const viaKnex = async (): Promise<Record<string, unknown>[]> =>
+      (await readRows(this.db, this.listQuery(filter, page, columns))).map((row) => unpackRow(row, RUN_COLUMNS));
+    if (!readers) return viaKnex();
     const driver = LIST_FILTERS.find(([name]) => filter[name] !== undefined)?.[0];
     const shape = new QueryShape(columns ? 'keys' : 'rows');
     if (driver) shape.add(`${driver}*`, filter[driver]);
     for (const [name] of [...LIST_FILTERS, ...COLUMN_FILTERS]) if (filter[name] !== undefined && name !== driver) shape.add(name, filter[name]);
     shape.page(filter.since, filter.until, page);
     const sql = this.shapes.sql(shape, () => this.listQuery(filter, page, columns));
-    return sql === undefined ? readRows(this.db, this.listQuery(filter, page, columns)) : readers.select(sql, shape.bindings);
+    if (sql === undefined) return viaKnex();
+    if (columns) return readers.select(sql, shape.bindings);
+    return (await readers.selectPacked(sql, shape.bindings, NEWEST_FIRST)).map((values) => unpackValues(values, RUN_COLUMNS));
   }
 
   /** The query `list` runs (exposed for EXPLAIN in the benchmark); `columns`: what to select (default whole runs). */

@@ -255,6 +255,11 @@ export function unpackRow(row: Row, columns: readonly string[]): Row {
   return unpackerOf(columns)(JSON.parse(row.packed) as unknown[]);
 }
 
+/** A row from its packed values (already parsed), by `columns`. */
+export function unpackValues(values: unknown[], columns: readonly string[]): Row {
+  return unpackerOf(columns)(values);
+}
+
 const unpackers = new WeakMap<readonly string[], (values: unknown[]) => Row>();
 
 /**

@@ -74,6 +74,13 @@ describe('SQLite read path of the history lists', () => {
     for (const r of texts.mock.results) expect(r.value).toEqual(expect.stringMatching(/^select /));
   });
 
+  it('a packed page keeps newest first, and is put back in that order should SQLite hand its rows over in another', async () => {
+    const readers = readersOf(db)!;
+    const values = "SELECT json_array(column1, column2) AS packed FROM (VALUES (1, 'a'), (3, 'c'), (2, 'b'), (3, 'd'))";
+    expect(await readers.selectPacked(values, [], { time: 0, id: 1 })).toEqual([[3, 'd'], [3, 'c'], [2, 'b'], [1, 'a']]);
+    expect(await readers.selectPacked(`${values} WHERE column1 > 9`, [], { time: 0, id: 1 })).toEqual([]);
+  });
+
   it('reads on connections that refuse to write', async () => {
     await expect(readersOf(db)!.select('DELETE FROM runs', [])).rejects.toThrow(/read-only|readonly|SQLITE_READONLY/i);
   });
