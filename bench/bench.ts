@@ -5,7 +5,8 @@
  * lists (txs, approvals, waiting, reorgs, replays) the same way, the workflows overview, and the CSV and JSON
  * exports of every run, each in a child process (time, peak RSS); then the web UI, the spend ledger and the relayers'
  * address book. Report: stdout and `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of
- * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers` and `--cli` measure one part alone.
+ * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers` and `--cli` measure one part alone, `--read`
+ * the read side (list pages and overview beside /live at two journal sizes, concurrent clients; see read.ts).
  */
 import 'reflect-metadata';
 import { createWriteStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
