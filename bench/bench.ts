@@ -5,7 +5,8 @@
  * lists (txs, approvals, waiting, reorgs, replays) the same way, the workflows overview, and the CSV and JSON
  * exports of every run, each in a child process (time, peak RSS); then the web UI, the spend ledger and the relayers'
  * address book. Report: stdout and `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of
- * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers` and `--cli` measure one part alone.
+ * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers` and `--cli` measure one part alone, `--read`
+ * the read side (list pages and overview beside /live at two journal sizes, concurrent clients; see read.ts).
  */
 import 'reflect-metadata';
 import { createWriteStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -35,6 +36,7 @@ import { PAGE_LIMIT, defineCases, prepareCase, sqlOf } from './cases';
 import { measureAuth } from './auth';
 import { cliPlugins, measureCliCold, renderCliCold } from './cli';
 import { benchSpend, renderSpend } from './spend';
+import { benchRead } from './read';
 import { benchEngine, renderEngine } from './engine';
 import { benchRelayers, renderRelayers } from './relayers';
 import { benchSends, renderSends } from './sends';
@@ -193,9 +195,20 @@ async function sendsOnly(): Promise<void> {
  */
 async function cliOnly(): Promise<void> {
   const runs = positiveInt('BENCH_RUNS', 1_000_000);
+  const configPath = await ensureJournal(runs);
+  const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(2)} (other processes share the machine)`;
+  const cli = renderCliCold(measureCliCold(REPO, configPath, Math.min(PAGE_LIMIT, runs)), cliPlugins(REPO));
+  const text = [`# chainflow bench: CLI cold start (${runs.toLocaleString('en-US')}-run journal)`, '', env, '', ...cli.lines, `${cli.pass ? 'PASS' : 'FAIL'} ${cli.verdict}`, ''].join('\n');
+  writeFileSync(join(WORK, 'report-cli.md'), text);
+  process.stdout.write(text);
+  process.exitCode = cli.pass ? 0 : 1;
+}
+
+/** `.bench/journal-<runs>.db`, built first when missing (as the full bench does); returns its config path. */
+async function ensureJournal(runs: number): Promise<string> {
   mkdirSync(WORK, { recursive: true });
   const dbName = `journal-${runs}.db`;
-  const configPath = join(WORK, 'chainflow.yaml');
+  const configPath = join(WORK, `chainflow-${runs}.yaml`);
   writeFileSync(configPath, `chainflow_version: 1\nstorage:\n  url: sqlite:${dbName}\n`);
   if (!existsSync(join(WORK, dbName))) {
     const root = await openRoot({ cwd: WORK, configPath, profile: 'server' });
@@ -206,15 +219,29 @@ async function cliOnly(): Promise<void> {
       await root.close();
     }
   }
-  const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(2)} (other processes share the machine)`;
-  const cli = renderCliCold(measureCliCold(REPO, configPath, Math.min(PAGE_LIMIT, runs)), cliPlugins(REPO));
-  const text = [`# chainflow bench: CLI cold start (${runs.toLocaleString('en-US')}-run journal)`, '', env, '', ...cli.lines, `${cli.pass ? 'PASS' : 'FAIL'} ${cli.verdict}`, ''].join('\n');
-  writeFileSync(join(WORK, 'report-cli.md'), text);
+  return configPath;
+}
+
+/**
+ * `--read`: the read side of issue #14 alone: every history list page and the workflows overview at the small
+ * and the large journal (BENCH_READ_RUNS, default 100000,1000000; each built when missing), each beside `GET /live`
+ * in the same run; 50 concurrent clients on a filtered runs page, alone and beside a writer. `--build-only` stops
+ * after the journals exist.
+ */
+async function readOnly(): Promise<void> {
+  const sizes = (process.env.BENCH_READ_RUNS ?? '100000,1000000').split(',').map((x) => Number(x.replace(/_/g, '')));
+  if (sizes.some((x) => !Number.isSafeInteger(x) || x < 1)) throw new Error(`BENCH_READ_RUNS must be positive integers, not '${process.env.BENCH_READ_RUNS}'`);
+  const configs: Array<{ runs: number; configPath: string }> = [];
+  for (const runs of sizes) configs.push({ runs, configPath: await ensureJournal(runs) });
+  if (process.argv.includes('--build-only')) return;
+  const { text, pass } = await benchRead({ work: WORK, repo: REPO, journals: configs, iterations: ITERATIONS, warmup: WARMUP, log });
+  writeFileSync(join(WORK, 'report-read.md'), text);
   process.stdout.write(text);
-  process.exitCode = cli.pass ? 0 : 1;
+  process.exitCode = pass ? 0 : 1;
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--read')) return readOnly();
   if (process.argv.includes('--cli')) return cliOnly();
   if (process.argv.includes('--sends')) return sendsOnly();
   if (process.argv.includes('--engine')) return engineOnly();

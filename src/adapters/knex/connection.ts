@@ -4,6 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import { StorageError } from '../../domain/errors';
 import { migrationSource } from './migrations';
 import { CachedStatementSqliteClient } from './sqlite-client';
+import { READERS, SqliteReaders, attachReaders } from './sqlite-readers';
 import { reportStorageFailures, toStorageError } from './storage-failure';
 
 /** Page cache sizes in KiB (negative: SQLite's unit for "KiB, not pages"). */
@@ -74,6 +75,16 @@ export async function openDatabase(url: string, profile: StorageProfile = 'tool'
   } catch (err) {
     await db.destroy().catch(() => undefined);
     throw toStorageError(err, 'opening the database (storage.url)');
+  }
+  // Reads of the history lists go to their own connections (see SqliteReaders); an in-memory database is one
+  // connection's alone, so it has none.
+  const filename = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined;
+  if (filename && filename !== ':memory:' && !filename.startsWith('file:')) {
+    // Each reader keeps a page cache of its own: a quarter of the process's, so that all of them together stay
+    // within it (the memory map is shared).
+    const pragmas = sqlitePragmas(profile, options).filter((p) => !/journal_mode|synchronous/.test(p))
+      .map((p) => (p.startsWith('PRAGMA cache_size') ? `PRAGMA cache_size = ${Math.round((profile === 'server' ? SERVER_CACHE_KIB : READER_CACHE_KIB) / READERS)}` : p));
+    attachReaders(db, new SqliteReaders(filename, pragmas));
   }
   return db;
 }

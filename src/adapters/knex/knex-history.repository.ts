@@ -9,10 +9,11 @@ import type { ReplaySession } from '../../domain/session';
 import type { HistoryRepository, ListFilter, WorkflowOverview } from '../../application/ports/history-repository';
 import type { PageRequest } from '../../application/ports/run-repository';
 import { selectIn } from './bulk';
+import { QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
 import { Database } from './knex-journal.writer';
 import {
-  APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
-  rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, unpackRow,
+  APPROVAL_COLUMNS, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
+  rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, unpackRow, unpackValues,
 } from './rows';
 
 /** API field names that are stored under another column name. */
@@ -36,6 +37,9 @@ const SESSIONS: ListTable = { table: 'sessions', columns: SESSION_COLUMNS, time:
 /** Keyset pages over the projections; every filter is an index range on (filter, time, id) (migration 0002). */
 @injectable()
 export class KnexHistoryRepository implements HistoryRepository {
+  private readonly shapes = new ShapedSql();
+  private readonly histograms = new HistogramCache();
+
   constructor(@inject(Database) private readonly db: Knex) {}
 
   async listSends(filter: ListFilter, page: PageRequest): Promise<SendAttempt[]> {
@@ -59,19 +63,29 @@ export class KnexHistoryRepository implements HistoryRepository {
   }
 
   async listWorkflows(known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]> {
-    const seen = await this.db.raw(`SELECT workflow FROM workflow_stats UNION SELECT workflow FROM workflow_states`);
+    const readers = readersOf(this.db);
+    const seenSql = 'SELECT workflow FROM workflow_stats UNION SELECT workflow FROM workflow_states';
+    const seen = readers ? await readers.select(seenSql, []) : await this.db.raw(seenSql);
     const rows = (Array.isArray(seen) ? seen : seen.rows) as { workflow: string }[];
     const names = [...new Set([...known, ...rows.map((r) => r.workflow)])]
       .filter((n) => afterName === undefined || n > afterName)
       .sort()
       .slice(0, limit);
     if (!names.length) return [];
-    const [stats, states, waiting] = await Promise.all([
+    // On SQLite: three reads at once on reader connections, the waiting runs from their per-workflow count
+    // (migration 0008: kept by triggers, so the overview costs the same however many runs wait).
+    const inNames = 'WHERE workflow IN (SELECT value FROM json_each(?))';
+    const list = [JSON.stringify(names)];
+    const [stats, states, waiting] = await Promise.all(readers ? [
+      readers.select(`SELECT * FROM workflow_stats ${inNames}`, list),
+      readers.select(`SELECT * FROM workflow_states ${inNames}`, list),
+      readers.select(`SELECT workflow, runs AS n FROM workflow_waiting ${inNames}`, list),
+    ] : [
       this.db('workflow_stats').whereIn('workflow', names),
       this.db('workflow_states').whereIn('workflow', names),
       this.db('runs').select('workflow').count({ n: '*' }).whereRaw(WAITING.where!).whereIn('workflow', names).groupBy('workflow'),
     ]);
-    const statsBy = new Map(stats.map((r) => [String(r.workflow), rowToWorkflowStats(r)]));
+    const statsBy = new Map(stats.map((r) => [String(r.workflow), rowToWorkflowStats(r, this.histograms)]));
     const statesBy = new Map(states.map((r) => [String(r.workflow), rowToWorkflow(r)]));
     const waitingBy = new Map((waiting as { workflow: string; n: number | string }[]).map((r) => [r.workflow, Number(r.n)]));
     return names.map((workflow) => ({
@@ -101,9 +115,22 @@ export class KnexHistoryRepository implements HistoryRepository {
     return q.orderBy([{ column: list.time, order: 'desc' }, { column: list.id, order: 'desc' }]).limit(page.limit);
   }
 
+  /**
+   * `pageQuery`'s rows. On a SQLite file they are read on a reader connection, with the query's text compiled once
+   * per shape (see ShapedSql) and its bindings listed here in the order `pageQuery` adds them.
+   */
   private async page(list: ListTable, filter: ListFilter, page: PageRequest): Promise<Record<string, unknown>[]> {
-    const rows: Record<string, unknown>[] = await this.pageQuery(list, filter, page);
-    return rows.map((row) => unpackRow(row, list.columns));
+    const readers = readersOf(this.db);
+    const viaKnex = async (): Promise<Record<string, unknown>[]> =>
+      (await readRows(this.db, this.pageQuery(list, filter, page))).map((row) => unpackRow(row, list.columns));
+    if (!readers) return viaKnex();
+    const shape = new QueryShape(list.table);
+    for (const [field, value] of Object.entries(filter.equals)) shape.add(field, value);
+    shape.page(filter.since, filter.until, page);
+    const sql = this.shapes.sql(shape, () => this.pageQuery(list, filter, page));
+    if (sql === undefined) return viaKnex();
+    const order = { time: list.columns.indexOf(list.time), id: list.columns.indexOf(list.id) };
+    return (await readers.selectPacked(sql, shape.bindings, order)).map((values) => unpackValues(values, list.columns));
   }
 }
 

@@ -8,7 +8,8 @@ import type { StorageHealth } from '../../application/ports/storage-health';
 import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
-import { packedColumns, rowToRun, RUN_COLUMNS, unpackRow } from './rows';
+import { QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
+import { packedColumns, rowToRun, RUN_COLUMNS, unpackRow, unpackValues } from './rows';
 
 /** Run filters that are plain columns of `runs`, by filter name. */
 const COLUMN_FILTERS: ReadonlyArray<readonly [keyof RunFilter, string]> = [
@@ -22,22 +23,48 @@ const LIST_FILTERS: ReadonlyArray<readonly [keyof RunFilter, { table: string; co
   ['relayer', RUN_LIST_TABLES.relayers], ['txHash', RUN_LIST_TABLES.txHashes], ['stepId', RUN_LIST_TABLES.stepIds],
 ];
 
+const KEY_COLUMNS = ['r.run_id', 'r.created_at', 'r.status'];
+/** Where a packed run holds its time and id (the page's order). */
+const NEWEST_FIRST = { time: RUN_COLUMNS.indexOf('created_at'), id: RUN_COLUMNS.indexOf('run_id') };
+
 /**
  * Keyset pages over the run projection. Every filter is an index range on (value, created_at, run_id), so a
  * page costs the rows it returns, however deep it is: no OFFSET, no full scan.
  */
 @injectable()
 export class KnexRunRepository implements RunRepository, StorageHealth {
+  private readonly shapes = new ShapedSql();
+
   constructor(@inject(Database) private readonly db: Knex) {}
 
   async list(filter: RunFilter, page: PageRequest): Promise<Run[]> {
-    const rows: Record<string, unknown>[] = await this.listQuery(filter, page);
-    return rows.map((row) => rowToRun(unpackRow(row, RUN_COLUMNS)));
+    const rows = await this.select(filter, page);
+    return rows.map((row) => rowToRun(row));
   }
 
   async listKeys(filter: RunFilter, page: PageRequest): Promise<RunKey[]> {
-    const rows: { run_id: string; created_at: number | string; status: string }[] = await this.listQuery(filter, page, ['r.run_id', 'r.created_at', 'r.status']);
+    const rows = (await this.select(filter, page, KEY_COLUMNS)) as { run_id: string; created_at: number | string; status: string }[];
     return rows.map((r) => ({ runId: r.run_id, createdAt: Number(r.created_at), status: r.status as RunKey['status'] }));
+  }
+
+  /**
+   * `listQuery`'s rows (unpacked). On a SQLite file they are read on a reader connection, with the query's text
+   * compiled once per shape (see ShapedSql) and its bindings listed here in the order `listQuery` adds them.
+   */
+  private async select(filter: RunFilter, page: PageRequest, columns?: readonly string[]): Promise<Record<string, unknown>[]> {
+    const readers = readersOf(this.db);
+    const viaKnex = async (): Promise<Record<string, unknown>[]> =>
+      (await readRows(this.db, this.listQuery(filter, page, columns))).map((row) => unpackRow(row, RUN_COLUMNS));
+    if (!readers) return viaKnex();
+    const driver = LIST_FILTERS.find(([name]) => filter[name] !== undefined)?.[0];
+    const shape = new QueryShape(columns ? 'keys' : 'rows');
+    if (driver) shape.add(`${driver}*`, filter[driver]);
+    for (const [name] of [...LIST_FILTERS, ...COLUMN_FILTERS]) if (filter[name] !== undefined && name !== driver) shape.add(name, filter[name]);
+    shape.page(filter.since, filter.until, page);
+    const sql = this.shapes.sql(shape, () => this.listQuery(filter, page, columns));
+    if (sql === undefined) return viaKnex();
+    if (columns) return readers.select(sql, shape.bindings);
+    return (await readers.selectPacked(sql, shape.bindings, NEWEST_FIRST)).map((values) => unpackValues(values, RUN_COLUMNS));
   }
 
   /** The query `list` runs (exposed for EXPLAIN in the benchmark); `columns`: what to select (default whole runs). */

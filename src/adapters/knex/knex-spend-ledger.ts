@@ -90,13 +90,15 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
     };
     const names = nameConditions(filter);
     const cover = coverRange(filter.since, filter.until === undefined ? undefined : filter.until + 1);
-    await this.checkDataVersion();
+    // The edges are read first: on SQLite that statement also answers the data version (one trip through the
+    // driver's thread pool instead of two; each trip is a chance to wait for a core, which was most of the budget
+    // check's p99). The cached rollup parts are checked against it before any is used.
+    const edges = cover.raw.length ? await this.edgeTotals(cover.raw, names) : undefined;
+    await this.checkDataVersion(edges?.version);
     for (const { grain, range } of cover.buckets) {
       for (const r of await this.rollupPart(grain, range, names)) addTotals(comboOf(r), r);
     }
-    if (cover.raw.length) {
-      for (const r of await this.edgeTotals(cover.raw, names)) addTotals(comboOf(r), r);
-    }
+    for (const r of edges?.totals ?? []) addTotals(comboOf(r), r);
     return [...combos.values()].filter((c) => c.txCount > 0);
   }
 
@@ -139,11 +141,17 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
     return true;
   }
 
-  /** Another process's commit (SQLite's data_version moves): every cached part may be stale. */
-  private async checkDataVersion(): Promise<void> {
+  /**
+   * Another process's commit (SQLite's data_version moves): every cached part may be stale. `known`: the version
+   * a statement of this connection just read along with its rows.
+   */
+  private async checkDataVersion(known?: number): Promise<void> {
     if (!this.cacheable) return;
-    const [row] = rowsOf(await this.db.raw('PRAGMA data_version'));
-    const version = Number(row?.data_version);
+    let version = known;
+    if (version === undefined) {
+      const [row] = rowsOf(await this.db.raw('PRAGMA data_version'));
+      version = Number(row?.data_version);
+    }
     if (version !== this.dataVersion) {
       this.parts.clear();
       this.dataVersion = version;
@@ -155,7 +163,7 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
    * nine-digit slices of the decimal amounts (each slice sum exact in 64 bits), then recombined with BigInt:
    * one row per combination instead of one per entry.
    */
-  private async edgeTotals(ranges: readonly Range[], names: { sql: string[]; bindings: Knex.RawBinding[] }): Promise<ComboTotals[]> {
+  private async edgeTotals(ranges: readonly Range[], names: { sql: string[]; bindings: Knex.RawBinding[] }): Promise<{ totals: ComboTotals[]; version?: number }> {
     const bindings: Knex.RawBinding[] = [];
     const conditions = ranges.map((range) => {
       const time = rangeConditions('recorded_at', range);
@@ -166,14 +174,14 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
     const filter = where([`(${conditions.join(' OR ')})`, ...names.sql]);
     if (!this.cacheable) {
       const rows = rowsOf(await this.db.raw(`SELECT workflow, relayer, network, gas_spend_wei, value_wei, reverted FROM spend_entries${filter}`, bindings));
-      return rows.map((r) => {
+      return { totals: rows.map((r) => {
         const gas = BigInt(r.gas_spend_wei as string);
         const reverted = r.reverted === true || Number(r.reverted) === 1;
         return {
           workflow: String(r.workflow), relayer: String(r.relayer), network: String(r.network), txCount: 1, revertedCount: reverted ? 1 : 0,
           gasSpendWei: gas, valueWei: BigInt(r.value_wei as string), revertedGasWei: reverted ? gas : 0n,
         };
-      });
+      }) };
     }
     // Amounts of up to 18 digits fit a 64-bit integer, and SQLite's SUM refuses to overflow: the plain sum is
     // exact or fails. Longer amounts, or an overflow, take nine-digit slices (each slice sum exact).
@@ -181,14 +189,19 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
       + 'max(length(gas_spend_wei)) AS gas_digits, max(length(value_wei)) AS value_digits, '
       + 'CAST(SUM(CAST(gas_spend_wei AS INTEGER)) AS TEXT) AS g, CAST(SUM(CAST(value_wei AS INTEGER)) AS TEXT) AS v, '
       + 'CAST(SUM(CASE WHEN reverted THEN CAST(gas_spend_wei AS INTEGER) ELSE 0 END) AS TEXT) AS r '
-      + `FROM spend_entries${filter} GROUP BY workflow, relayer, network`;
-    const rows = await this.db.raw(plain, bindings).then(rowsOf, () => undefined);
+      + `, NULL AS data_version FROM spend_entries${filter} GROUP BY workflow, relayer, network`
+      // One row more, marked by its data version: this connection's, read in the same statement.
+      + ` UNION ALL SELECT NULL, NULL, NULL, 0, 0, 0, 0, '0', '0', '0', data_version FROM pragma_data_version`;
+    const all = await this.db.raw(plain, bindings).then(rowsOf, () => undefined);
+    const marker = all?.find((r) => r.data_version !== null && r.data_version !== undefined);
+    const version = marker ? Number(marker.data_version) : undefined;
+    const rows = all?.filter((r) => r !== marker);
     if (rows && rows.every((r) => Number(r.gas_digits) <= 18 && Number(r.value_digits) <= 18)) {
-      return rows.map((r) => ({
+      return { version, totals: rows.map((r) => ({
         workflow: String(r.workflow), relayer: String(r.relayer), network: String(r.network),
         txCount: Number(r.tx_count), revertedCount: Number(r.reverted_count),
         gasSpendWei: BigInt(r.g as string), valueWei: BigInt(r.v as string), revertedGasWei: BigInt((r.r as string | null) ?? 0),
-      }));
+      })) };
     }
     const slices = (column: string, alias: string, when?: string): string => DIGIT_SLICES.map((i) => {
       const slice = `CAST(substr(${column}, -${9 * (i + 1)}, 9) AS INTEGER)`;
@@ -197,13 +210,13 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
     const sql = `SELECT workflow, relayer, network, count(*) AS tx_count, SUM(CASE WHEN reverted THEN 1 ELSE 0 END) AS reverted_count, `
       + `${slices('gas_spend_wei', 'g')}, ${slices('value_wei', 'v')}, ${slices('gas_spend_wei', 'r', 'reverted')} `
       + `FROM spend_entries${filter} GROUP BY workflow, relayer, network`;
-    return rowsOf(await this.db.raw(sql, bindings)).map((r) => ({
+    return { version, totals: rowsOf(await this.db.raw(sql, bindings)).map((r) => ({
       workflow: String(r.workflow), relayer: String(r.relayer), network: String(r.network),
       txCount: Number(r.tx_count), revertedCount: Number(r.reverted_count),
       gasSpendWei: fromDigitSlices(DIGIT_SLICES.map((i) => r[`g${i}`] as string)),
       valueWei: fromDigitSlices(DIGIT_SLICES.map((i) => r[`v${i}`] as string)),
       revertedGasWei: fromDigitSlices(DIGIT_SLICES.map((i) => r[`r${i}`] as string)),
-    }));
+    })) };
   }
 
 

@@ -183,7 +183,47 @@ export function workflowStatsToRow(w: WorkflowStats): unknown[] {
   ];
 }
 
-export function rowToWorkflowStats(row: Row): WorkflowStats {
+/**
+ * Remembers the last histogram read per workflow, by its stored text: a workflow's histogram is a few hundred
+ * buckets of JSON whose parse and sort cost more than the rest of the overview, and it only changes when one of
+ * its runs finishes. Keyed by the text itself, a hit is exactly what a fresh parse would give, whoever wrote it.
+ * The kept histogram is shared, so it refuses `add` (callers only read quantiles); its quantiles are kept too.
+ */
+export class HistogramCache {
+  private readonly last = new Map<string, { text: string; histogram: DurationHistogram }>();
+
+  constructor(private readonly max = 4096) {}
+
+  of(workflow: string, text: string): DurationHistogram {
+    const hit = this.last.get(workflow);
+    if (hit && hit.text === text) return hit.histogram;
+    const histogram = sharedHistogram(DurationHistogram.fromJson(text));
+    if (this.last.size >= this.max) this.last.clear();
+    this.last.set(workflow, { text, histogram });
+    return histogram;
+  }
+}
+
+function sharedHistogram(source: DurationHistogram): DurationHistogram {
+  const quantiles = new Map<number, number | null>();
+  const shared = Object.create(source) as DurationHistogram;
+  Object.defineProperties(shared, {
+    quantile: {
+      value: (q: number): number | null => {
+        if (!quantiles.has(q)) quantiles.set(q, source.quantile(q));
+        return quantiles.get(q)!;
+      },
+    },
+    add: {
+      value: (): never => {
+        throw new Error('a histogram read for the workflows overview is shared: copy it (plus) before adding to it');
+      },
+    },
+  });
+  return shared;
+}
+
+export function rowToWorkflowStats(row: Row, histograms?: HistogramCache): WorkflowStats {
   return {
     workflow: String(row.workflow),
     lastRunAt: numOrNull(row.last_run_at),
@@ -194,7 +234,7 @@ export function rowToWorkflowStats(row: Row): WorkflowStats {
     txCount: num(row.tx_count),
     recentErrorKind: str(row.recent_error_kind),
     recentErrorAt: numOrNull(row.recent_error_at),
-    durations: DurationHistogram.fromJson(String(row.durations)),
+    durations: histograms ? histograms.of(String(row.workflow), String(row.durations)) : DurationHistogram.fromJson(String(row.durations)),
   };
 }
 
@@ -212,10 +252,29 @@ const JSON_TEXT_COLUMNS: ReadonlySet<string> = new Set(['relayers', 'tx_hashes',
 
 export function unpackRow(row: Row, columns: readonly string[]): Row {
   if (typeof row.packed !== 'string') return row;
-  const values = JSON.parse(row.packed) as unknown[];
-  const out: Row = {};
-  for (let i = 0; i < columns.length; i++) out[columns[i]!] = values[i];
-  return out;
+  return unpackerOf(columns)(JSON.parse(row.packed) as unknown[]);
+}
+
+/** A row from its packed values (already parsed), by `columns`. */
+export function unpackValues(values: unknown[], columns: readonly string[]): Row {
+  return unpackerOf(columns)(values);
+}
+
+const unpackers = new WeakMap<readonly string[], (values: unknown[]) => Row>();
+
+/**
+ * An object literal per column list, compiled once: an object filled key by key under computed names turns into a
+ * slow dictionary after a dozen properties, and building it cost more than parsing the row (see docs/benchmarks.md).
+ */
+function unpackerOf(columns: readonly string[]): (values: unknown[]) => Row {
+  let unpack = unpackers.get(columns);
+  if (!unpack) {
+    if (!columns.every((c) => /^[a-z_][a-z0-9_]*$/.test(c))) throw new Error(`unpackRow: not a column name in ${columns.join(', ')}`);
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
+    unpack = new Function('v', `return { ${columns.map((c, i) => `${c}: v[${i}]`).join(', ')} };`) as (values: unknown[]) => Row;
+    unpackers.set(columns, unpack);
+  }
+  return unpack;
 }
 
 /** A JSON column's value: already parsed (packed rows) or JSON text (plain rows). */

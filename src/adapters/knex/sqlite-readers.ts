@@ -1,0 +1,181 @@
+import type { Knex } from 'knex';
+import sqlite3 from 'sqlite3';
+import type { PageRequest } from '../../application/ports/run-repository';
+import { prepared, type Connection } from './sqlite-client';
+import { statementOf, toStorageError } from './storage-failure';
+
+type Row = Record<string, unknown>;
+
+/** Read connections per process: enough for the driver's thread pool (4 threads by default) to stay busy. */
+export const READERS = 4;
+
+/**
+ * A small pool of read-only connections (`PRAGMA query_only`) to one SQLite file, beside knex's single writer
+ * connection. In WAL mode each reader sees the last committed state and neither waits for the writer nor makes it
+ * wait, so the history lists, run by many clients at once, neither queue behind one connection nor behind an
+ * append. Each statement is prepared once per connection (`prepared`) and run to completion, in one trip through
+ * the driver's thread pool; it reads in a transaction of its own, so a page is consistent in itself.
+ */
+export class SqliteReaders {
+  private readonly idle: Connection[] = [];
+  private readonly waiting: Array<(conn: Connection) => void> = [];
+  private readonly all = new Set<Promise<Connection>>();
+  private closed = false;
+
+  constructor(private readonly filename: string, private readonly pragmas: readonly string[], private readonly size = READERS) {}
+
+  /** Runs one read statement on an idle reader (opening one when fewer than `size` are open, waiting otherwise). */
+  async select(sql: string, bindings: readonly unknown[]): Promise<Row[]> {
+    const conn = await this.acquire();
+    try {
+      const statement = await prepared(conn, sql);
+      return await new Promise<Row[]>((resolve, reject) => {
+        statement.all(bindings as unknown[], (err, rows) => (err ? reject(err) : resolve(rows as Row[])));
+      });
+    } catch (err) {
+      throw toStorageError(err, statementOf(sql));
+    } finally {
+      this.release(conn);
+    }
+  }
+
+  /**
+   * The rows of `sql`, a query of one column `packed` (a JSON array per row, see packedColumns), each as its array
+   * of values. SQLite joins them into one text, so the driver hands over one string instead of an object per row
+   * (a third of a page's cost on the main thread). A query's order is kept by SQLite in practice but not promised
+   * for an aggregate: `newestFirst` (the positions of the time and id values) checks it, and sorts when it was lost.
+   */
+  async selectPacked(sql: string, bindings: readonly unknown[], newestFirst: { time: number; id: number }): Promise<unknown[][]> {
+    const [row] = await this.select(`SELECT group_concat(packed, ',') AS page FROM (${sql})`, bindings);
+    const text = row?.page;
+    if (typeof text !== 'string') return [];
+    const rows = JSON.parse(`[${text}]`) as unknown[][];
+    const { time, id } = newestFirst;
+    const before = (a: unknown[], b: unknown[]): number =>
+      Number(b[time]) - Number(a[time]) || Buffer.compare(Buffer.from(String(b[id])), Buffer.from(String(a[id])));
+    for (let i = 1; i < rows.length; i++) if (before(rows[i - 1]!, rows[i]!) > 0) return rows.sort(before);
+    return rows;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const conns = await Promise.all([...this.all].map((p) => p.catch(() => undefined)));
+    this.all.clear();
+    this.idle.length = 0;
+    await Promise.all(conns.map((c) => c && new Promise<void>((resolve) => c.close(() => resolve()))));
+  }
+
+  private acquire(): Promise<Connection> {
+    if (this.closed) return Promise.reject(toStorageError(new Error('closed'), 'reading the database (the storage is closed)'));
+    const conn = this.idle.pop();
+    if (conn) return Promise.resolve(conn);
+    if (this.all.size < this.size) {
+      const opening = this.open();
+      this.all.add(opening);
+      // A reader that does not open is forgotten: the next read tries again and reports the error again.
+      opening.catch(() => this.all.delete(opening));
+      return opening.catch((err: unknown) => {
+        throw toStorageError(err, 'connecting to the database');
+      });
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(conn: Connection): void {
+    const next = this.waiting.shift();
+    if (next) next(conn);
+    else this.idle.push(conn);
+  }
+
+  private open(): Promise<Connection> {
+    return new Promise((resolve, reject) => {
+      const db = new sqlite3.Database(this.filename, sqlite3.OPEN_READWRITE, (err) => {
+        if (err) return reject(err);
+        db.exec([...this.pragmas, 'PRAGMA query_only = ON'].join(';'), (e) => (e ? reject(e) : resolve(db as unknown as Connection)));
+      });
+    });
+  }
+}
+
+const readers = new WeakMap<object, SqliteReaders>();
+
+/** Gives the database (a knex instance of a SQLite file) its pool of readers; closed when the knex is destroyed. */
+export function attachReaders(db: Knex, pool: SqliteReaders): void {
+  readers.set(db.client, pool);
+  const destroy = db.client.destroy.bind(db.client) as (cb?: unknown) => Promise<void>;
+  db.client.destroy = async (cb?: unknown): Promise<void> => {
+    await pool.close();
+    return destroy(cb);
+  };
+}
+
+/**
+ * The readers of `db`, or undefined (PostgreSQL, an in-memory SQLite, a transaction): the caller then reads
+ * through knex. Only for statements that never need to see a write of a transaction still open.
+ */
+export function readersOf(db: Knex): SqliteReaders | undefined {
+  return readers.get(db.client);
+}
+
+/** The rows of a read-only query: on a reader when `db` has them, through knex otherwise. */
+export async function readRows(db: Knex, query: Knex.QueryBuilder): Promise<Row[]> {
+  const pool = readersOf(db);
+  if (!pool) return (await query) as Row[];
+  const { sql, bindings } = query.toSQL();
+  return pool.select(sql, bindings);
+}
+
+/** Shapes kept at most (a shape is which filters a query has, not their values). */
+const MAX_SHAPES = 1024;
+
+/**
+ * The SQL text of a query by its shape, compiled by knex once: building a query with knex costs more than running
+ * it on SQLite (a tenth of a millisecond per page). The caller gives the bindings in the order its query takes
+ * them; on the first use of a shape they are checked against the ones knex compiles, and a shape whose bindings
+ * differ is never served from here (the caller then runs its knex query), so the text cannot drift from it.
+ */
+export class ShapedSql {
+  private readonly texts = new Map<string, string | null>();
+
+  sql(shape: QueryShape, build: () => Knex.QueryBuilder): string | undefined {
+    const { key, bindings } = shape;
+    let text = this.texts.get(key);
+    if (text === undefined) {
+      const compiled = build().toSQL();
+      const same = compiled.bindings.length === bindings.length && compiled.bindings.every((b, i) => b === bindings[i]);
+      text = same ? compiled.sql : null;
+      if (this.texts.size >= MAX_SHAPES) this.texts.clear();
+      this.texts.set(key, text);
+    }
+    return text ?? undefined;
+  }
+}
+
+/** A keyset page query's shape (the names of what it filters on) and its bindings, in the order they are added. */
+export class QueryShape {
+  private readonly names: string[];
+  readonly bindings: unknown[] = [];
+
+  constructor(...names: string[]) {
+    this.names = names;
+  }
+
+  add(name: string, ...values: unknown[]): this {
+    this.names.push(name);
+    this.bindings.push(...values);
+    return this;
+  }
+
+  /** The tail every page query shares: `since`, `until` (implied below a cursor before it), the cursor, the limit. */
+  page(since: number | undefined, until: number | undefined, page: PageRequest): this {
+    if (since !== undefined) this.add('since', since);
+    if (until !== undefined && !(page.after && page.after.createdAt <= until)) this.add('until', until);
+    if (page.after) this.add('after', page.after.createdAt, page.after.id);
+    this.bindings.push(page.limit);
+    return this;
+  }
+
+  get key(): string {
+    return this.names.join(' ');
+  }
+}

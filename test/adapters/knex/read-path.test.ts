@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Knex } from 'knex';
+import { openDatabase } from '../../../src/adapters/knex/connection';
+import { KnexHistoryRepository } from '../../../src/adapters/knex/knex-history.repository';
+import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
+import { KnexRetentionRepository } from '../../../src/adapters/knex/knex-retention.repository';
+import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
+import { migrationSource } from '../../../src/adapters/knex/migrations';
+import { HistogramCache } from '../../../src/adapters/knex/rows';
+import { readersOf, ShapedSql } from '../../../src/adapters/knex/sqlite-readers';
+import { DurationHistogram } from '../../../src/domain/duration-histogram';
+import type { RunFilter } from '../../../src/application/ports/run-repository';
+import { aFinish, aResume, aRun, aTxHash, HOUR, MINUTE, T0 } from '../../mothers/journal-events';
+
+/** The read path of the history lists on a SQLite file: reader connections, query texts per shape, waiting counts. */
+describe('SQLite read path of the history lists', () => {
+  let dir: string;
+  let db: Knex;
+  let writer: KnexJournalWriter;
+  let runs: KnexRunRepository;
+  let history: KnexHistoryRepository;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'chainflow-read-path-'));
+    db = await openDatabase(`sqlite:${join(dir, 'journal.db')}`);
+    writer = new KnexJournalWriter(db);
+    runs = new KnexRunRepository(db);
+    history = new KnexHistoryRepository(db);
+  });
+
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const journal = async (): Promise<void> => {
+    await writer.append([
+      ...aRun({ runId: 'a1', workflow: 'payouts', at: T0, network: 'sepolia', contract: '0xc0', block: 7, send: { relayer: 'ops', txHash: aTxHash('t1') } }),
+      ...aRun({ runId: 'a2', workflow: 'payouts', at: T0 + MINUTE, failure: { kind: 'http_error' }, session: 'replay', sessionId: 'sess-1' }),
+      ...aRun({ runId: 'a3', workflow: 'keeper', at: T0 + 2 * MINUTE, park: { waitKind: 'delay' } }),
+      ...aRun({ runId: 'a4', workflow: 'payouts', at: T0 + 3 * MINUTE, park: { waitKind: 'delay' } }),
+      ...aRun({ runId: 'a5', workflow: 'keeper', at: T0 + 4 * MINUTE, send: { relayer: 'keeper-base', txHash: aTxHash('t5') } }),
+    ]);
+  };
+
+  /** The same page through knex alone (the path without readers). */
+  const viaKnex = async (filter: RunFilter, after?: { createdAt: number; id: string }): Promise<string[]> => {
+    const rows = (await runs.listQuery(filter, { limit: 3, after }).clearSelect().select('r.run_id')) as { run_id: string }[];
+    return rows.map((r) => r.run_id);
+  };
+
+  it('answers every run filter, first and next page, as the knex query does, each from a checked query text', async () => {
+    await journal();
+    const texts = jest.spyOn(ShapedSql.prototype, 'sql');
+    const filters: RunFilter[] = [
+      {}, { workflow: 'payouts' }, { status: 'waiting' }, { trigger: 'manual' }, { network: 'sepolia' }, { contract: '0xc0' }, { block: 7 },
+      { runId: 'a2' }, { errorKind: 'http_error' }, { session: 'replay' }, { relayer: 'ops' }, { txHash: aTxHash('t5') }, { stepId: 'fetch_quote' },
+      { since: T0 + MINUTE }, { until: T0 + 3 * MINUTE }, { relayer: 'ops', stepId: 'fetch_quote', workflow: 'payouts', since: T0 - HOUR, until: T0 + HOUR },
+    ];
+    for (const filter of filters) {
+      const first = await runs.list(filter, { limit: 3 });
+      expect(first.map((r) => r.runId)).toEqual(await viaKnex(filter));
+      const last = first[first.length - 1];
+      if (last) {
+        const after = { createdAt: last.createdAt, id: last.runId };
+        expect((await runs.list(filter, { limit: 3, after })).map((r) => r.runId)).toEqual(await viaKnex(filter, after));
+      }
+    }
+    // Each shape's bindings matched knex's: no page fell back to building its query with knex.
+    expect(texts.mock.results.length).toBeGreaterThanOrEqual(filters.length);
+    for (const r of texts.mock.results) expect(r.value).toEqual(expect.stringMatching(/^select /));
+  });
+
+  it('a packed page keeps newest first, and is put back in that order should SQLite hand its rows over in another', async () => {
+    const readers = readersOf(db)!;
+    const values = "SELECT json_array(column1, column2) AS packed FROM (VALUES (1, 'a'), (3, 'c'), (2, 'b'), (3, 'd'))";
+    expect(await readers.selectPacked(values, [], { time: 0, id: 1 })).toEqual([[3, 'd'], [3, 'c'], [2, 'b'], [1, 'a']]);
+    expect(await readers.selectPacked(`${values} WHERE column1 > 9`, [], { time: 0, id: 1 })).toEqual([]);
+  });
+
+  it('reads on connections that refuse to write', async () => {
+    await expect(readersOf(db)!.select('DELETE FROM runs', [])).rejects.toThrow(/read-only|readonly|SQLITE_READONLY/i);
+  });
+
+  it('a page read right after an append shows it (readers see every commit of the writer)', async () => {
+    await journal();
+    expect((await runs.list({}, { limit: 1 }))[0]!.runId).toBe('a5');
+    await writer.append(aRun({ runId: 'a6', workflow: 'keeper', at: T0 + 5 * MINUTE }));
+    expect((await runs.list({}, { limit: 1 }))[0]!.runId).toBe('a6');
+    expect((await history.listWaiting({ equals: {} }, { limit: 10 })).map((r) => r.runId)).toEqual(['a4', 'a3']);
+  });
+
+  const waiting = async (): Promise<Record<string, number>> =>
+    Object.fromEntries((await history.listWorkflows([], 100)).map((w) => [w.workflow, w.runsWaiting]));
+  const recount = async (): Promise<Record<string, number>> => {
+    const rows = (await db('runs').select('workflow').count({ n: '*' }).where({ status: 'waiting' }).groupBy('workflow')) as { workflow: string; n: number }[];
+    return Object.fromEntries(rows.map((r) => [r.workflow, Number(r.n)]));
+  };
+
+  it('keeps the waiting runs per workflow equal to a count of the runs, through resumes, edits and deletes', async () => {
+    await journal();
+    expect(await waiting()).toEqual({ keeper: 1, payouts: 1 });
+    await writer.append([aResume('a3', T0 + HOUR), aFinish('a3', T0 + HOUR + MINUTE)]);
+    expect(await waiting()).toEqual({ keeper: 0, payouts: 1 });
+    // Any writer of the runs table keeps it: a run moved to another workflow, one parked by hand, one deleted.
+    await db('runs').where({ run_id: 'a4' }).update({ workflow: 'keeper' });
+    expect(await waiting()).toEqual({ keeper: 1, payouts: 0 });
+    await db('runs').where({ run_id: 'a1' }).update({ status: 'waiting' });
+    await db('runs').where({ run_id: 'a4' }).update({ status: 'waiting', parked_at: T0 });
+    expect(await waiting()).toEqual({ keeper: 1, payouts: 1 });
+    await new KnexRetentionRepository(db).pruneBefore(T0 + 30 * 1000);
+    expect(await waiting()).toEqual({ keeper: 1, payouts: 0 });
+    const counted = await recount();
+    expect(await waiting()).toEqual({ keeper: counted.keeper ?? 0, payouts: counted.payouts ?? 0 });
+  });
+
+  it('a journal opened before the waiting counts existed gets them counted once, on migration', async () => {
+    await journal();
+    await db.migrate.down({ migrationSource, name: '0008_perf_read_waiting' });
+    await expect(db.raw('SELECT * FROM workflow_waiting')).rejects.toThrow();
+    expect((await runs.list({}, { limit: 10 })).length).toBe(5);
+    await db.migrate.latest({ migrationSource });
+    expect(await waiting()).toEqual({ keeper: 1, payouts: 1 });
+  });
+
+  it('reuses a workflow\'s histogram while its stored text is unchanged, and reads it again once it changes', () => {
+    const cache = new HistogramCache();
+    const a = cache.of('payouts', '{"100":3,"200":1}');
+    expect(cache.of('payouts', '{"100":3,"200":1}')).toBe(a);
+    expect(a.quantile(0.5)).toBe(DurationHistogram.fromJson('{"100":3,"200":1}').quantile(0.5));
+    expect(a.quantile(0.95)).toBe(DurationHistogram.fromJson('{"100":3,"200":1}').quantile(0.95));
+    const b = cache.of('payouts', '{"100":3,"200":9}');
+    expect(b).not.toBe(a);
+    expect(b.quantile(0.5)).toBe(DurationHistogram.fromJson('{"100":3,"200":9}').quantile(0.5));
+    expect(() => b.add(5)).toThrow(/shared/);
+    expect(b.plus(DurationHistogram.empty()).total).toBe(12);
+  });
+});
