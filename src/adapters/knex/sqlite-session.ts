@@ -40,8 +40,18 @@ const run = (conn: Connection, sql: string): Promise<void> =>
  * fails the whole transaction, which is rolled back. Only for statements whose results are not needed (inserts,
  * upserts); the values are inlined as SQL literals (`sqlLiteral`).
  */
+/**
+ * Bindings longer than this (in characters, an import's JSON documents) are bound to a prepared statement instead of
+ * inlined: inlining copies the text several times over (quotes doubled, placeholders replaced, the script joined),
+ * which costs more than the statement's own trip through the driver.
+ */
+const BIND_CHARS = 65_536;
+
+/** A write held back: SQL text (run with others as one script), or a statement and its bindings (run alone). */
+type Queued = string | { readonly sql: string; readonly bindings: readonly unknown[] };
+
 export class SqliteWriteSession {
-  private queued: string[] = [];
+  private queued: Queued[] = [];
   /** Writes under way (see `flushSoon`); their failure surfaces at the next read or the commit. */
   private flushing: Promise<void> = Promise.resolve();
 
@@ -83,7 +93,8 @@ export class SqliteWriteSession {
 
   /** A write, held back until the next read or the commit. */
   write(sql: string, bindings: readonly unknown[] = []): void {
-    this.queued.push(bindings.length ? inline(sql, bindings) : sql);
+    const large = bindings.some((b) => typeof b === 'string' && b.length > BIND_CHARS);
+    this.queued.push(large ? { sql, bindings } : bindings.length ? inline(sql, bindings) : sql);
   }
 
   /** Starts the writes held back so far while the caller prepares more (an import hashing its next batch). */
@@ -96,8 +107,26 @@ export class SqliteWriteSession {
   private async flush(): Promise<void> {
     await this.flushing;
     if (!this.queued.length) return;
-    const script = this.queued.join(';\n');
+    const queued = this.queued;
     this.queued = [];
-    await run(this.conn, script);
+    // Runs of SQL text go as one script; a bound statement alone, in its place in the order.
+    let script: string[] = [];
+    for (const item of queued) {
+      if (typeof item === 'string') {
+        script.push(item);
+        continue;
+      }
+      if (script.length) await run(this.conn, script.join(';\n'));
+      script = [];
+      await this.runBound(item.sql, item.bindings);
+    }
+    if (script.length) await run(this.conn, script.join(';\n'));
+  }
+
+  private async runBound(sql: string, bindings: readonly unknown[]): Promise<void> {
+    const statement = await prepared(this.conn, sql).catch((err: unknown) => {
+      throw toStorageError(err, statementOf(sql));
+    });
+    return new Promise((resolve, reject) => statement.run([...bindings], (err) => (err ? reject(toStorageError(err, statementOf(sql))) : resolve())));
   }
 }
