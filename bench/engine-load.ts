@@ -46,6 +46,7 @@ async function main(): Promise<void> {
   const times: number[] = [];
   let stopping = false;
   let failures = 0;
+  const errors = new Map<string, number>();
   process.once('SIGTERM', () => (stopping = true));
   const worker = async (): Promise<void> => {
     while (!stopping) {
@@ -53,15 +54,17 @@ async function main(): Promise<void> {
       try {
         await engine.runHere({ workflow: 'three', trigger: { kind: 'manual', summary: 'bench engine load' } });
         times.push(nowMs() - t);
-      } catch {
+      } catch (err) {
         failures++;
+        const message = err instanceof Error ? err.message : String(err);
+        errors.set(message, (errors.get(message) ?? 0) + 1);
       }
       if (times.length === 20) process.stdout.write('ready\n');
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const s = stats(times);
-  process.stdout.write(`${JSON.stringify({ runs: times.length, failures, p50Ms: s.p50, p99Ms: s.p99, maxMs: s.max })}\n`);
+  process.stdout.write(`${JSON.stringify({ runs: times.length, failures, errors: [...errors].map(([m, n]) => `${n}× ${m}`), p50Ms: s.p50, p99Ms: s.p99, maxMs: s.max })}\n`);
   server.close();
   await root.close();
 }

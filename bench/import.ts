@@ -23,6 +23,8 @@ type Built = Omit<BuildFigures, 'dbMb' | 'walMb' | 'peakRssMb' | 'reused'>;
 export interface EngineLoad {
   readonly runs: number;
   readonly failures: number;
+  /** Each distinct failure's message, with its count. */
+  readonly errors: readonly string[];
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly maxMs: number;
@@ -114,7 +116,7 @@ export function renderImport(f: ImportFigures): { text: string; pass: boolean } 
     `- Side by side, ${f.pairAlone.runs.toLocaleString('en-US')} runs: alone **${rate(f.pairAlone)} events/s**, while an engine process appends ` +
       `**${rate(f.pairWithEngine)} events/s** (${(ratio * 100).toFixed(0)}%) — target ≥ ${IMPORT_HOLDS_RATIO * 100}% and no engine failure: ${holds ? 'met' : '**missed**'}`,
     `- The engine meanwhile: ${f.engine.runs.toLocaleString('en-US')} three-step runs, run time p50 ${f.engine.p50Ms.toFixed(1)} ms, ` +
-      `p99 ${f.engine.p99Ms.toFixed(0)} ms, max ${f.engine.maxMs.toFixed(0)} ms, ${f.engine.failures} failed`, '',
+      `p99 ${f.engine.p99Ms.toFixed(0)} ms, max ${f.engine.maxMs.toFixed(0)} ms, ${f.engine.failures} failed${f.engine.errors.length ? `: ${f.engine.errors.join('; ')}` : ''}`, '',
   ].join('\n');
   return { text, pass: rateOk && holds };
 }
