@@ -99,13 +99,24 @@ export class SqliteWriteSession {
 
   /** Starts the writes held back so far while the caller prepares more (an import hashing its next batch). */
   flushSoon(): void {
-    const started = this.flush();
-    started.catch(() => undefined);
-    this.flushing = started;
+    this.flush().catch(() => undefined);
   }
 
-  private async flush(): Promise<void> {
-    await this.flushing;
+  /**
+   * Runs the writes held back so far, after every flush started before (one statement at a time on the connection,
+   * in order). A failed flush fails every later one, so it surfaces at the next read or the commit.
+   */
+  private flush(): Promise<void> {
+    const previous = this.flushing;
+    const current = (async () => {
+      await previous;
+      await this.runQueued();
+    })();
+    this.flushing = current;
+    return current;
+  }
+
+  private async runQueued(): Promise<void> {
     if (!this.queued.length) return;
     const queued = this.queued;
     this.queued = [];
