@@ -33,10 +33,14 @@ export interface EngineLoad {
 export interface ImportFigures {
   readonly env: string;
   readonly alone: Built;
-  /** The side-by-side pair: the same number of runs imported alone and with the engine appending. */
+  /**
+   * The side-by-side pair: the same number of runs imported alone and with the engine appending, in alternation
+   * (PAIR_ROUNDS of each); the best of each side, the one the machine's other work disturbed least.
+   */
   readonly pairAlone: Built;
   readonly pairWithEngine: Built;
   readonly engine: EngineLoad;
+  readonly rounds: number;
 }
 
 interface Options {
@@ -94,14 +98,30 @@ async function importWithEngine(options: Options, runs: number, name: string): P
   }
 }
 
+/** Rounds of the side-by-side pair: this machine's other work moves a single figure by half or more. */
+const PAIR_ROUNDS = 2;
+
 export async function benchImport(options: Options): Promise<ImportFigures> {
   const loadAtStart = loadavg()[0]!;
   const pairRuns = Math.min(options.runs, Number(process.env.BENCH_IMPORT_ENGINE_RUNS ?? 100_000));
   const alone = await importAlone(options, options.runs, `import-${options.runs}.db`);
-  const pairAlone = pairRuns === options.runs ? alone : await importAlone(options, pairRuns, `import-${pairRuns}.db`);
-  const { built: pairWithEngine, engine } = await importWithEngine(options, pairRuns, `import-engine-${pairRuns}.db`);
+  let pairAlone: Built | undefined;
+  let best: { built: Built; engine: EngineLoad } | undefined;
+  const errors: string[] = [];
+  let failures = 0;
+  for (let round = 0; round < PAIR_ROUNDS; round++) {
+    const a = pairRuns === options.runs && round === 0 ? alone : await importAlone(options, pairRuns, `import-${pairRuns}.db`);
+    if (!pairAlone || a.eventsPerSec > pairAlone.eventsPerSec) pairAlone = a;
+    const e = await importWithEngine(options, pairRuns, `import-engine-${pairRuns}.db`);
+    if (!best || e.built.eventsPerSec > best.built.eventsPerSec) best = e;
+    // The engine's failures of every round count, not only the best round's.
+    failures += e.engine.failures;
+    errors.push(...e.engine.errors);
+  }
+  const pairWithEngine = best!.built;
+  const engine: EngineLoad = { ...best!.engine, failures, errors };
   const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadAtStart.toFixed(2)} at start / ${loadavg()[0]!.toFixed(2)} at end (other processes share the machine)`;
-  return { env, alone, pairAlone, pairWithEngine, engine };
+  return { env, alone, pairAlone: pairAlone!, pairWithEngine, engine, rounds: PAIR_ROUNDS };
 }
 
 export function renderImport(f: ImportFigures): { text: string; pass: boolean } {
@@ -113,10 +133,10 @@ export function renderImport(f: ImportFigures): { text: string; pass: boolean } 
     `## Journal import (${f.alone.runs.toLocaleString('en-US')} runs)`, '', f.env, '',
     `- Import alone: ${f.alone.events.toLocaleString('en-US')} events in ${f.alone.seconds.toFixed(1)} s: **${rate(f.alone)} events/s** — ` +
       `target ≥ ${IMPORT_TARGET_EVENTS_PER_SEC.toLocaleString('en-US')} at 1M runs: ${f.alone.runs < 1_000_000 ? 'not judged below 1M runs' : rateOk ? 'met' : '**missed**'}`,
-    `- Side by side, ${f.pairAlone.runs.toLocaleString('en-US')} runs: alone **${rate(f.pairAlone)} events/s**, while an engine process appends ` +
+    `- Side by side, ${f.pairAlone.runs.toLocaleString('en-US')} runs, best of ${f.rounds} alternating rounds each: alone **${rate(f.pairAlone)} events/s**, while an engine process appends ` +
       `**${rate(f.pairWithEngine)} events/s** (${(ratio * 100).toFixed(0)}%) — target ≥ ${IMPORT_HOLDS_RATIO * 100}% and no engine failure: ${holds ? 'met' : '**missed**'}`,
     `- The engine meanwhile: ${f.engine.runs.toLocaleString('en-US')} three-step runs, run time p50 ${f.engine.p50Ms.toFixed(1)} ms, ` +
-      `p99 ${f.engine.p99Ms.toFixed(0)} ms, max ${f.engine.maxMs.toFixed(0)} ms, ${f.engine.failures} failed${f.engine.errors.length ? `: ${f.engine.errors.join('; ')}` : ''}`, '',
+      `p99 ${f.engine.p99Ms.toFixed(0)} ms, max ${f.engine.maxMs.toFixed(0)} ms (best round); ${f.engine.failures} failed in all rounds${f.engine.errors.length ? `: ${f.engine.errors.join('; ')}` : ''}`, '',
   ].join('\n');
   return { text, pass: rateOk && holds };
 }
