@@ -31,16 +31,6 @@ const run = (conn: Connection, sql: string): Promise<void> =>
   new Promise((resolve, reject) => conn.exec(sql, (err) => (err ? reject(toStorageError(err, statementOf(sql))) : resolve())));
 
 /**
- * One SQLite write transaction on the raw connection of knex's pool, in as few trips through the driver's thread
- * pool as it can: BEGIN IMMEDIATE (one trip), each read a prepared statement (one trip), and the writes held back
- * and sent together with the COMMIT, as one script (one trip). A trip costs far more than SQLite's own work for
- * the small appends of the engine (see docs/benchmarks.md): an append of a step costs three trips instead of eight.
- *
- * Writes are executed before the next read, so a transaction always reads what it wrote. A write that fails
- * fails the whole transaction, which is rolled back. Only for statements whose results are not needed (inserts,
- * upserts); the values are inlined as SQL literals (`sqlLiteral`).
- */
-/**
  * Bindings longer than this (in characters, an import's JSON documents) are bound to a prepared statement instead of
  * inlined: inlining copies the text several times over (quotes doubled, placeholders replaced, the script joined),
  * which costs more than the statement's own trip through the driver.
@@ -50,6 +40,16 @@ const BIND_CHARS = 65_536;
 /** A write held back: SQL text (run with others as one script), or a statement and its bindings (run alone). */
 type Queued = string | { readonly sql: string; readonly bindings: readonly unknown[] };
 
+/**
+ * One SQLite write transaction on the raw connection of knex's pool, in as few trips through the driver's thread
+ * pool as it can: BEGIN IMMEDIATE (one trip), each read a prepared statement (one trip), and the writes held back
+ * and sent together with the COMMIT, as one script (one trip). A trip costs far more than SQLite's own work for
+ * the small appends of the engine (see docs/benchmarks.md): an append of a step costs three trips instead of eight.
+ *
+ * Writes are executed before the next read, so a transaction always reads what it wrote. A write that fails
+ * fails the whole transaction, which is rolled back. Only for statements whose results are not needed (inserts,
+ * upserts); the values are inlined as SQL literals (`sqlLiteral`), but for long ones (see BIND_CHARS).
+ */
 export class SqliteWriteSession {
   private queued: Queued[] = [];
   /** Writes under way (see `flushSoon`); their failure surfaces at the next read or the commit. */
@@ -73,6 +73,8 @@ export class SqliteWriteSession {
           await session.flush();
           return result;
         } catch (err) {
+          // Writes started early (flushSoon) finish before the rollback: one statement at a time on the connection.
+          await session.flushing.catch(() => undefined);
           await run(conn, 'ROLLBACK').catch(() => undefined);
           throw err;
         }
