@@ -37,6 +37,7 @@ import { measureAuth } from './auth';
 import { cliPlugins, measureCliCold, renderCliCold } from './cli';
 import { benchSpend, renderSpend } from './spend';
 import { benchRead } from './read';
+import { benchImport, renderImport } from './import';
 import { benchEngine, renderEngine } from './engine';
 import { benchRelayers, renderRelayers } from './relayers';
 import { benchSends, renderSends } from './sends';
@@ -190,6 +191,20 @@ async function sendsOnly(): Promise<void> {
 }
 
 /**
+ * `--import`: the journal import alone (perf-write, issue #14): a fresh `.bench/import-<BENCH_RUNS>.db` built as
+ * the full bench builds its journal, then the same import while an engine process appends to the same file.
+ */
+async function importOnly(): Promise<void> {
+  const runs = positiveInt('BENCH_RUNS', 1_000_000);
+  mkdirSync(WORK, { recursive: true });
+  const figures = await benchImport({ work: WORK, repo: REPO, runs, log, build: (root, shape) => build(root, shape) });
+  const { text, pass } = renderImport(figures);
+  writeFileSync(join(WORK, 'report-import.md'), text);
+  process.stdout.write(text);
+  process.exitCode = pass ? 0 : 1;
+}
+
+/**
  * `--cli`: the CLI's cold start alone, against `.bench/journal-<BENCH_RUNS>.db` (built first when missing; a quick
  * figure: `BENCH_RUNS=20000 npm run bench -- --cli`).
  */
@@ -242,6 +257,7 @@ async function readOnly(): Promise<void> {
 
 async function main(): Promise<void> {
   if (process.argv.includes('--read')) return readOnly();
+  if (process.argv.includes('--import')) return importOnly();
   if (process.argv.includes('--cli')) return cliOnly();
   if (process.argv.includes('--sends')) return sendsOnly();
   if (process.argv.includes('--engine')) return engineOnly();

@@ -39,7 +39,7 @@ export interface SpendFigures {
 }
 
 /** The i-th entry of the bench ledger: realistic gas numbers, a few uint256-sized values, spread over 90 days. */
-function entryAt(i: number, n: number, end: number, rand: () => number): LedgerEntry {
+export function entryAt(i: number, n: number, end: number, rand: () => number): LedgerEntry {
   // Each workflow sends through its own relayer, and one send in ten through a second one (as configured
   // workflows do): 48 (workflow, relayer) pairs.
   const w = Math.floor(rand() * WORKFLOWS.length);

@@ -64,23 +64,23 @@ export async function insertRows(
       (options.accumulate?.includes(c) ? `"${c}" = ${table}."${c}" + excluded."${c}"` : `"${c}" = excluded."${c}"`));
     suffix = ` ON CONFLICT (${options.conflictKey.join(',')}) DO UPDATE SET ${updates.join(', ')}`;
   }
-  if (db instanceof SqliteWriteSession) {
-    for (const part of chunks(rows, JSON_ROWS)) db.write(sqliteInsert(table, quoted, columns, suffix, options.jsonColumns), [JSON.stringify(part)]);
-    return;
-  }
+  const json = columns.map((c) => options.jsonColumns?.includes(c) ?? false);
+  const encoded = json.includes(true) ? rows.map((r) => r.map((v, i) => (json[i] ? JSON.stringify(v) ?? 'null' : v))) : rows;
   if (isSqlite(db)) {
     // One JSON document per statement, unpacked by SQLite itself: binding thousands of parameters one by one
     // (and knex scanning the SQL for them) costs more than the insert. `WHERE true` lets an upsert follow a SELECT.
-    // A JSON column travels as JSON inside the document (`->` keeps it JSON text), not as an escaped string.
-    const sql = sqliteInsert(table, quoted, columns, suffix, options.jsonColumns);
-    for (const part of chunks(rows, JSON_ROWS)) await db.raw(sql, [JSON.stringify(part)]);
+    // A JSON column travels as its JSON text, a string inside the document (`->>` unquotes it): SQLite then stores
+    // the text as it is, where a nested value would be parsed and rendered again (a quarter of the events insert).
+    const sql = sqliteInsert(table, quoted, columns, suffix);
+    for (const part of chunks(encoded, JSON_ROWS)) {
+      if (db instanceof SqliteWriteSession) db.write(sql, [JSON.stringify(part)]);
+      else await (db as Knex | Knex.Transaction).raw(sql, [JSON.stringify(part)]);
+    }
     return;
   }
-  const json = columns.map((c) => options.jsonColumns?.includes(c) ?? false);
-  const encoded = json.includes(true) ? rows.map((r) => r.map((v, i) => (json[i] ? JSON.stringify(v) : v))) : rows;
   for (const part of chunks(encoded, perStatement)) {
     const sql = `INSERT INTO ${table} (${quoted}) VALUES ${part.map(() => tuple).join(',')}${suffix}`;
-    await db.raw(sql, part.flat() as Knex.RawBinding[]);
+    await (db as Knex | Knex.Transaction).raw(sql, part.flat() as Knex.RawBinding[]);
   }
 }
 
@@ -91,7 +91,7 @@ export async function execute(db: Db, sql: string, bindings: readonly unknown[])
 }
 
 /** SQLite's form of a multi-row insert: the rows as one JSON array (one binding), unpacked by `json_each`. */
-function sqliteInsert(table: string, quoted: string, columns: readonly string[], suffix: string, jsonColumns?: readonly string[]): string {
-  const picks = columns.map((c, i) => (jsonColumns?.includes(c) ? `value->${i}` : `value->>${i}`)).join(',');
+function sqliteInsert(table: string, quoted: string, columns: readonly string[], suffix: string): string {
+  const picks = columns.map((_, i) => `value->>${i}`).join(',');
   return `INSERT INTO ${table} (${quoted}) SELECT ${picks} FROM json_each(?) WHERE true${suffix}`;
 }

@@ -167,10 +167,14 @@ export class KnexJournalWriter implements JournalWriter {
         offset += batch.length;
         applied += changes.events.length;
         duplicates += changes.duplicates;
+        // A write session holds writes back: start them as soon as the batch's statements are built (and again once
+        // they all are: a ledger entry's duplicate check reads in between), while the next batch is read and hashed.
         writing = this.write(trx, loaded.ws, changes, loaded);
+        if (trx instanceof SqliteWriteSession) {
+          trx.flushSoon();
+          writing = writing.then(() => trx.flushSoon());
+        }
         writing.catch(() => undefined);
-        // A write session holds writes back: start them now, while the next batch is read and hashed.
-        if (trx instanceof SqliteWriteSession) trx.flushSoon();
         onBatch?.({ applied, duplicates });
       }
       await writing;

@@ -108,7 +108,7 @@ export class CachedStatementSqliteClient extends Client_SQLite3 {
     if (!obj.sql) throw new Error('The query is empty');
     const write = obj.method === 'insert' || obj.method === 'update' ? !obj.returning : obj.method === 'counter' || obj.method === 'del';
     const statement = await prepared(connection, obj.sql);
-    return new Promise((resolve, reject) => {
+    const run = (): Promise<QueryObject> => new Promise((resolve, reject) => {
       const done = function (this: Statement, err: Error | null, rows?: unknown[]): void {
         if (err) return reject(err);
         obj.response = rows;
@@ -119,6 +119,10 @@ export class CachedStatementSqliteClient extends Client_SQLite3 {
       if (write) statement.run(obj.bindings ?? [], done);
       else statement.all(obj.bindings ?? [], done);
     });
+    // A statement of its own (autocommit) that found the database busy past the busy timeout did nothing: it is run
+    // again, as a transaction is (a `journal import` holds the write lock for as long as its one transaction lasts).
+    // A BEGIN is left to the transaction's own retry, which runs the whole transaction again.
+    return /^\s*BEGIN\b/i.test(obj.sql) ? run() : retryWhileBusy(run);
   }
 
   /**

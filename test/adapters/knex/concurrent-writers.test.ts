@@ -23,6 +23,21 @@ function child(script: string): { done: Promise<{ code: number | null; out: stri
   return { done: new Promise((resolve) => proc.once('exit', (code) => resolve({ code, out }))), stdout: () => out };
 }
 
+/** Another process takes SQLite's write lock on `file` and keeps it for `ms` (resolves once it holds it). */
+async function holdWriteLock(file: string, ms: number): Promise<ReturnType<typeof child>> {
+  const holder = child(`
+    const sqlite3 = require(${JSON.stringify(require.resolve('sqlite3'))});
+    const db = new sqlite3.Database(${JSON.stringify(file)});
+    db.exec('PRAGMA busy_timeout = 5000; BEGIN IMMEDIATE; INSERT INTO meta (key, value) VALUES (\\'held\\', \\'1\\')', (err) => {
+      if (err) { console.error(err.message); process.exit(1); }
+      console.log('locked');
+      setTimeout(() => db.exec('COMMIT', (e) => { db.close(); process.exit(e ? 1 : 0); }), ${ms});
+    });`);
+  for (let i = 0; i < 200 && !holder.stdout().includes('locked'); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(holder.stdout()).toContain('locked');
+  return holder;
+}
+
 describe('SQLite journal written by several processes', () => {
   let dir: string;
   let file: string;
@@ -38,16 +53,7 @@ describe('SQLite journal written by several processes', () => {
     try {
       const writer = new KnexJournalWriter(db);
       // Another process takes the write lock and keeps it for 1.5 s (30 busy timeouts of this connection).
-      const holder = child(`
-        const sqlite3 = require(${JSON.stringify(require.resolve('sqlite3'))});
-        const db = new sqlite3.Database(${JSON.stringify(file)});
-        db.exec('PRAGMA busy_timeout = 5000; BEGIN IMMEDIATE; INSERT INTO meta (key, value) VALUES (\\'held\\', \\'1\\')', (err) => {
-          if (err) { console.error(err.message); process.exit(1); }
-          console.log('locked');
-          setTimeout(() => db.exec('COMMIT', (e) => { db.close(); process.exit(e ? 1 : 0); }), 1500);
-        });`);
-      for (let i = 0; i < 200 && !holder.stdout().includes('locked'); i++) await new Promise((r) => setTimeout(r, 25));
-      expect(holder.stdout()).toContain('locked');
+      const holder = await holdWriteLock(file, 1500);
       const started = Date.now();
       // A transaction's work runs once it has the lock, never while it is still waiting for it.
       let ran = 0;
@@ -61,6 +67,24 @@ describe('SQLite journal written by several processes', () => {
       expect(Date.now() - started).toBeGreaterThan(1000);
       expect((await holder.done).code).toBe(0);
       expect(await new KnexRunRepository(db).get('waited')).toMatchObject({ runId: 'waited', status: 'succeeded' });
+      expect(await db('meta').where({ key: 'held' }).first()).toBeDefined();
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('a statement outside any transaction waits while another process holds the write lock past the busy timeout, then lands', async () => {
+    const db = await openDatabase(`sqlite:${file}`, 'tool', { busyTimeoutMs: 50 });
+    try {
+      // Another process takes the write lock and keeps it for 1.5 s (30 busy timeouts of this connection), as an
+      // import's one transaction does while the engine writes its single statements.
+      const holder = await holdWriteLock(file, 1500);
+      const started = Date.now();
+      await db('meta').insert({ key: 'single', value: '1' });
+      await db.raw('UPDATE meta SET value = ? WHERE key = ?', ['2', 'single']);
+      expect(Date.now() - started).toBeGreaterThan(1000);
+      expect((await holder.done).code).toBe(0);
+      expect(await db('meta').where({ key: 'single' }).first()).toMatchObject({ value: '2' });
       expect(await db('meta').where({ key: 'held' }).first()).toBeDefined();
     } finally {
       await db.destroy();
