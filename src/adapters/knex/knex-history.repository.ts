@@ -8,7 +8,7 @@ import type { SendAttempt } from '../../domain/send-attempt';
 import type { ReplaySession } from '../../domain/session';
 import type { HistoryRepository, ListFilter, WorkflowOverview } from '../../application/ports/history-repository';
 import type { PageRequest } from '../../application/ports/run-repository';
-import { selectIn } from './bulk';
+import { selectIn, selectInPacked } from './bulk';
 import { Database } from './knex-journal.writer';
 import {
   APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
@@ -80,12 +80,16 @@ export class KnexHistoryRepository implements HistoryRepository {
   }
 
   async sendsOfRuns(runIds: readonly string[]): Promise<SendAttempt[]> {
-    const rows = await selectIn(this.db, 'sends', 'run_id', runIds);
+    const rows = isSqlite(this.db)
+      ? await selectInPacked(this.db, 'sends', 'run_id', runIds, SEND_COLUMNS, 'created_at, send_id')
+      : await selectIn(this.db, 'sends', 'run_id', runIds);
     return rows.map(rowToSend).sort((a, b) => a.createdAt - b.createdAt || (a.sendId < b.sendId ? -1 : 1));
   }
 
   async approvalsOfRuns(runIds: readonly string[]): Promise<Approval[]> {
-    const rows = await selectIn(this.db, 'approvals', 'run_id', runIds);
+    const rows = isSqlite(this.db)
+      ? await selectInPacked(this.db, 'approvals', 'run_id', runIds, APPROVAL_COLUMNS, 'requested_at, approval_id')
+      : await selectIn(this.db, 'approvals', 'run_id', runIds);
     return rows.map(rowToApproval).sort((a, b) => a.requestedAt - b.requestedAt || (a.approvalId < b.approvalId ? -1 : 1));
   }
 

@@ -203,8 +203,20 @@ export function rowToWorkflowStats(row: Row): WorkflowStats {
  * one string per row instead of an object of 20-odd properties, which is most of a page's cost.
  */
 export function packedColumns(alias: string, columns: readonly string[]): string {
+  return `${packedValues(alias, columns)} AS packed`;
+}
+
+/** The JSON array of a row's `columns` (JSON text columns as JSON values), as SQL. */
+export function packedValues(alias: string, columns: readonly string[]): string {
   const values = columns.map((c) => (JSON_TEXT_COLUMNS.has(c) ? `json(${alias}."${c}")` : `${alias}."${c}"`));
-  return `json_array(${values.join(', ')}) AS packed`;
+  return `json_array(${values.join(', ')})`;
+}
+
+/** A row from the values of a packed row (see packedValues), in `columns` order. */
+export function rowOfValues(values: readonly unknown[], columns: readonly string[]): Row {
+  const out: Row = {};
+  for (let i = 0; i < columns.length; i++) out[columns[i]!] = values[i];
+  return out;
 }
 
 /** Columns that hold JSON text: packed rows carry them as JSON values, not as strings to parse again. */
@@ -212,10 +224,7 @@ const JSON_TEXT_COLUMNS: ReadonlySet<string> = new Set(['relayers', 'tx_hashes',
 
 export function unpackRow(row: Row, columns: readonly string[]): Row {
   if (typeof row.packed !== 'string') return row;
-  const values = JSON.parse(row.packed) as unknown[];
-  const out: Row = {};
-  for (let i = 0; i < columns.length; i++) out[columns[i]!] = values[i];
-  return out;
+  return rowOfValues(JSON.parse(row.packed) as unknown[], columns);
 }
 
 /** A JSON column's value: already parsed (packed rows) or JSON text (plain rows). */
