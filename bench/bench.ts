@@ -5,7 +5,7 @@
  * lists (txs, approvals, waiting, reorgs, replays) the same way, the workflows overview, and the CSV and JSON
  * exports of every run, each in a child process (time, peak RSS); then the web UI, the spend ledger and the relayers'
  * address book. Report: stdout and `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of
- * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers` and `--cli` measure one part alone.
+ * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers`, `--cli` and `--export` measure one part alone.
  */
 import 'reflect-metadata';
 import { createWriteStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -213,7 +213,48 @@ async function cliOnly(): Promise<void> {
   process.exitCode = cli.pass ? 0 : 1;
 }
 
+/** Targets of the exports (issue #14): each format, every run of the journal. */
+const EXPORT_TARGETS = { runsPerSec: 50_000, peakRssMb: 150 } as const;
+
+/**
+ * `--export`: the CSV and JSON exports of every run alone, against `.bench/journal-<BENCH_RUNS>.db` (built first when
+ * missing), each in a child process: runs/s and peak RSS (`BENCH_RUNS=100000 npm run bench -- --export --reuse`).
+ */
+async function exportOnly(): Promise<void> {
+  const runs = positiveInt('BENCH_RUNS', 1_000_000);
+  mkdirSync(WORK, { recursive: true });
+  const dbName = `journal-${runs}.db`;
+  const configPath = join(WORK, 'chainflow.yaml');
+  writeFileSync(configPath, `chainflow_version: 1\nstorage:\n  url: sqlite:${dbName}\n`);
+  if (!existsSync(join(WORK, dbName))) {
+    const root = await openRoot({ cwd: WORK, configPath, profile: 'server' });
+    try {
+      log(`building a journal of ${runs.toLocaleString('en-US')} runs in ${join(WORK, dbName)}`);
+      await build(root, { runs, end: Math.floor(Date.now() / 1000) * 1000 });
+    } finally {
+      await root.close();
+    }
+  }
+  const loadAtStart = loadavg()[0]!;
+  const lines = [`# chainflow bench: exports (${runs.toLocaleString('en-US')}-run journal)`, ''];
+  let pass = true;
+  for (const format of ['csv', 'json'] as const) {
+    const e = await measureExport(format, REPO, WORK, configPath, log);
+    const ok = e.runsPerSec >= EXPORT_TARGETS.runsPerSec && e.peakRssMb <= EXPORT_TARGETS.peakRssMb;
+    pass &&= ok;
+    lines.push(`- export ${format}: ${e.runs.toLocaleString('en-US')} runs in ${e.seconds.toFixed(1)} s, **${Math.round(e.runsPerSec).toLocaleString('en-US')} runs/s**, ` +
+      `peak RSS **${e.peakRssMb.toFixed(0)} MB**, ${(e.bytes / 1048576).toFixed(0)} MB written — target ≥ ${EXPORT_TARGETS.runsPerSec.toLocaleString('en-US')} runs/s, ` +
+      `≤ ${EXPORT_TARGETS.peakRssMb} MB: ${ok ? 'met' : '**missed**'}`);
+  }
+  lines.push('', `node ${process.version}, ${cpus().length} CPUs, load average ${loadAtStart.toFixed(2)} at start / ${loadavg()[0]!.toFixed(2)} at end (other processes share the machine)`, '');
+  const text = lines.join('\n');
+  writeFileSync(join(WORK, 'report-export.md'), text);
+  process.stdout.write(text);
+  process.exitCode = pass ? 0 : 1;
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--export')) return exportOnly();
   if (process.argv.includes('--cli')) return cliOnly();
   if (process.argv.includes('--sends')) return sendsOnly();
   if (process.argv.includes('--engine')) return engineOnly();

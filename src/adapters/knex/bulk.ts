@@ -37,13 +37,13 @@ export async function selectIn(db: Db, table: string, column: string, values: It
 
 /**
  * SQLite's `selectIn` for reads of many rows (exports): each chunk's rows come back as one JSON text, an array of
- * `packedValues` arrays in `orderBy` order, so that the driver builds one string per chunk instead of an object
+ * `packedValues` arrays (in no promised order), so that the driver builds one string per chunk instead of an object
  * per row (most of the cost of a read of thousands of rows). Rows are given back as `selectIn` gives them.
  */
-export async function selectInPacked(db: Knex, table: string, column: string, values: Iterable<string>, columns: readonly string[], orderBy: string): Promise<Record<string, unknown>[]> {
+export async function selectInPacked(db: Knex, table: string, column: string, values: Iterable<string>, columns: readonly string[]): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
   for (const part of chunks([...values], MAX_ROWS)) {
-    const sql = `SELECT '[' || group_concat(${packedValues(table, columns)}, ',' ORDER BY ${orderBy}) || ']' AS page ` +
+    const sql = `SELECT '[' || group_concat(${packedValues(table, columns)}, ',') || ']' AS page ` +
       `FROM ${table} WHERE ${column} IN (${part.map(() => '?').join(',')})`;
     const rows = (await db.raw(sql, part)) as { page: string | null }[];
     const page = rows[0]?.page;

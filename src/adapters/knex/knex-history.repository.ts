@@ -81,14 +81,14 @@ export class KnexHistoryRepository implements HistoryRepository {
 
   async sendsOfRuns(runIds: readonly string[]): Promise<SendAttempt[]> {
     const rows = isSqlite(this.db)
-      ? await selectInPacked(this.db, 'sends', 'run_id', runIds, SEND_COLUMNS, 'created_at, send_id')
+      ? await selectInPacked(this.db, 'sends', 'run_id', runIds, SEND_COLUMNS)
       : await selectIn(this.db, 'sends', 'run_id', runIds);
     return rows.map(rowToSend).sort((a, b) => a.createdAt - b.createdAt || (a.sendId < b.sendId ? -1 : 1));
   }
 
   async approvalsOfRuns(runIds: readonly string[]): Promise<Approval[]> {
     const rows = isSqlite(this.db)
-      ? await selectInPacked(this.db, 'approvals', 'run_id', runIds, APPROVAL_COLUMNS, 'requested_at, approval_id')
+      ? await selectInPacked(this.db, 'approvals', 'run_id', runIds, APPROVAL_COLUMNS)
       : await selectIn(this.db, 'approvals', 'run_id', runIds);
     return rows.map(rowToApproval).sort((a, b) => a.requestedAt - b.requestedAt || (a.approvalId < b.approvalId ? -1 : 1));
   }
