@@ -186,12 +186,8 @@ async function sendsOnly(): Promise<void> {
   process.exitCode = pass ? 0 : 1;
 }
 
-/**
- * `--cli`: the CLI's cold start alone, against `.bench/journal-<BENCH_RUNS>.db` (built first when missing; a quick
- * figure: `BENCH_RUNS=20000 npm run bench -- --cli`).
- */
-async function cliOnly(): Promise<void> {
-  const runs = positiveInt('BENCH_RUNS', 1_000_000);
+/** The configuration of `.bench/journal-<runs>.db`, built first when missing. */
+async function journalOf(runs: number): Promise<string> {
   mkdirSync(WORK, { recursive: true });
   const dbName = `journal-${runs}.db`;
   const configPath = join(WORK, 'chainflow.yaml');
@@ -205,6 +201,16 @@ async function cliOnly(): Promise<void> {
       await root.close();
     }
   }
+  return configPath;
+}
+
+/**
+ * `--cli`: the CLI's cold start alone, against `.bench/journal-<BENCH_RUNS>.db` (built first when missing; a quick
+ * figure: `BENCH_RUNS=20000 npm run bench -- --cli`).
+ */
+async function cliOnly(): Promise<void> {
+  const runs = positiveInt('BENCH_RUNS', 1_000_000);
+  const configPath = await journalOf(runs);
   const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(2)} (other processes share the machine)`;
   const cli = renderCliCold(measureCliCold(REPO, configPath, Math.min(PAGE_LIMIT, runs)), cliPlugins(REPO));
   const text = [`# chainflow bench: CLI cold start (${runs.toLocaleString('en-US')}-run journal)`, '', env, '', ...cli.lines, `${cli.pass ? 'PASS' : 'FAIL'} ${cli.verdict}`, ''].join('\n');
@@ -222,19 +228,7 @@ const EXPORT_TARGETS = { runsPerSec: 50_000, peakRssMb: 150 } as const;
  */
 async function exportOnly(): Promise<void> {
   const runs = positiveInt('BENCH_RUNS', 1_000_000);
-  mkdirSync(WORK, { recursive: true });
-  const dbName = `journal-${runs}.db`;
-  const configPath = join(WORK, 'chainflow.yaml');
-  writeFileSync(configPath, `chainflow_version: 1\nstorage:\n  url: sqlite:${dbName}\n`);
-  if (!existsSync(join(WORK, dbName))) {
-    const root = await openRoot({ cwd: WORK, configPath, profile: 'server' });
-    try {
-      log(`building a journal of ${runs.toLocaleString('en-US')} runs in ${join(WORK, dbName)}`);
-      await build(root, { runs, end: Math.floor(Date.now() / 1000) * 1000 });
-    } finally {
-      await root.close();
-    }
-  }
+  const configPath = await journalOf(runs);
   const loadAtStart = loadavg()[0]!;
   const lines = [`# chainflow bench: exports (${runs.toLocaleString('en-US')}-run journal)`, ''];
   let pass = true;
