@@ -10,8 +10,11 @@ import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
 import { packedColumns, packedValues, rowOfValues, rowToRun, RUN_COLUMNS, unpackRow } from './rows';
 
-/** Runs whose events one statement of `streams` reads (the bound ids stay far below SQLite's limit). */
-const STREAMS_CHUNK = 500;
+/**
+ * Runs whose events one statement of `streams` reads: about 100 KB of JSON text, below V8's large-object size
+ * (128 KB), which a page of 500 runs' events would pass.
+ */
+const STREAMS_CHUNK = 100;
 
 /** Where a packed run row (RUN_COLUMNS) holds its keys. */
 const RUN_AT = RUN_COLUMNS.indexOf('created_at');

@@ -29,6 +29,8 @@ export interface ExportReport {
 
 /** Runs read per page: memory stays bounded by one page, whatever the size of the history. */
 const PAGE = 500;
+/** JSON items joined into one write. */
+const ITEMS_PER_WRITE = 64;
 /** The sections after `runs`, in the order of the JSON document. */
 const SECTIONS = ['steps', 'sends', 'approvals', 'failures'] as const;
 
@@ -68,15 +70,16 @@ export class ExportHistory {
       }
       return report;
     }
-    // Each page is written as one piece: its items, redacted, joined by commas.
+    // A page's items are written a few dozen at a time, redacted, joined by commas: pieces of some tens of KB, not
+    // one string per page (a string past 128 KB lives in V8's large-object space until the next full collection).
     let first = true;
-    const emit = (section: keyof ExportReport, values: readonly unknown[]): Promise<void> | undefined => {
-      if (!values.length) return undefined;
+    const emit = async (section: keyof ExportReport, values: readonly unknown[]): Promise<void> => {
       report[section] += values.length;
-      const text = values.map((value) => JSON.stringify(this.redactor.redact(value))).join(',');
-      const chunk = first ? text : `,${text}`;
-      first = false;
-      return sink.write(chunk);
+      for (let i = 0; i < values.length; i += ITEMS_PER_WRITE) {
+        const text = values.slice(i, i + ITEMS_PER_WRITE).map((value) => JSON.stringify(this.redactor.redact(value))).join(',');
+        await sink.write(first ? text : `,${text}`);
+        first = false;
+      }
     };
     await sink.write('{"runs":[');
     for await (const page of ahead(this.pages(filter))) {
