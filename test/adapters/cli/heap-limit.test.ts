@@ -6,7 +6,7 @@ async function majorCollections(during: () => Promise<void>): Promise<number> {
   let count = 0;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      if ((entry.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) count++;
+      if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) count++;
     }
   });
   observer.observe({ entryTypes: ['gc'] });
