@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { nowMs } from './timing';
 
 const GNU_TIME = '/usr/bin/time';
-/** A JSON export of 1M runs reads every run five times (once a section) and every event twice. */
+/** A JSON export of 1M runs reads every run five times (once a section) and the step events of every run. */
 const TIMEOUT_MS = 30 * 60_000;
 
 export interface ExportFigures {
