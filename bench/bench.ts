@@ -5,8 +5,8 @@
  * lists (txs, approvals, waiting, reorgs, replays) the same way, the workflows overview, and the CSV and JSON
  * exports of every run, each in a child process (time, peak RSS); then the web UI, the spend ledger and the relayers'
  * address book. Report: stdout and `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of
- * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers` and `--cli` measure one part alone, `--read`
- * the read side (list pages and overview beside /live at two journal sizes, concurrent clients; see read.ts).
+ * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers`, `--cli` and `--export` measure one part alone,
+ * `--read` the read side (list pages and overview beside /live at two journal sizes, concurrent clients; see read.ts).
  */
 import 'reflect-metadata';
 import { createWriteStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -255,9 +255,38 @@ async function readOnly(): Promise<void> {
   process.exitCode = pass ? 0 : 1;
 }
 
+/** Targets of the exports (issue #14): each format, every run of the journal. */
+const EXPORT_TARGETS = { runsPerSec: 50_000, peakRssMb: 150 } as const;
+
+/**
+ * `--export`: the CSV and JSON exports of every run alone, against `.bench/journal-<BENCH_RUNS>.db` (built first when
+ * missing), each in a child process: runs/s and peak RSS (`BENCH_RUNS=100000 npm run bench -- --export --reuse`).
+ */
+async function exportOnly(): Promise<void> {
+  const runs = positiveInt('BENCH_RUNS', 1_000_000);
+  const configPath = await ensureJournal(runs);
+  const loadAtStart = loadavg()[0]!;
+  const lines = [`# chainflow bench: exports (${runs.toLocaleString('en-US')}-run journal)`, ''];
+  let pass = true;
+  for (const format of ['csv', 'json'] as const) {
+    const e = await measureExport(format, REPO, WORK, configPath, log);
+    const ok = e.runsPerSec >= EXPORT_TARGETS.runsPerSec && e.peakRssMb <= EXPORT_TARGETS.peakRssMb;
+    pass &&= ok;
+    lines.push(`- export ${format}: ${e.runs.toLocaleString('en-US')} runs in ${e.seconds.toFixed(1)} s, **${Math.round(e.runsPerSec).toLocaleString('en-US')} runs/s**, ` +
+      `peak RSS **${e.peakRssMb.toFixed(0)} MB**, ${(e.bytes / 1048576).toFixed(0)} MB written, ${e.cpuSeconds.toFixed(1)} s of CPU (${Math.round(e.runs / e.cpuSeconds).toLocaleString('en-US')} runs per CPU second) — target ≥ ${EXPORT_TARGETS.runsPerSec.toLocaleString('en-US')} runs/s, ` +
+      `≤ ${EXPORT_TARGETS.peakRssMb} MB: ${ok ? 'met' : '**missed**'}`);
+  }
+  lines.push('', `node ${process.version}, ${cpus().length} CPUs, load average ${loadAtStart.toFixed(2)} at start / ${loadavg()[0]!.toFixed(2)} at end (other processes share the machine)`, '');
+  const text = lines.join('\n');
+  writeFileSync(join(WORK, 'report-export.md'), text);
+  process.stdout.write(text);
+  process.exitCode = pass ? 0 : 1;
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--read')) return readOnly();
   if (process.argv.includes('--import')) return importOnly();
+  if (process.argv.includes('--export')) return exportOnly();
   if (process.argv.includes('--cli')) return cliOnly();
   if (process.argv.includes('--sends')) return sendsOnly();
   if (process.argv.includes('--engine')) return engineOnly();

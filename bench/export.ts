@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { nowMs } from './timing';
 
 const GNU_TIME = '/usr/bin/time';
-/** A JSON export of 1M runs reads every run five times (once a section) and every event twice. */
+/** A JSON export of 1M runs reads every run five times (once a section) and the step events of every run. */
 const TIMEOUT_MS = 30 * 60_000;
 
 export interface ExportFigures {
@@ -19,6 +19,8 @@ export interface ExportFigures {
   readonly runsPerSec: number;
   /** NaN when GNU time is not there. */
   readonly peakRssMb: number;
+  /** CPU seconds of the process (user + system, every thread; NaN without GNU time): steadier than wall time on a shared machine. */
+  readonly cpuSeconds: number;
   readonly bytes: number;
   /** The command's summary line. */
   readonly summary: string;
@@ -64,19 +66,19 @@ export async function measureExport(format: 'csv' | 'json', repo: string, work: 
   };
   cleanup();
   try {
-    log(`export ${format}: ${timed ? `${GNU_TIME} -f %M ` : ''}node ${node.join(' ')}`);
+    log(`export ${format}: ${timed ? `${GNU_TIME} -f '%M %U %S' ` : ''}node ${node.join(' ')}`);
     const t = nowMs();
     const res = timed
-      ? await run(GNU_TIME, ['-f', '%M', '-o', timeFile, process.execPath, ...node], repo, cleanup)
+      ? await run(GNU_TIME, ['-f', '%M %U %S', '-o', timeFile, process.execPath, ...node], repo, cleanup)
       : await run(process.execPath, node, repo, cleanup);
     const seconds = (nowMs() - t) / 1000;
     if (res.status !== 0) throw new Error(`history export --format ${format} exited ${res.status ?? res.signal}: ${(res.stderr || res.stdout || '').slice(0, 500)}`);
     const summary = res.stdout.trim().split('\n').pop() ?? '';
     const runs = Number(/exported (\d+) runs/.exec(summary)?.[1] ?? NaN);
     // GNU time writes "Command exited with non-zero status N" before the figure when the command fails.
-    const kb = timed ? Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop()) : NaN;
+    const [kb, user, sys] = timed ? readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number) : [NaN, NaN, NaN];
     const bytes = existsSync(out) ? statSync(out).size : 0;
-    return { format, runs, seconds, runsPerSec: runs / seconds, peakRssMb: kb / 1024, bytes, summary };
+    return { format, runs, seconds, runsPerSec: runs / seconds, peakRssMb: kb! / 1024, cpuSeconds: user! + sys!, bytes, summary };
   } finally {
     cleanup();
   }

@@ -99,7 +99,7 @@ export interface RootOptions {
   /** `--config PATH`. */
   readonly configPath?: string;
   readonly env?: NodeJS.ProcessEnv;
-  /** `server` for a long-lived server process (larger read cache, memory map); default `tool`. */
+  /** `server` for a long-lived server process (larger read cache, memory map); `stream` for an export; default `tool`. */
   readonly profile?: StorageProfile;
   /** Where warnings go (default: JSON lines on standard error). */
   readonly logger?: Logger;

@@ -17,6 +17,7 @@ export class Redactor {
   private readonly pattern: RegExp | undefined;
   private readonly whole: ReadonlySet<string>;
   private readonly secretFields: ReadonlySet<string>;
+  private readonly keyRules = new Map<string, KeyRule>();
 
   constructor(secretValues: readonly string[], secretFields: readonly string[] = SECRET_FIELD_NAMES) {
     const values = [...new Set(secretValues.filter((v) => v.length > 0))];
@@ -28,7 +29,7 @@ export class Redactor {
 
   /** Redacts one string: whole-string matches of any secret, and substrings of secrets of 4+ characters. */
   redactText(text: string): string {
-    if (this.whole.has(text)) return REDACTED;
+    if (this.whole.size !== 0 && this.whole.has(text)) return REDACTED;
     if (!this.pattern) return text;
     this.pattern.lastIndex = 0;
     return this.pattern.test(text) ? text.replace(this.pattern, REDACTED) : text;
@@ -40,6 +41,16 @@ export class Redactor {
    */
   redact<T>(value: T): T {
     return this.walk(value) as T;
+  }
+
+  /** The rule of an object key, worked out once per key (exports meet the same few keys millions of times). */
+  private keyRule(k: string): KeyRule {
+    let rule = this.keyRules.get(k);
+    if (!rule) {
+      rule = { key: this.redactText(k), secret: this.secretFields.has(k.toLowerCase()) };
+      if (this.keyRules.size < MAX_KEY_RULES) this.keyRules.set(k, rule);
+    }
+    return rule;
   }
 
   private walk(value: unknown): unknown {
@@ -58,8 +69,9 @@ export class Redactor {
     for (const k in source) {
       if (!Object.prototype.hasOwnProperty.call(source, k)) continue;
       const v = source[k];
-      const key = this.redactText(k);
-      const redacted = v !== null && v !== undefined && this.secretFields.has(k.toLowerCase()) ? REDACTED : this.walk(v);
+      const rule = this.keyRule(k);
+      const key = rule.key;
+      const redacted = v !== null && v !== undefined && rule.secret ? REDACTED : this.walk(v);
       if (key !== k) {
         out ??= { ...source };
         delete out[k];
@@ -71,6 +83,15 @@ export class Redactor {
     return out ?? source;
   }
 }
+
+/** What becomes of an object key: its redacted text, and whether its value is a secret whole. */
+interface KeyRule {
+  readonly key: string;
+  readonly secret: boolean;
+}
+
+/** Distinct keys remembered per Redactor: rendered data has a few dozen; keys past this many are worked out each time. */
+const MAX_KEY_RULES = 1024;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

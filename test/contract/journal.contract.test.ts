@@ -21,7 +21,7 @@ journalContract('knex on a SQLite file', async () => {
     listKeys: (f, p) => repo.listKeys(f, p),
     get: (id) => repo.get(id),
     stream: (id) => repo.stream(id),
-    streams: (ids) => repo.streams(ids),
+    streams: (ids, types) => repo.streams(ids, types),
     ping: () => repo.ping(),
     sizes: () => repo.sizes(),
   };

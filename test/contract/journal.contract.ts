@@ -125,6 +125,18 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
       expect(streams.get('m2')).toEqual(await ports.stream('m2'));
     });
 
+    it('reads the streams of several runs with only the events of some types, in journal order', async () => {
+      await ports.append([...aRun({ runId: 'm1', send: { txHash: aTxHash('m1') } }), ...aRun({ runId: 'm2', steps: [] })]);
+      const types = ['step.started', 'send.settled', 'run.finished'] as const;
+      const streams = await ports.streams(['m1', 'm2', 'nothing'], types);
+      const m1 = (await ports.stream('m1')).filter((e) => (types as readonly string[]).includes(e.type));
+      expect(m1.map((e) => e.type)).toEqual(expect.arrayContaining(['step.started', 'send.settled', 'run.finished']));
+      expect(streams.get('m1')).toEqual(m1);
+      expect(streams.get('m2')!.map((e) => e.type)).toEqual(['run.finished']);
+      expect(streams.has('nothing')).toBe(false);
+      expect(await ports.streams(['m1'], ['reorg.step'])).toEqual(new Map());
+    });
+
     it('rejects an event that refers to what was never journaled, and writes nothing of the batch', async () => {
       await ports.append(aRun({ runId: 'ok' }));
       const bad: JournalEvent[] = [

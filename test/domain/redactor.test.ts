@@ -56,4 +56,15 @@ describe('Redactor copy on write', () => {
     expect(out.change).toEqual({ d: 'has <redacted>' });
     expect(dirty.change.d).toBe('has s3cr3t-value');
   });
+
+  it('redacts keys and secret-typed fields the same way however often they are met, and past many distinct keys', () => {
+    const r = new Redactor(['s3cr3t-value']);
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 3000; i++) many[`k${i}`] = 'clean';
+    expect(r.redact(many)).toBe(many);
+    for (let round = 0; round < 3; round++) {
+      expect(r.redact({ Token: 'abc', 's3cr3t-value': 1, k2999: 'x s3cr3t-value', plain: 'y' }))
+        .toEqual({ Token: REDACTED, [REDACTED]: 1, k2999: `x ${REDACTED}`, plain: 'y' });
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { parseRfc3339, toIso } from '../../src/domain/time';
+import { isoText, parseRfc3339, toIso } from '../../src/domain/time';
 
 describe('parseRfc3339', () => {
   it('reads UTC and offset timestamps, with or without fractions', () => {
@@ -32,5 +32,23 @@ describe('toIso agrees with Date#toISOString', () => {
 
   it('falls back for times before 1970', () => {
     expect(toIso(-1)).toBe('1969-12-31T23:59:59.999Z');
+  });
+});
+
+describe('isoText is toIso(parseRfc3339(text))', () => {
+  it.each([
+    '2026-11-21T19:10:05.007Z', '2024-02-29T23:59:59.999Z', '1999-12-31T00:00:00.050Z', '1969-12-31T23:59:59.999Z',
+    '2026-03-01T14:00:00+02:00', '2026-03-01T12:00:00.123456789Z', '2026-11-21 19:10:00Z', '2026-11-21t19:10:00.000z',
+    '2026-02-30T00:00:00.000Z', '2025-02-29T00:00:00.000Z', '2026-13-01T00:00:00.000Z', '2026-01-01T24:00:00.000Z',
+    '2026-01-01T00:60:00.000Z', '2026-01-01T00:00:60.000Z', '2026-01-01T0-:00:00.000Z', '2026-01-01T00:00:00.0a0Z',
+    '0050-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000+', 'yesterday',
+  ])('%s', (text) => {
+    expect(isoText(text)).toBe(toIso(parseRfc3339(text)));
+  });
+
+  it('returns a text already in that form as it is, and null for one that is no time', () => {
+    expect(isoText('2026-11-21T19:10:05.007Z')).toBe('2026-11-21T19:10:05.007Z');
+    expect(isoText('2026-11-21T21:10:05+02:00')).toBe('2026-11-21T19:10:05.000Z');
+    expect(isoText('2026-02-30T00:00:00.000Z')).toBeNull();
   });
 });

@@ -103,10 +103,10 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
     return this.events.filter((e) => e.stream === runId).map((e) => JSON.parse(JSON.stringify(e.event)) as JournalEvent);
   }
 
-  async streams(runIds: readonly string[]): Promise<Map<string, JournalEvent[]>> {
+  async streams(runIds: readonly string[], types?: readonly JournalEvent['type'][]): Promise<Map<string, JournalEvent[]>> {
     const out = new Map<string, JournalEvent[]>();
     for (const id of runIds) {
-      const events = await this.stream(id);
+      const events = (await this.stream(id)).filter((e) => !types || types.includes(e.type));
       if (events.length) out.set(id, events);
     }
     return out;

@@ -1,5 +1,5 @@
 import { Command, Errors, Flags } from '@oclif/core';
-import type { Root } from '../../bin/root';
+import type { Root, RootOptions } from '../../bin/root';
 import { describeFailure } from './cli-errors';
 
 export { EXIT_FAILURE, EXIT_USAGE } from './cli-errors';
@@ -16,7 +16,7 @@ export abstract class ChainflowCommand extends Command {
   private opened: Root | undefined;
 
   /** Opens the composition root (config, storage, container) once per command. */
-  protected async root(configPath: string | undefined, profile: 'server' | 'tool' = 'tool'): Promise<Root> {
+  protected async root(configPath: string | undefined, profile: NonNullable<RootOptions['profile']> = 'tool'): Promise<Root> {
     if (!this.opened) {
       // Loaded lazily so that `--help` and flag errors do not pay for the storage.
       const { openRoot } = await import('../../bin/root');

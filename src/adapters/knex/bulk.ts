@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { isSqlite } from './dialect';
+import { packedValues, rowOfValues } from './rows';
 import { SqliteWriteSession } from './sqlite-session';
 
 /** Where a statement goes: knex (or a knex transaction), or a SQLite write session (see SqliteWriteSession). */
@@ -30,6 +31,23 @@ export async function selectIn(db: Db, table: string, column: string, values: It
     }
     const rows = await db.raw(sql, part);
     out.push(...(Array.isArray(rows) ? rows : rows.rows));
+  }
+  return out;
+}
+
+/**
+ * SQLite's `selectIn` for reads of many rows (exports): each chunk's rows come back as one JSON text, an array of
+ * `packedValues` arrays (in no promised order), so that the driver builds one string per chunk instead of an object
+ * per row (most of the cost of a read of thousands of rows). Rows are given back as `selectIn` gives them.
+ */
+export async function selectInPacked(db: Knex, table: string, column: string, values: Iterable<string>, columns: readonly string[]): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for (const part of chunks([...values], MAX_ROWS)) {
+    const sql = `SELECT '[' || group_concat(${packedValues(table, columns)}, ',') || ']' AS page ` +
+      `FROM ${table} WHERE ${column} IN (${part.map(() => '?').join(',')})`;
+    const rows = (await db.raw(sql, part)) as { page: string | null }[];
+    const page = rows[0]?.page;
+    if (page) for (const v of JSON.parse(page) as unknown[][]) out.push(rowOfValues(v, columns));
   }
   return out;
 }

@@ -9,6 +9,7 @@ import { reportStorageFailures, toStorageError } from './storage-failure';
 
 /** Page cache sizes in KiB (negative: SQLite's unit for "KiB, not pages"). */
 export const READER_CACHE_KIB = -8192;
+export const STREAM_CACHE_KIB = -2048;
 export const SERVER_CACHE_KIB = -262144;
 export const WRITER_CACHE_KIB = -524288;
 /** WAL pages between automatic checkpoints, and the size the WAL file is truncated back to after one (see below). */
@@ -20,9 +21,11 @@ const SERVER_MMAP_BYTES = 2_147_418_112;
 /**
  * How a process reads the database. `server`: long-lived, answering random page reads: a large cache and a
  * memory map (reads without a system call). `tool` (the default): one-shot commands and exports, which read
- * much once: a modest cache and no map, so that their memory stays small whatever the journal's size.
+ * much once: a modest cache and no map, so that their memory stays small whatever the journal's size. `stream`: a
+ * command that reads the whole journal once, in key order (an export): the smallest cache that keeps the top of
+ * the indexes it seeks through, since no page it reads is wanted twice.
  */
-export type StorageProfile = 'server' | 'tool';
+export type StorageProfile = 'server' | 'tool' | 'stream';
 
 /** How long a statement waits for a lock another process holds before SQLITE_BUSY (transactions then try again). */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -38,7 +41,7 @@ function sqlitePragmas(profile: StorageProfile, options: OpenOptions): string[] 
     'PRAGMA journal_mode = WAL',
     'PRAGMA synchronous = NORMAL',
     `PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? BUSY_TIMEOUT_MS))}`,
-    `PRAGMA cache_size = ${profile === 'server' ? SERVER_CACHE_KIB : READER_CACHE_KIB}`,
+    `PRAGMA cache_size = ${profile === 'server' ? SERVER_CACHE_KIB : profile === 'stream' ? STREAM_CACHE_KIB : READER_CACHE_KIB}`,
     'PRAGMA temp_store = MEMORY',
     // A checkpoint every 8,000 WAL pages (32 MiB) rather than SQLite's 1,000: the engine's and the ledger's many small
     // commits rewrite the same hot pages (rollups, index tails), and a checkpoint (two fsyncs) was a third of a

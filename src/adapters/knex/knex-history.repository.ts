@@ -8,7 +8,7 @@ import type { SendAttempt } from '../../domain/send-attempt';
 import type { ReplaySession } from '../../domain/session';
 import type { HistoryRepository, ListFilter, WorkflowOverview } from '../../application/ports/history-repository';
 import type { PageRequest } from '../../application/ports/run-repository';
-import { selectIn } from './bulk';
+import { selectIn, selectInPacked } from './bulk';
 import { QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
 import { Database } from './knex-journal.writer';
 import {
@@ -94,12 +94,16 @@ export class KnexHistoryRepository implements HistoryRepository {
   }
 
   async sendsOfRuns(runIds: readonly string[]): Promise<SendAttempt[]> {
-    const rows = await selectIn(this.db, 'sends', 'run_id', runIds);
+    const rows = isSqlite(this.db)
+      ? await selectInPacked(this.db, 'sends', 'run_id', runIds, SEND_COLUMNS)
+      : await selectIn(this.db, 'sends', 'run_id', runIds);
     return rows.map(rowToSend).sort((a, b) => a.createdAt - b.createdAt || (a.sendId < b.sendId ? -1 : 1));
   }
 
   async approvalsOfRuns(runIds: readonly string[]): Promise<Approval[]> {
-    const rows = await selectIn(this.db, 'approvals', 'run_id', runIds);
+    const rows = isSqlite(this.db)
+      ? await selectInPacked(this.db, 'approvals', 'run_id', runIds, APPROVAL_COLUMNS)
+      : await selectIn(this.db, 'approvals', 'run_id', runIds);
     return rows.map(rowToApproval).sort((a, b) => a.requestedAt - b.requestedAt || (a.approvalId < b.approvalId ? -1 : 1));
   }
 

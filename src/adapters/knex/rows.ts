@@ -243,8 +243,18 @@ export function rowToWorkflowStats(row: Row, histograms?: HistogramCache): Workf
  * one string per row instead of an object of 20-odd properties, which is most of a page's cost.
  */
 export function packedColumns(alias: string, columns: readonly string[]): string {
+  return `${packedValues(alias, columns)} AS packed`;
+}
+
+/** The JSON array of a row's `columns` (JSON text columns as JSON values), as SQL. */
+export function packedValues(alias: string, columns: readonly string[]): string {
   const values = columns.map((c) => (JSON_TEXT_COLUMNS.has(c) ? `json(${alias}."${c}")` : `${alias}."${c}"`));
-  return `json_array(${values.join(', ')}) AS packed`;
+  return `json_array(${values.join(', ')})`;
+}
+
+/** A row from the values of a packed row (see packedValues), in `columns` order. */
+export function rowOfValues(values: readonly unknown[], columns: readonly string[]): Row {
+  return unpackerOf(columns)(values as unknown[]);
 }
 
 /** Columns that hold JSON text: packed rows carry them as JSON values, not as strings to parse again. */

@@ -7,10 +7,10 @@ import { HistoryRepository } from '../ports/history-repository';
 import { RunRepository, type PageRequest, type RunFilter, type RunKey } from '../ports/run-repository';
 import type { TextSink } from '../ports/text-sink';
 import { QueryParser, type ParamSpecs } from '../query/query-params';
-import { RUN_CSV_COLUMNS, runCsvLine, toExportFailure, toExportSteps } from './export-items';
+import { FAILURE_EVENT_TYPES, RUN_CSV_COLUMNS, runCsvLine, toExportFailure, toExportSteps } from './export-items';
 import { toApprovalItem, toRunItem, toSendAttemptItem } from './items';
 import { RUN_FILTER_PARAMS, toRunFilter } from './run-query';
-import { timelineEvents, type StepEvent } from './timeline';
+import { STEP_EVENT_TYPES, timelineSteps } from './timeline';
 
 export type ExportFormat = 'json' | 'csv';
 
@@ -29,6 +29,8 @@ export interface ExportReport {
 
 /** Runs read per page: memory stays bounded by one page, whatever the size of the history. */
 const PAGE = 500;
+/** JSON items joined into one write. */
+const ITEMS_PER_WRITE = 64;
 /** The sections after `runs`, in the order of the JSON document. */
 const SECTIONS = ['steps', 'sends', 'approvals', 'failures'] as const;
 
@@ -59,37 +61,41 @@ export class ExportHistory {
 
   async execute(filter: RunFilter, format: ExportFormat, sink: TextSink, onProgress?: (report: ExportReport) => void): Promise<ExportReport> {
     const report: ExportReport = { runs: 0, steps: 0, sends: 0, approvals: 0, failures: 0 };
-    const emit = (section: keyof ExportReport, first: boolean, value: unknown): Promise<void> => {
-      report[section]++;
-      return sink.write(`${first ? '' : ','}${JSON.stringify(this.redactor.redact(value))}`);
-    };
     if (format === 'csv') {
       await sink.write(`${RUN_CSV_COLUMNS.join(',')}\n`);
-      for await (const page of this.pages(filter)) {
+      for await (const page of ahead(this.pages(filter))) {
         await sink.write(page.map((run) => `${runCsvLine(this.redactor.redact(toRunItem(run)))}\n`).join(''));
         report.runs += page.length;
         onProgress?.(report);
       }
       return report;
     }
-    await sink.write('{"runs":[');
+    // A page's items are written a few dozen at a time, redacted, joined by commas: pieces of some tens of KB, not
+    // one string per page (a string past 128 KB lives in V8's large-object space until the next full collection).
     let first = true;
-    for await (const page of this.pages(filter)) {
-      for (const run of page) {
-        await emit('runs', first, toRunItem(run));
+    const emit = async (section: keyof ExportReport, values: readonly unknown[]): Promise<void> => {
+      report[section] += values.length;
+      for (let i = 0; i < values.length; i += ITEMS_PER_WRITE) {
+        const text = values.slice(i, i + ITEMS_PER_WRITE).map((value) => JSON.stringify(this.redactor.redact(value))).join(',');
+        await sink.write(first ? text : `,${text}`);
         first = false;
       }
+    };
+    await sink.write('{"runs":[');
+    for await (const page of ahead(this.pages(filter))) {
+      await emit('runs', page.map(toRunItem));
       onProgress?.(report);
     }
-    // The other sections need only the keys of each page, then read what they show.
+    // The other sections need only the keys of each page, then read what they show. The next page is read while
+    // this one is written (the driver works on its own thread meanwhile).
     for (const section of SECTIONS) {
       await sink.write(`],"${section}":[`);
       first = true;
-      for await (const keys of this.keyPages(filter)) {
-        for (const value of await this.sectionItems(section, keys)) {
-          await emit(section, first, value);
-          first = false;
-        }
+      const pages = async function* (this: ExportHistory): AsyncGenerator<unknown[]> {
+        for await (const keys of this.keyPages(filter)) yield await this.sectionItems(section, keys);
+      }.call(this);
+      for await (const items of ahead(pages)) {
+        await emit(section, items);
         onProgress?.(report);
       }
     }
@@ -101,11 +107,9 @@ export class ExportHistory {
     const ids = page.map((r) => r.runId);
     switch (section) {
       case 'steps': {
-        const streams = await this.runs.streams(ids);
-        return page.flatMap((run) => {
-          const events = timelineEvents(streams.get(run.runId) ?? [], this.explorer);
-          return toExportSteps(run.runId, events.filter((e): e is StepEvent => e.kind === 'step'));
-        });
+        // Only the events that make steps are read, and the stream's projections are not replayed (see timelineSteps).
+        const streams = await this.runs.streams(ids, STEP_EVENT_TYPES);
+        return page.flatMap((run) => toExportSteps(run.runId, timelineSteps(streams.get(run.runId) ?? [])));
       }
       case 'sends':
         return (await this.history.sendsOfRuns(ids)).map((s) => toSendAttemptItem(s, (n, c, h) => this.explorer.tx(n, c, h)));
@@ -114,7 +118,7 @@ export class ExportHistory {
       case 'failures': {
         const failed = page.filter((r) => r.status === 'failed' || r.status === 'dead_lettered');
         if (!failed.length) return [];
-        const streams = await this.runs.streams(failed.map((r) => r.runId));
+        const streams = await this.runs.streams(failed.map((r) => r.runId), FAILURE_EVENT_TYPES);
         return failed.map((run) => toExportFailure(run, streams.get(run.runId) ?? []));
       }
     }
@@ -128,6 +132,25 @@ export class ExportHistory {
   /** The same pages, keys only. */
   private keyPages(filter: RunFilter): AsyncGenerator<RunKey[]> {
     return keysetPages((page) => this.runs.listKeys(filter, page));
+  }
+}
+
+/**
+ * `source`, read one item ahead: the next item is asked for as soon as the current one is handed out, so that its
+ * reads run while the caller works on the current one.
+ */
+async function* ahead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
+  let next = source.next();
+  try {
+    for (;;) {
+      const item = await next;
+      if (item.done) return;
+      next = source.next();
+      yield item.value;
+    }
+  } finally {
+    // Stopped early (the sink failed): the read under way is let go, its failure is not left unhandled.
+    next.catch(() => undefined);
   }
 }
 

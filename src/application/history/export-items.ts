@@ -22,6 +22,9 @@ export interface ExportFailure {
   finished_at: string | null;
 }
 
+/** The journal event types `toExportFailure` reads. */
+export const FAILURE_EVENT_TYPES: readonly JournalEvent['type'][] = ['run.started', 'step.finished', 'run.finished'];
+
 /** The failure of a run, read from its stream alone (the error of run.finished, else of its last failed step). */
 export function toExportFailure(run: RunKey, stream: readonly JournalEvent[]): ExportFailure {
   const failure: ExportFailure = {

@@ -4,7 +4,7 @@ import type { ErrorInfo, JournalEvent, Json } from '../../domain/journal/journal
 import { applyEvents } from '../../domain/journal/projector';
 import { emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
 import type { Run } from '../../domain/run';
-import { parseRfc3339, toIso } from '../../domain/time';
+import { isoText } from '../../domain/time';
 import { toApprovalItem, toRunItem, toSendAttemptItem, type ApprovalItem, type RunItem, type SendAttemptItem } from './items';
 
 export interface Attempt {
@@ -79,7 +79,7 @@ export interface Timeline {
   events: TimelineEvent[];
 }
 
-const iso = (at: string): string => toIso(parseRfc3339(at) as number);
+const iso = (at: string): string => isoText(at) as string;
 
 /**
  * One run, chronologically: its trigger (with condition results), each step run (attempts, input, output,
@@ -94,9 +94,8 @@ export function buildTimeline(run: Run, stream: readonly JournalEvent[], explore
 export function timelineEvents(stream: readonly JournalEvent[], explorer: ExplorerLinks): TimelineEvent[] {
   const ws = replay(stream);
   const events: TimelineEvent[] = [];
-  const steps = new Map<string, StepEvent>();
+  const steps = new StepFold();
   let trigger: TriggerEvent | undefined;
-  let openWait: WaitInfo | undefined;
 
   for (const e of stream) {
     switch (e.type) {
@@ -112,58 +111,6 @@ export function timelineEvents(stream: readonly JournalEvent[], explorer: Explor
       case 'run.conditions':
         if (trigger) trigger.conditions = e.results.map((r) => ({ name: r.name, passed: r.passed, detail: r.detail ?? null }));
         break;
-      case 'step.started': {
-        let step = steps.get(e.step_run_id);
-        if (!step) {
-          step = {
-            kind: 'step', at: iso(e.at), step_run_id: e.step_run_id, step_id: e.step_id, step_type: e.step_type,
-            status: 'running', attempts: [], input: null, output: null, error: null, simulation: null,
-            budget_checks: [], sends: [], wait: null,
-          };
-          steps.set(e.step_run_id, step);
-          events.push(step);
-        }
-        step.status = 'running';
-        step.attempts.push({ attempt: e.attempt, started_at: iso(e.at), finished_at: null, status: 'running', error: null });
-        if (e.input !== undefined) step.input = e.input;
-        break;
-      }
-      case 'step.simulated': {
-        const step = steps.get(e.step_run_id);
-        if (step) step.simulation = { ok: e.ok, gas_estimate: e.gas_estimate ?? null, revert_reason: e.revert_reason ?? null, at: iso(e.at) };
-        break;
-      }
-      case 'budget.checked':
-        steps.get(e.step_run_id)?.budget_checks.push({
-          budget: e.budget, cap: e.cap ?? 'max_gas_spend', spent_wei: e.spent_wei, cap_wei: e.cap_wei,
-          request_wei: e.request_wei ?? null, token: e.token ?? null, allowed: e.allowed, at: iso(e.at),
-        });
-        break;
-      case 'step.finished': {
-        const step = steps.get(e.step_run_id);
-        if (!step) break;
-        step.status = e.status;
-        step.output = e.output ?? null;
-        step.error = e.error ?? null;
-        const attempt = step.attempts[step.attempts.length - 1];
-        if (attempt) Object.assign(attempt, { finished_at: iso(e.at), status: e.status, error: e.error ?? null });
-        break;
-      }
-      case 'run.parked': {
-        openWait = { wait_kind: e.wait_kind, parked_at: iso(e.at), due_at: e.due_at ? iso(e.due_at) : null, expires_at: e.expires_at ? iso(e.expires_at) : null, resumed_at: null };
-        const step = e.step_run_id ? steps.get(e.step_run_id) : [...steps.values()].pop();
-        if (step) {
-          step.wait = openWait;
-          if (step.status === 'running') step.status = 'waiting';
-        }
-        break;
-      }
-      case 'run.resumed':
-      case 'run.finished':
-        if (openWait) openWait.resumed_at = iso(e.at);
-        openWait = undefined;
-        for (const step of steps.values()) if (step.status === 'waiting') step.status = 'running';
-        break;
       case 'approval.requested':
         events.push({ kind: 'approval', at: iso(e.at), approval: toApprovalItem(ws.approvals.get(e.approval_id)!) });
         break;
@@ -176,16 +123,114 @@ export function timelineEvents(stream: readonly JournalEvent[], explorer: Explor
         });
         break;
       }
-      default:
-        break;
+      default: {
+        const created = steps.apply(e);
+        if (created) events.push(created);
+      }
     }
   }
   for (const send of ws.sends.values()) {
     steps.get(send.stepRunId)?.sends.push(toSendAttemptItem(send, (n, c, h) => explorer.tx(n, c, h)));
   }
-  // Stable sort: events that share a timestamp keep journal order.
-  events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-  return events;
+  return byTime(events);
+}
+
+/**
+ * The step runs of a timeline alone, without their sends: what the export's `steps` section shows. The same
+ * fold as `timelineEvents` (and the same order: the timeline's steps keep their relative order), without
+ * replaying the stream's projections, which only the sends, approvals and reorg steps need. Reads only the
+ * events of STEP_EVENT_TYPES, so a caller may pass the stream with every other event left out.
+ */
+export function timelineSteps(stream: readonly JournalEvent[]): StepEvent[] {
+  const steps = new StepFold();
+  const events: StepEvent[] = [];
+  for (const e of stream) {
+    const created = steps.apply(e);
+    if (created) events.push(created);
+  }
+  return byTime(events);
+}
+
+/** The journal event types that make up a timeline's step runs (see StepFold). */
+export const STEP_EVENT_TYPES: readonly JournalEvent['type'][] = [
+  'step.started', 'step.simulated', 'budget.checked', 'step.finished', 'run.parked', 'run.resumed', 'run.finished',
+];
+
+/** Stable sort on `at`: events that share a timestamp keep journal order. */
+function byTime<T extends { at: string }>(events: T[]): T[] {
+  return events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+}
+
+/** The step runs of a stream, folded event by event (attempts, simulation, budget checks, outcome, wait parking). */
+class StepFold {
+  private readonly steps = new Map<string, StepEvent>();
+  private openWait: WaitInfo | undefined;
+
+  get(stepRunId: string): StepEvent | undefined {
+    return this.steps.get(stepRunId);
+  }
+
+  /** Applies one event; returns the step run it started, if it is a new one. Other events are ignored. */
+  apply(e: JournalEvent): StepEvent | undefined {
+    const steps = this.steps;
+    switch (e.type) {
+      case 'step.started': {
+        let step = steps.get(e.step_run_id);
+        let created: StepEvent | undefined;
+        if (!step) {
+          step = {
+            kind: 'step', at: iso(e.at), step_run_id: e.step_run_id, step_id: e.step_id, step_type: e.step_type,
+            status: 'running', attempts: [], input: null, output: null, error: null, simulation: null,
+            budget_checks: [], sends: [], wait: null,
+          };
+          steps.set(e.step_run_id, step);
+          created = step;
+        }
+        step.status = 'running';
+        step.attempts.push({ attempt: e.attempt, started_at: iso(e.at), finished_at: null, status: 'running', error: null });
+        if (e.input !== undefined) step.input = e.input;
+        return created;
+      }
+      case 'step.simulated': {
+        const step = steps.get(e.step_run_id);
+        if (step) step.simulation = { ok: e.ok, gas_estimate: e.gas_estimate ?? null, revert_reason: e.revert_reason ?? null, at: iso(e.at) };
+        return undefined;
+      }
+      case 'budget.checked':
+        steps.get(e.step_run_id)?.budget_checks.push({
+          budget: e.budget, cap: e.cap ?? 'max_gas_spend', spent_wei: e.spent_wei, cap_wei: e.cap_wei,
+          request_wei: e.request_wei ?? null, token: e.token ?? null, allowed: e.allowed, at: iso(e.at),
+        });
+        return undefined;
+      case 'step.finished': {
+        const step = steps.get(e.step_run_id);
+        if (!step) return undefined;
+        step.status = e.status;
+        step.output = e.output ?? null;
+        step.error = e.error ?? null;
+        const attempt = step.attempts[step.attempts.length - 1];
+        if (attempt) Object.assign(attempt, { finished_at: iso(e.at), status: e.status, error: e.error ?? null });
+        return undefined;
+      }
+      case 'run.parked': {
+        this.openWait = { wait_kind: e.wait_kind, parked_at: iso(e.at), due_at: e.due_at ? iso(e.due_at) : null, expires_at: e.expires_at ? iso(e.expires_at) : null, resumed_at: null };
+        const step = e.step_run_id ? steps.get(e.step_run_id) : [...steps.values()].pop();
+        if (step) {
+          step.wait = this.openWait;
+          if (step.status === 'running') step.status = 'waiting';
+        }
+        return undefined;
+      }
+      case 'run.resumed':
+      case 'run.finished':
+        if (this.openWait) this.openWait.resumed_at = iso(e.at);
+        this.openWait = undefined;
+        for (const step of steps.values()) if (step.status === 'waiting') step.status = 'running';
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
 }
 
 /**

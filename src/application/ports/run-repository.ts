@@ -50,7 +50,10 @@ export interface RunRepository {
   get(runId: string): Promise<Run | undefined>;
   /** Every journal event of the run's stream (its steps, sends, approvals, reorg steps), in journal order. */
   stream(runId: string): Promise<JournalEvent[]>;
-  /** The streams of several runs at once (for exports), keyed by run id; runs without events are absent. */
-  streams(runIds: readonly string[]): Promise<Map<string, JournalEvent[]>>;
+  /**
+   * The streams of several runs at once (for exports), keyed by run id; runs without events are absent. With
+   * `types`, only the events of those types, still in journal order (a run with none of them is absent).
+   */
+  streams(runIds: readonly string[], types?: readonly JournalEvent['type'][]): Promise<Map<string, JournalEvent[]>>;
 }
 export const RunRepository = Symbol('RunRepository');

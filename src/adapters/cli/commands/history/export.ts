@@ -5,6 +5,10 @@ import { ChainflowCommand, toQuery } from '../../base.command';
 import { RUN_FILTER_FLAG_NAMES, runFilterFlags } from '../../run-filter.flags';
 import { StreamSink } from '../../../stream-sink';
 import { Progress } from '../../progress';
+import { limitHeap } from '../../heap-limit';
+
+/** The heap an export may fill before it is collected: the command's own (about 20 MB) and a few pages' worth. */
+const EXPORT_HEAP_BYTES = 40 * 1024 * 1024;
 
 /** `chainflow history export`: the redacted audit export, streamed to a file (or stdout). */
 export default class HistoryExport extends ChainflowCommand {
@@ -18,13 +22,15 @@ export default class HistoryExport extends ChainflowCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(HistoryExport);
-    const root = await this.root(flags.config);
+    const root = await this.root(flags.config, 'stream');
     const exporter = root.container.get(ExportHistory);
     const { filter, format } = exporter.parse(toQuery(flags, [...RUN_FILTER_FLAG_NAMES, 'format']));
     const out = flags.out ? openOutput(flags.out) : process.stdout;
     const sink = new StreamSink(out);
+    const unlimit = limitHeap(EXPORT_HEAP_BYTES);
     const report = await Progress.around(Progress.open({ stdoutBusy: !flags.out }), (progress) =>
-      exporter.execute(filter, format, sink, progress && ((r: ExportReport) => progress.update('exporting', exported(r), 'records'))));
+      exporter.execute(filter, format, sink, progress && ((r: ExportReport) => progress.update('exporting', exported(r), 'records'))))
+      .finally(unlimit);
     if (flags.out) {
       await sink.end();
       this.log(`exported ${report.runs} runs${format === 'json' ? `, ${report.steps} steps, ${report.sends} sends, ${report.approvals} approvals, ${report.failures} failures` : ''} to ${flags.out}`);
