@@ -71,7 +71,7 @@ describe('query parameters: __proto__ and unknown names', () => {
   });
 
   it('a POST route refuses an unknown query parameter too', async () => {
-    const res = await fetch(`${srv.baseUrl}/api/runs/qv-1/cancel?force=1`, { method: 'POST' });
+    const res = await fetch(`${srv.baseUrl}/api/runs/qv-1/cancel?force=1`, { method: 'POST', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toMatch(/^force: unknown parameter/);
   });
