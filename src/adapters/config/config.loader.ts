@@ -4,7 +4,8 @@ import { parseDocument } from 'yaml';
 import { DEFAULT_ENGINE_CONFIG, type ChainflowConfig } from '../../application/config';
 import { InvalidConfigError } from '../../domain/errors';
 import { describeValue } from './config.schema';
-import { ConfigReader, isMap, type Raw } from './config.reader';
+import { isMap, type Raw } from './config-document';
+import { ConfigReader } from './config.reader';
 
 /** Where and how to load the configuration. */
 export interface LoadConfigOptions {

@@ -18,6 +18,7 @@ import { InvalidConfigError, InvalidInputError } from '../../domain/errors';
 import { parseDuration } from '../../domain/duration';
 import { parseAmount } from '../../domain/wei';
 import { childPath, configSchema, describeValue, REFERENCE_WORDS, schemaProblems } from './config.schema';
+import { compareOrder, configuredNames, documentOrder, isMap, type Raw } from './config-document';
 
 /** Keys whose value is a secret wherever they appear; they take a reference, never a literal. */
 const SECRET_KEYS = new Set([
@@ -29,7 +30,6 @@ const MAP_SECRET_KEYS = new Set(['headers', 'env']);
 /** Top-level sections whose keys are names chosen by the operator, not field names. */
 const NAMED_SECTIONS = new Set(['secrets', 'networks', 'relayers', 'budgets', 'workflows']);
 
-export type Raw = Record<string, unknown>;
 type Reference = { readonly env: string } | { readonly secret: string };
 
 let compiled: ValidateFunction | undefined;
@@ -44,9 +44,6 @@ function validator(): ValidateFunction {
   return compiled;
 }
 
-export function isMap(value: unknown): value is Raw {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
-}
 
 function isReference(value: unknown): value is Reference {
   if (!isMap(value)) return false;
@@ -247,7 +244,7 @@ export class ConfigReader {
       const at = childPath('relayers', name);
       const network = typeof raw.network === 'string' ? raw.network : '';
       if (network && !networks.has(network)) {
-        this.problem(childPath(at, 'network'), `names no configured network${known(networks)}`);
+        this.problem(childPath(at, 'network'), `names no configured network${configuredNames(networks)}`);
       }
       const signer = raw.signer === undefined ? undefined : this.resolveReference(raw.signer, childPath(at, 'signer'));
       const lowBalanceWei = this.amount(raw.low_balance, childPath(at, 'low_balance'));
@@ -283,7 +280,7 @@ export class ConfigReader {
       scoped?.forEach((relayer, i) => {
         if (!relayers.has(relayer)) {
           const where = childPath(`${at}.scope.relayers`, i);
-          this.problem(where, `names no configured relayer${known(relayers)}`);
+          this.problem(where, `names no configured relayer${configuredNames(relayers)}`);
         }
       });
       budgets.set(name, {
@@ -304,11 +301,11 @@ export class ConfigReader {
       const at = childPath(childPath(`workflows.${workflow}`, 'steps'), i);
       if (step.type === 'send' && typeof step.fields.relayer === 'string' && !step.fields.relayer.includes('${{')) {
         const relayer = relayers.get(step.fields.relayer);
-        if (!relayer) this.problem(childPath(at, 'relayer'), `names no configured relayer '${step.fields.relayer}'${known(relayers)}`);
+        if (!relayer) this.problem(childPath(at, 'relayer'), `names no configured relayer '${step.fields.relayer}'${configuredNames(relayers)}`);
         else if (!relayer.signer) this.problem(childPath(at, 'relayer'), `relayer '${step.fields.relayer}' has no signer`);
       }
       if (step.type === 'read' && typeof step.fields.network === 'string' && !step.fields.network.includes('${{') && !networks.has(step.fields.network)) {
-        this.problem(childPath(at, 'network'), `names no configured network '${step.fields.network}'${known(networks)}`);
+        this.problem(childPath(at, 'network'), `names no configured network '${step.fields.network}'${configuredNames(networks)}`);
       }
     });
   }
@@ -320,7 +317,7 @@ export class ConfigReader {
       names.forEach((budget, i) => {
         if (!budgets.has(budget)) {
           const where = childPath(`workflows.${name}.budgets`, i);
-          this.problem(where, `names no configured budget${known(budgets)}`);
+          this.problem(where, `names no configured budget${configuredNames(budgets)}`);
         }
       });
       const engine = readWorkflow(name, raw, {
@@ -391,26 +388,4 @@ export class ConfigReader {
     if (!(error instanceof InvalidInputError)) throw error;
     this.problem(error.field, error.reason);
   }
-}
-
-/** Position of a dotted path in the file, as key indexes per level; keys not in the file sort last. */
-function documentOrder(raw: unknown, at: string): number[] {
-  const ranks: number[] = [];
-  let node = raw;
-  for (const segment of at.split(/\.|(?=\[)/)) {
-    const index = /^\[(\d+)\]$/.exec(segment);
-    const rank = index ? Number(index[1]) : isMap(node) ? Object.keys(node).indexOf(segment) : -1;
-    ranks.push(rank < 0 ? Number.MAX_SAFE_INTEGER : rank);
-    node = index ? (Array.isArray(node) ? node[rank] : undefined) : isMap(node) ? node[segment] : undefined;
-  }
-  return ranks;
-}
-
-function compareOrder(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
-  return a.length - b.length;
-}
-
-function known(names: ReadonlyMap<string, unknown>): string {
-  return names.size > 0 ? ` (configured: ${[...names.keys()].join(', ')})` : ' (none configured)';
 }
