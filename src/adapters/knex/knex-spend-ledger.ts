@@ -6,6 +6,7 @@ import { addTotals, zeroTotals, type ComboTotals } from '../../domain/spend/spen
 import { isSqlite } from './connection';
 import { Database } from './knex-journal.writer';
 import { coverRange, type Range } from './spend-cover';
+import { selectOnPool } from './sqlite-client';
 import { SqliteWriteSession } from './sqlite-session';
 import { AMOUNT_COLUMNS, fromLimbs } from './spend-limbs';
 import { appendEntries, bodyToPending, ledgerWrites, ROLLUP_SUMS, rowToEntry } from './spend-store';
@@ -120,7 +121,8 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
     const cached = this.parts.get(key);
     if (cached && this.stillValid(cached.seq, range.to)) return cached.totals;
     const seq = ledgerWrites.seq;
-    const totals = rowsOf(await this.db.raw(sql, bindings)).map((r) => ({
+    const rows = this.cacheable ? await selectOnPool(this.db, sql, bindings) : rowsOf(await this.db.raw(sql, bindings));
+    const totals = rows.map((r) => ({
       workflow: String(r.workflow), relayer: String(r.relayer), network: String(r.network),
       txCount: Number(r.tx_count), revertedCount: Number(r.reverted_count),
       gasSpendWei: fromLimbs(AMOUNT_COLUMNS.gas.map((k) => r[k] as string)),
@@ -196,7 +198,7 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
       + `, NULL AS data_version FROM spend_entries${filter} GROUP BY workflow, relayer, network`
       // One row more, marked by its data version: this connection's, read in the same statement.
       + ` UNION ALL SELECT NULL, NULL, NULL, 0, 0, 0, 0, '0', '0', '0', data_version FROM pragma_data_version`;
-    const all = await this.db.raw(plain, bindings).then(rowsOf, () => undefined);
+    const all = await selectOnPool(this.db, plain, bindings).catch(() => undefined);
     const marker = all?.find((r) => r.data_version !== null && r.data_version !== undefined);
     const version = marker ? Number(marker.data_version) : undefined;
     const rows = all?.filter((r) => r !== marker);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { statementOf, toStorageError } from './storage-failure';
 // knex's own SQLite dialect and transaction, extended below; its package exports them by path only.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const Client_SQLite3 = require('knex/lib/dialects/sqlite3') as new (config: Knex.Config) => SqliteClientBase;
@@ -157,5 +158,26 @@ export async function retryWhileBusy<T>(attempt: () => PromiseLike<T>): Promise<
       const pause = Math.min(1000, 20 * 2 ** n) * (0.5 + Math.random() / 2);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
+  }
+}
+
+/**
+ * The rows of one read statement run straight on the raw connection of knex's pool (a prepared statement, one trip
+ * through the driver), skipping knex's query runner. For a hot, small read (the budget check before a send): fewer
+ * JavaScript layers per call means less code for V8 to compile while it warms up, which was most of that check's
+ * p99 (see docs/benchmarks.md). Not inside a transaction (`db` must be the root knex).
+ */
+export async function selectOnPool(db: Knex, sql: string, bindings: readonly unknown[]): Promise<Record<string, unknown>[]> {
+  const client = db.client as Knex.Client & { acquireConnection(): Promise<Connection>; releaseConnection(c: Connection): Promise<void> };
+  const conn = await client.acquireConnection();
+  try {
+    const statement = await prepared(conn, sql);
+    return await retryWhileBusy(() => new Promise<Record<string, unknown>[]>((resolve, reject) => {
+      statement.all(bindings as unknown[], (err, rows) => (err ? reject(err) : resolve(rows as Record<string, unknown>[])));
+    }));
+  } catch (err) {
+    throw toStorageError(err, statementOf(sql));
+  } finally {
+    void client.releaseConnection(conn);
   }
 }
