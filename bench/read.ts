@@ -48,7 +48,8 @@ export interface ReadOptions {
   readonly log: (msg: string) => void;
 }
 
-interface Paired { readonly page: Stats; readonly live: Stats }
+/** `rows`: the items the page answered (a list page; undefined for the overview). */
+interface Paired { readonly page: Stats; readonly live: Stats; readonly rows?: number }
 interface PageFigures { readonly key: string; readonly first: Paired; readonly deep?: Paired }
 interface JournalFigures { readonly runs: number; readonly pages: PageFigures[]; readonly workflows?: Paired }
 interface CannonFigures { readonly label: string; readonly path: string; readonly page: CannonResult; readonly live: CannonResult; readonly writerRuns?: number }
@@ -65,6 +66,7 @@ async function paired(http: HttpClient, path: string, iterations: number, warmup
     await http.getOk(path);
     await http.getOk('/live');
   }
+  const body = JSON.parse(await http.getOk(path)) as { items?: unknown[] };
   const page: number[] = [];
   const live: number[] = [];
   for (let k = 0; k < iterations; k++) {
@@ -75,7 +77,7 @@ async function paired(http: HttpClient, path: string, iterations: number, warmup
     await http.getOk('/live');
     live.push(nowMs() - t);
   }
-  return { page: stats(page), live: stats(live) };
+  return { page: stats(page), live: stats(live), rows: Array.isArray(body.items) ? body.items.length : undefined };
 }
 
 async function measureJournal(o: ReadOptions, runs: number, configPath: string): Promise<JournalFigures> {
@@ -205,23 +207,28 @@ function renderRead(started: Date, env: string, figures: JournalFigures[], concu
   const small = figures.length > 1 ? figures[0] : undefined;
   const smallBy = new Map((small?.pages ?? []).map((p) => [p.key, p]));
   const verdicts: Array<[boolean, string]> = [];
+  const uncompared: string[] = [];
   const out: string[] = [`# chainflow bench: read side (${started.toISOString()})`, '', env, ''];
   out.push(`## History list pages over HTTP (limit ${PAGE_LIMIT}), each timed in turn with GET /live: p50 in ms`, '');
   out.push(`Target at ${large.runs.toLocaleString('en-US')} runs: page p50 <= ${READ_TARGETS.pageToLive}x /live${small ? ` and <= ${READ_TARGETS.largeToSmall}x the same page at ${small.runs.toLocaleString('en-US')} runs` : ''}.`, '');
-  const cols = small ? `| page | ${small.runs} p50 | ${large.runs} p50 | /live p50 | x /live | x ${small.runs} |` : `| page | p50 | /live p50 | x /live |`;
-  out.push(cols, small ? '|---|---:|---:|---:|---:|---:|' : '|---|---:|---:|---:|');
+  const cols = small ? `| page | rows at ${small.runs} / ${large.runs} | ${small.runs} p50 | ${large.runs} p50 | /live p50 | x /live | x ${small.runs} |` : `| page | rows | p50 | /live p50 | x /live |`;
+  out.push(cols, small ? '|---|---:|---:|---:|---:|---:|---:|' : '|---|---:|---:|---:|---:|');
   for (const p of large.pages) {
     for (const [which, fig] of [['first', p.first], ['deep', p.deep]] as const) {
       if (!fig) continue;
       const s = smallBy.get(p.key)?.[which];
       const toSmall = s ? fig.page.p50 / s.page.p50 : NaN;
       out.push(small
-        ? `| ${p.key} ${which} | ${s ? fmt(s.page.p50) : '—'} | ${fmt(fig.page.p50)} | ${fmt(fig.live.p50)} | ${x(ratio(fig))} | ${x(toSmall)} |`
-        : `| ${p.key} ${which} | ${fmt(fig.page.p50)} | ${fmt(fig.live.p50)} | ${x(ratio(fig))} |`);
+        ? `| ${p.key} ${which} | ${s?.rows ?? '—'} / ${fig.rows ?? '—'} | ${s ? fmt(s.page.p50) : '—'} | ${fmt(fig.page.p50)} | ${fmt(fig.live.p50)} | ${x(ratio(fig))} | ${x(toSmall)} |`
+        : `| ${p.key} ${which} | ${fig.rows ?? '—'} | ${fmt(fig.page.p50)} | ${fmt(fig.live.p50)} | ${x(ratio(fig))} |`);
       verdicts.push([ratio(fig) <= READ_TARGETS.pageToLive, `${p.key} ${which}: ${x(ratio(fig))} /live`]);
-      if (s) verdicts.push([toSmall <= READ_TARGETS.largeToSmall, `${p.key} ${which}: ${x(toSmall)} the ${small!.runs}-run page`]);
+      // A page that answers fewer rows on the small journal (20 replay sessions at 100k, 207 at 1M) is not the same
+      // work: the size ratio is shown but not judged.
+      if (s && s.rows !== fig.rows) uncompared.push(`${p.key} ${which} (${s.rows ?? '—'} rows at ${small!.runs}, ${fig.rows ?? '—'} at ${large.runs})`);
+      else if (s) verdicts.push([toSmall <= READ_TARGETS.largeToSmall, `${p.key} ${which}: ${x(toSmall)} the ${small!.runs}-run page`]);
     }
   }
+  if (uncompared.length) out.push('', `Not compared with the ${small?.runs ?? ''}-run page (it answers fewer rows there, so it is not the same work): ${uncompared.join('; ')}.`);
   out.push('', '## Workflows overview: GET /api/history/workflows, in turn with GET /live', '', '| journal | p50 | p99 | /live p50 | x /live |', '|---:|---:|---:|---:|---:|');
   for (const f of figures) if (f.workflows) out.push(`| ${f.runs} | ${fmt(f.workflows.page.p50)} | ${fmt(f.workflows.page.p99)} | ${fmt(f.workflows.live.p50)} | ${x(ratio(f.workflows))} |`);
   if (large.workflows) verdicts.push([ratio(large.workflows) <= READ_TARGETS.workflowsToLive, `workflows overview: ${x(ratio(large.workflows))} /live`]);

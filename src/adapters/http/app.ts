@@ -17,6 +17,7 @@ import { openApiDocument } from './openapi';
 import { pageRoutes } from './page';
 import { RouteTable } from './route-table';
 import { securityHeaders } from './security-headers';
+import { sendJson } from './json-body';
 
 /** What the HTTP server needs; the composition root provides it. */
 export interface HttpDependencies {
@@ -101,7 +102,7 @@ export function createHttpApp(deps: HttpDependencies): Express {
     query: SPEND_PARAMS,
     responses: { 200: { description: 'summary over the whole filtered ledger; `limit` pages `entries` only', schema: SPEND_REPORT }, 400: { description: 'a bad parameter', schema: ERROR } },
   }, async (req, res) => {
-    res.json(await deps.getSpend.execute(req.query as Record<string, unknown>));
+    sendJson(res, await deps.getSpend.execute(req.query as Record<string, unknown>));
   });
   let document: unknown;
   spend.get('/openapi.json', {
@@ -112,7 +113,7 @@ export function createHttpApp(deps: HttpDependencies): Express {
       title: 'chainflow', version: API_VERSION,
       description: 'The history explorer, spend ledger and engine API of chainflow. Errors are `{ "error": "<name>: <reason>" }`.',
     });
-    res.json(document);
+    sendJson(res, document);
   });
   api.use(spend.express);
   if (deps.relayers) api.use(relayersRoutes(routes, deps.relayers));

@@ -10,6 +10,7 @@ import type { ListWaiting } from '../../application/history/list-waiting.use-cas
 import type { ListWorkflows } from '../../application/history/list-workflows.use-case';
 import type { ParamSpecs } from '../../application/query/query-params';
 import { StreamSink } from '../stream-sink';
+import { sendJson } from './json-body';
 import {
   APPROVAL_ITEM, envelope, ERROR, REORG_ITEM, REPLAY_ITEM, RUN_DIFF, RUN_ITEM, SEND_ATTEMPT, TIMELINE, WAITING_ITEM, WORKFLOW_ROW,
 } from './api-schemas';
@@ -42,7 +43,7 @@ export function historyRoutes(routes: RouteTable, uc: HistoryUseCases): ReturnTy
       summary, tag: 'history', security: 'api', query: useCase.params,
       responses: { 200: { description: 'one page, newest first (list envelope)', schema: envelope(item) }, ...BAD_INPUT },
     }, async (req, res) => {
-      res.json(await useCase.execute(req.query as Query));
+      sendJson(res, await useCase.execute(req.query as Query));
     });
   };
   list('/runs', 'Runs, filtered by any run filter', uc.listRuns, RUN_ITEM);
@@ -51,7 +52,7 @@ export function historyRoutes(routes: RouteTable, uc: HistoryUseCases): ReturnTy
     pathParams: { id: { kind: 'id', description: 'run id' } },
     responses: { 200: { description: 'the run and its events', schema: TIMELINE }, ...BAD_INPUT, 404: { description: 'run not found', schema: ERROR } },
   }, async (req, res) => {
-    res.json(await uc.getRunTimeline.execute(req.params.id as string));
+    sendJson(res, await uc.getRunTimeline.execute(req.params.id as string));
   });
   list('/txs', 'Send attempts (queued, parked, submitted, settled)', uc.listSends, SEND_ATTEMPT);
   list('/approvals', 'Approvals, pending and decided', uc.listApprovals, APPROVAL_ITEM);
@@ -63,7 +64,7 @@ export function historyRoutes(routes: RouteTable, uc: HistoryUseCases): ReturnTy
     summary: 'What differs between two runs (as `chainflow runs diff`)', tag: 'history', security: 'api', query: DIFF_PARAMS,
     responses: { 200: { description: 'the comparison, of redacted timelines', schema: RUN_DIFF }, ...BAD_INPUT, 404: { description: 'run not found', schema: ERROR } },
   }, async (req, res) => {
-    res.json(await uc.diffRuns.fromQuery(req.query as Query));
+    sendJson(res, await uc.diffRuns.fromQuery(req.query as Query));
   });
   router.get('/export', {
     summary: 'The redacted audit export of the filtered runs', tag: 'history', security: 'api', query: EXPORT_PARAMS,

@@ -2,6 +2,7 @@ import type { ListRelayers } from '../../application/relayers/list-relayers.use-
 import type { ListTopups } from '../../application/relayers/list-topups.use-case';
 import { envelope, ERROR, RELAYER_ROW, TOPUP_ITEM } from './api-schemas';
 import type { RouteTable } from './route-table';
+import { sendJson } from './json-body';
 
 /** The use cases behind the relayers API. */
 export interface RelayersUseCases {
@@ -24,13 +25,13 @@ export function relayersRoutes(routes: RouteTable, uc: RelayersUseCases): Return
     security: 'api', query: uc.listRelayers.params,
     responses: { 200: { description: 'one page of configured relayers, by name (list envelope)', schema: envelope(RELAYER_ROW) }, ...BAD_INPUT },
   }, async (req, res) => {
-    res.json(await uc.listRelayers.execute(req.query as Query));
+    sendJson(res, await uc.listRelayers.execute(req.query as Query));
   });
   router.get('/relayers/topups', {
     summary: 'The top-up audit trail: every attempt, landed or not, newest first', tag: 'relayers', security: 'api', query: uc.listTopups.params,
     responses: { 200: { description: 'one page, newest first (list envelope)', schema: envelope(TOPUP_ITEM) }, ...BAD_INPUT },
   }, async (req, res) => {
-    res.json(await uc.listTopups.execute(req.query as Query));
+    sendJson(res, await uc.listTopups.execute(req.query as Query));
   });
   return router.express;
 }

@@ -246,10 +246,31 @@ export function packedColumns(alias: string, columns: readonly string[]): string
   return `${packedValues(alias, columns)} AS packed`;
 }
 
-/** The JSON array of a row's `columns` (JSON text columns as JSON values), as SQL. */
+/**
+ * The JSON array of a row's `columns` (JSON text columns as JSON values), as SQL. A JSON text column is spliced in
+ * as it is stored (chainflow writes it with JSON.stringify), between `json_array`s of the scalar columns with their
+ * brackets trimmed: `json(column)` parsed and rendered every value again, a fifth of a runs page's time in SQLite.
+ * Trimming one bracket is exact: a JSON scalar starts with `"`, a digit, `-` or a letter and ends with `"`, a digit
+ * or a letter.
+ */
 export function packedValues(alias: string, columns: readonly string[]): string {
-  const values = columns.map((c) => (JSON_TEXT_COLUMNS.has(c) ? `json(${alias}."${c}")` : `${alias}."${c}"`));
-  return `json_array(${values.join(', ')})`;
+  if (!columns.some((c) => JSON_TEXT_COLUMNS.has(c))) return `json_array(${columns.map((c) => `${alias}."${c}"`).join(', ')})`;
+  const parts: string[] = [];
+  let scalars: string[] = [];
+  const flush = (): void => {
+    if (scalars.length) parts.push(`rtrim(ltrim(json_array(${scalars.join(', ')}), '['), ']')`);
+    scalars = [];
+  };
+  for (const c of columns) {
+    if (!JSON_TEXT_COLUMNS.has(c)) {
+      scalars.push(`${alias}."${c}"`);
+      continue;
+    }
+    flush();
+    parts.push(`coalesce(${alias}."${c}", 'null')`);
+  }
+  flush();
+  return `('[' || ${parts.join(` || ',' || `)} || ']')`;
 }
 
 /** A row from the values of a packed row (see packedValues), in `columns` order. */

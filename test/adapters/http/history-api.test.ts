@@ -53,6 +53,17 @@ describe('GET /api/history/runs: envelope and order', () => {
   });
   afterAll(() => srv.close());
 
+  it('answers a page as one JSON body: UTF-8 JSON type, its exact byte length, and no body to a HEAD', async () => {
+    const res = await fetch(`${srv.baseUrl}/api/history/runs?workflow=payouts`);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(JSON.parse(bytes.toString('utf8')).items).toHaveLength(5);
+    const head = await fetch(`${srv.baseUrl}/api/history/runs?workflow=payouts`, { method: 'HEAD' });
+    expect({ status: head.status, length: Number(head.headers.get('content-length')), body: await head.text() }).toEqual({ status: 200, length: bytes.length, body: '' });
+  });
+
   it('answers the list envelope { items, cursor, has_more } with run items of CONTRACT section 4', async () => {
     const res = await srv.get('/api/history/runs');
     expect(res.status).toBe(200);

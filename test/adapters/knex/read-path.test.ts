@@ -8,7 +8,7 @@ import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.write
 import { KnexRetentionRepository } from '../../../src/adapters/knex/knex-retention.repository';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
 import { migrationSource } from '../../../src/adapters/knex/migrations';
-import { HistogramCache } from '../../../src/adapters/knex/rows';
+import { HistogramCache, packedValues } from '../../../src/adapters/knex/rows';
 import { readersOf, ShapedSql } from '../../../src/adapters/knex/sqlite-readers';
 import { DurationHistogram } from '../../../src/domain/duration-histogram';
 import type { RunFilter } from '../../../src/application/ports/run-repository';
@@ -137,5 +137,20 @@ describe('SQLite read path of the history lists', () => {
     expect(b.quantile(0.5)).toBe(DurationHistogram.fromJson('{"100":3,"200":9}').quantile(0.5));
     expect(() => b.add(5)).toThrow(/shared/);
     expect(b.plus(DurationHistogram.empty()).total).toBe(12);
+  });
+  it('packs a row with its JSON text columns spliced in as stored: the same values as parsing them in SQLite', async () => {
+    await db.raw('CREATE TABLE packing (run_id TEXT, relayers TEXT, workflow TEXT, tx_hashes TEXT, block INTEGER, step_ids TEXT)');
+    const rows: unknown[][] = [
+      ['r]1', '["a]", "[b", "q\\"uote", "ü ✓"]', 'w[', '[]', 7, '["x"]'],
+      ['[r2]', null, ']', null, null, '[ "spaced" , "json" ]'],
+      ['"r3"', '[]', null, '["0x01"]', -3, null],
+    ];
+    for (const row of rows) await db.raw('INSERT INTO packing VALUES (?, ?, ?, ?, ?, ?)', row as Knex.RawBinding[]);
+    const columns = ['run_id', 'relayers', 'workflow', 'tx_hashes', 'block', 'step_ids'];
+    const spliced = (await db.raw(`SELECT ${packedValues('p', columns)} AS packed FROM packing AS p ORDER BY rowid`)) as { packed: string }[];
+    const parsed = (await db.raw(`SELECT json_array(p.run_id, json(p.relayers), p.workflow, json(p.tx_hashes), p.block, json(p.step_ids)) AS packed FROM packing AS p ORDER BY rowid`)) as { packed: string }[];
+    expect(spliced.map((r) => JSON.parse(r.packed))).toEqual(parsed.map((r) => JSON.parse(r.packed)));
+    expect(JSON.parse(spliced[1]!.packed)).toEqual(['[r2]', null, ']', null, null, ['spaced', 'json']]);
+    expect(packedValues('p', ['run_id', 'block'])).toBe('json_array(p."run_id", p."block")');
   });
 });
