@@ -179,13 +179,18 @@ describe('sends on a real chain, end to end', () => {
       const runId: string = started.body.run_id;
       await eventually(async () => ((await run(runId))?.status === 'waiting' ? true : undefined), 15_000, 'the run to wait for its send');
       const [first] = await sendsOf(runId);
-      const firstTx = await anvil.rpc<{ maxFeePerGas: string; nonce: string }>('eth_getTransactionByHash', [first.tx_hash]);
+      // A send is journaled before it is broadcast: the node may learn of a hash a moment after the history shows it.
+      const known = (hash: string): Promise<{ maxFeePerGas: string; nonce: string }> => eventually(
+        async () => (await anvil.rpc<{ maxFeePerGas: string; nonce: string } | null>('eth_getTransactionByHash', [hash])) ?? undefined,
+        10_000, `the node to know ${hash}`,
+      );
+      const firstTx = await known(first.tx_hash);
       // Within replace_after (3 s) plus a few polls, a replacement at the same nonce takes its place.
       const replacement = await eventually(async () => {
         const [s] = await sendsOf(runId);
         return s && s.tx_hash !== first.tx_hash ? s : undefined;
       }, 20_000, 'a replacement transaction');
-      const replacementTx = await anvil.rpc<{ maxFeePerGas: string; nonce: string }>('eth_getTransactionByHash', [replacement.tx_hash]);
+      const replacementTx = await known(replacement.tx_hash);
       expect(replacementTx.nonce).toBe(firstTx.nonce);
       expect(BigInt(replacementTx.maxFeePerGas)).toBeGreaterThanOrEqual((BigInt(firstTx.maxFeePerGas) * 1125n) / 1000n);
       await anvil.rpc('evm_mine');
