@@ -171,7 +171,7 @@ export async function selectOnPool(db: Knex, sql: string, bindings: readonly unk
   const client = db.client as Knex.Client & { acquireConnection(): Promise<Connection>; releaseConnection(c: Connection): Promise<void> };
   const conn = await client.acquireConnection();
   try {
-    const statement = await prepared(conn, sql);
+    const statement = await prepared(conn, plusPlaceholders(sql));
     return await retryWhileBusy(() => new Promise<Record<string, unknown>[]>((resolve, reject) => {
       statement.all(bindings as unknown[], (err, rows) => (err ? reject(err) : resolve(rows as Record<string, unknown>[])));
     }));
@@ -180,4 +180,29 @@ export async function selectOnPool(db: Knex, sql: string, bindings: readonly unk
   } finally {
     void client.releaseConnection(conn);
   }
+}
+
+/**
+ * `sql` with each parameter `?` written `+?` (outside quoted text and names). SQLite marks a statement whose bare
+ * parameters it could use to choose a plan (the partial indexes on `runs`, a LIMIT) to be compiled again whenever
+ * they are bound anew, and the driver binds on every run: a list page's statement was prepared again on each
+ * request, 55 – 70 µs of a 100 – 200 µs read. `+?` is the same value (unary plus is a no-op in SQLite, with no
+ * affinity, as a bare parameter) that the planner does not look into; the plans of every list stay the same (the
+ * waiting list's partial indexes are chosen by its literal `status = 'waiting'`). See docs/benchmarks.md.
+ */
+export function plusPlaceholders(sql: string): string {
+  let out = '';
+  let quote: string | undefined;
+  for (const ch of sql) {
+    if (quote) {
+      // A doubled quote inside quoted text toggles out and straight back in: the text is copied as it is.
+      if (ch === quote) quote = undefined;
+    } else if (ch === "'" || ch === '"' || ch === '`') {
+      quote = ch;
+    } else if (ch === '?') {
+      out += '+';
+    }
+    out += ch;
+  }
+  return out;
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import sqlite3 from 'sqlite3';
 import type { PageRequest } from '../../application/ports/run-repository';
-import { prepared, type Connection } from './sqlite-client';
+import { plusPlaceholders, prepared, type Connection } from './sqlite-client';
 import { statementOf, toStorageError } from './storage-failure';
 
 type Row = Record<string, unknown>;
@@ -143,7 +143,7 @@ export class ShapedSql {
     if (text === undefined) {
       const compiled = build().toSQL();
       const same = compiled.bindings.length === bindings.length && compiled.bindings.every((b, i) => b === bindings[i]);
-      text = same ? compiled.sql : null;
+      text = same ? plusPlaceholders(compiled.sql) : null;
       if (this.texts.size >= MAX_SHAPES) this.texts.clear();
       this.texts.set(key, text);
     }

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { openDatabase } from '../../../src/adapters/knex/connection';
-import { KnexHistoryRepository } from '../../../src/adapters/knex/knex-history.repository';
+import { HISTORY_LISTS, KnexHistoryRepository } from '../../../src/adapters/knex/knex-history.repository';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { KnexRetentionRepository } from '../../../src/adapters/knex/knex-retention.repository';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
 import { migrationSource } from '../../../src/adapters/knex/migrations';
 import { HistogramCache, packedValues } from '../../../src/adapters/knex/rows';
+import { plusPlaceholders } from '../../../src/adapters/knex/sqlite-client';
 import { readersOf, ShapedSql } from '../../../src/adapters/knex/sqlite-readers';
 import { DurationHistogram } from '../../../src/domain/duration-histogram';
 import type { RunFilter } from '../../../src/application/ports/run-repository';
@@ -72,6 +73,33 @@ describe('SQLite read path of the history lists', () => {
     // Each shape's bindings matched knex's: no page fell back to building its query with knex.
     expect(texts.mock.results.length).toBeGreaterThanOrEqual(filters.length);
     for (const r of texts.mock.results) expect(r.value).toEqual(expect.stringMatching(/^select /));
+  });
+
+  it('writes each parameter of a reader query as +?, never inside quoted text or names', () => {
+    expect(plusPlaceholders("select ?, '?', \"a?b\", `c?`, 'it''s ?', x from t where y in (?, ?) limit ?"))
+      .toBe("select +?, '?', \"a?b\", `c?`, 'it''s ?', x from t where y in (+?, +?) limit +?");
+  });
+
+  it('the reader texts keep the plan knex\'s text gets, every list, first and next page; the waiting list its partial index', async () => {
+    await journal();
+    const readers = readersOf(db)!;
+    const plan = async (sql: string, bindings: readonly unknown[]): Promise<string> =>
+      (await readers.select(`EXPLAIN QUERY PLAN ${sql}`, bindings)).map((r) => String(r.detail)).join(' | ');
+    const after = { createdAt: T0 + 2 * MINUTE, id: 'a3' };
+    const queries = [
+      ...([{}, { workflow: 'payouts' }, { status: 'waiting' }, { relayer: 'ops' }, { stepId: 'fetch_quote', since: T0 }] as RunFilter[]).flatMap((f) =>
+        [runs.listQuery(f, { limit: 3 }), runs.listQuery(f, { limit: 3, after })]),
+      history.pageQuery(HISTORY_LISTS.WAITING, { equals: { workflow: 'keeper' } }, { limit: 3, after }),
+      history.pageQuery(HISTORY_LISTS.SENDS, { equals: { status: 'settled' } }, { limit: 3, after }),
+    ];
+    for (const q of queries) {
+      const { sql, bindings } = q.toSQL();
+      const text = plusPlaceholders(sql);
+      expect(text).not.toMatch(/[^+]\?/);
+      expect(await plan(text, bindings)).toBe(await plan(sql, bindings));
+      expect(await readers.select(text, bindings)).toEqual(await readers.select(sql, bindings));
+    }
+    expect(await plan(plusPlaceholders(queries[10]!.toSQL().sql), queries[10]!.toSQL().bindings)).toMatch(/USING INDEX runs_waiting_/);
   });
 
   it('a packed page keeps newest first, and is put back in that order should SQLite hand its rows over in another', async () => {
