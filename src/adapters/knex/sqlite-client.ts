@@ -161,6 +161,9 @@ export async function retryWhileBusy<T>(attempt: () => PromiseLike<T>): Promise<
   }
 }
 
+/** The texts `selectOnPool` runs, by the SQL it was given (see plusPlaceholders). */
+const plussed = new Map<string, string>();
+
 /**
  * The rows of one read statement run straight on the raw connection of knex's pool (a prepared statement, one trip
  * through the driver), skipping knex's query runner. For a hot, small read (the budget check before a send): fewer
@@ -171,7 +174,12 @@ export async function selectOnPool(db: Knex, sql: string, bindings: readonly unk
   const client = db.client as Knex.Client & { acquireConnection(): Promise<Connection>; releaseConnection(c: Connection): Promise<void> };
   const conn = await client.acquireConnection();
   try {
-    const statement = await prepared(conn, plusPlaceholders(sql));
+    let text = plussed.get(sql);
+    if (text === undefined) {
+      if (plussed.size >= MAX_STATEMENTS) plussed.clear();
+      plussed.set(sql, (text = plusPlaceholders(sql)));
+    }
+    const statement = await prepared(conn, text);
     return await retryWhileBusy(() => new Promise<Record<string, unknown>[]>((resolve, reject) => {
       statement.all(bindings as unknown[], (err, rows) => (err ? reject(err) : resolve(rows as Record<string, unknown>[])));
     }));
