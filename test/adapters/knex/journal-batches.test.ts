@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Knex } from 'knex';
+import { openDatabase } from '../../../src/adapters/knex/connection';
+import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
+import { sampleJournal } from '../../../src/application/journal/sample-journal';
+import type { JournalEvent } from '../../../src/domain/journal/journal-event';
+import { T0 } from '../../mothers/journal-events';
+
+/**
+ * The journal writer's pipeline of batches (a batch's stored rows are read while the batch before it is still held
+ * back, and taken from that batch's working set where it changed them): however a journal is cut into batches, the
+ * database ends up the same as when it is appended in one, on a SQLite file, projections, events and ledger alike.
+ */
+describe('journal writer: a stream of batches writes what one batch writes', () => {
+  let dir: string;
+  const open: Knex[] = [];
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'chainflow-batches-'));
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((db) => db.destroy()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const journal = sampleJournal(T0);
+  const cut = (events: readonly JournalEvent[], size: number): JournalEvent[][] => {
+    const out: JournalEvent[][] = [];
+    for (let i = 0; i < events.length; i += size) out.push(events.slice(i, i + size));
+    return out;
+  };
+  async function* batchesOf(parts: readonly JournalEvent[][]): AsyncGenerator<readonly JournalEvent[]> {
+    for (const part of parts) yield part;
+  }
+
+  let n = 0;
+  const fresh = async (): Promise<{ db: Knex; writer: KnexJournalWriter }> => {
+    const db = await openDatabase(`sqlite:${join(dir, `j${n++}.db`)}`);
+    open.push(db);
+    return { db, writer: new KnexJournalWriter(db) };
+  };
+
+  /** A workflow's duration histogram is JSON text whose keys come in the order its counts were merged: compared by value. */
+  const canonical = (row: Record<string, unknown>): string => JSON.stringify(typeof row.durations === 'string'
+    ? { ...row, durations: Object.entries(JSON.parse(row.durations) as Record<string, number>).sort(([a], [b]) => Number(a) - Number(b)) }
+    : row);
+
+  /** Every table but the migrations' own and `meta` (a random cursor key), each as sorted JSON rows. */
+  const dump = async (db: Knex): Promise<Record<string, string[]>> => {
+    const tables = (await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'knex_%' AND name NOT LIKE 'sqlite_%' AND name <> 'meta' ORDER BY name")) as { name: string }[];
+    const out: Record<string, string[]> = {};
+    for (const { name } of tables) out[name] = ((await db.raw(`SELECT * FROM "${name}"`)) as Record<string, unknown>[]).map(canonical).sort();
+    return out;
+  };
+
+  let whole: Record<string, string[]>;
+  beforeAll(async () => {
+    const { db, writer } = await fresh();
+    const result = await writer.appendAll(batchesOf([journal]));
+    expect(result).toEqual({ applied: journal.length, duplicates: 0 });
+    whole = await dump(db);
+  });
+
+  it('the sample journal fills the projections, the events and the ledger', () => {
+    for (const table of ['runs', 'sends', 'approvals', 'reorgs', 'sessions', 'events', 'spend_entries']) expect(whole[table]!.length).toBeGreaterThan(0);
+    expect(whole.events).toHaveLength(journal.length);
+  });
+
+  it.each([1, 2, 3, 7, 50])('in batches of %i events: the same tables, row for row', async (size) => {
+    const { db, writer } = await fresh();
+    const seen: number[] = [];
+    const result = await writer.appendAll(batchesOf(cut(journal, size)), (done) => seen.push(done.applied + done.duplicates));
+    expect(result).toEqual({ applied: journal.length, duplicates: 0 });
+    expect(seen).toEqual(cut(journal, size).map((_, i) => Math.min(journal.length, (i + 1) * size)));
+    expect(await dump(db)).toEqual(whole);
+  });
+
+  it('in two imports cut mid-run, each in batches: the same tables; again in batches, every event a duplicate', async () => {
+    const { db, writer } = await fresh();
+    const half = Math.floor(journal.length / 2) + 1;
+    await writer.appendAll(batchesOf(cut(journal.slice(0, half), 4)));
+    await writer.appendAll(batchesOf(cut(journal.slice(half), 5)));
+    expect(await dump(db)).toEqual(whole);
+    expect(await writer.appendAll(batchesOf(cut(journal, 3)))).toEqual({ applied: 0, duplicates: journal.length });
+    expect(await dump(db)).toEqual(whole);
+  });
+
+  it('an event repeated a batch or two later in the same import is a duplicate, as within one batch', async () => {
+    const repeated: JournalEvent[] = [];
+    journal.forEach((e, i) => {
+      repeated.push(e);
+      if (i % 10 === 9) repeated.push(journal[i - 3]!);
+    });
+    const dupes = repeated.length - journal.length;
+    for (const size of [2, 4]) {
+      const { db, writer } = await fresh();
+      expect(await writer.appendAll(batchesOf(cut(repeated, size)))).toEqual({ applied: journal.length, duplicates: dupes });
+      expect(await dump(db)).toEqual(whole);
+    }
+  });
+
+  it('a batch refused after others leaves nothing of any of them', async () => {
+    const { db, writer } = await fresh();
+    const empty = await dump(db);
+    const bad: JournalEvent = { type: 'run.finished', at: journal[0]!.at, run_id: 'no-such-run', status: 'succeeded' };
+    const parts = [...cut(journal.slice(0, 40), 6), [bad]];
+    await expect(writer.appendAll(batchesOf(parts))).rejects.toMatchObject({ index: 40 });
+    expect(await dump(db)).toEqual(empty);
+  });
+});
