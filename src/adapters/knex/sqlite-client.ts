@@ -161,6 +161,14 @@ export async function retryWhileBusy<T>(attempt: () => PromiseLike<T>): Promise<
   }
 }
 
+/** The rows of `sql` on `connection`: its prepared statement (see `prepared`) run to completion, in one driver trip. */
+export async function allRows(connection: Connection, sql: string, bindings: readonly unknown[]): Promise<Record<string, unknown>[]> {
+  const statement = await prepared(connection, sql);
+  return new Promise((resolve, reject) => {
+    statement.all([...bindings], (err, rows) => (err ? reject(err) : resolve(rows as Record<string, unknown>[])));
+  });
+}
+
 /** The texts `selectOnPool` runs, by the SQL it was given (see plusPlaceholders). */
 const plussed = new Map<string, string>();
 
@@ -179,10 +187,7 @@ export async function selectOnPool(db: Knex, sql: string, bindings: readonly unk
       if (plussed.size >= MAX_STATEMENTS) plussed.clear();
       plussed.set(sql, (text = plusPlaceholders(sql)));
     }
-    const statement = await prepared(conn, text);
-    return await retryWhileBusy(() => new Promise<Record<string, unknown>[]>((resolve, reject) => {
-      statement.all(bindings as unknown[], (err, rows) => (err ? reject(err) : resolve(rows as Record<string, unknown>[])));
-    }));
+    return await retryWhileBusy(() => allRows(conn, text, bindings));
   } catch (err) {
     throw toStorageError(err, statementOf(sql));
   } finally {

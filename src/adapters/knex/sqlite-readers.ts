@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import sqlite3 from 'sqlite3';
 import type { PageRequest } from '../../application/ports/run-repository';
-import { plusPlaceholders, prepared, type Connection } from './sqlite-client';
+import { allRows, plusPlaceholders, type Connection } from './sqlite-client';
 import { statementOf, toStorageError } from './storage-failure';
 
 type Row = Record<string, unknown>;
@@ -28,10 +28,7 @@ export class SqliteReaders {
   async select(sql: string, bindings: readonly unknown[]): Promise<Row[]> {
     const conn = await this.acquire();
     try {
-      const statement = await prepared(conn, sql);
-      return await new Promise<Row[]>((resolve, reject) => {
-        statement.all(bindings as unknown[], (err, rows) => (err ? reject(err) : resolve(rows as Row[])));
-      });
+      return await allRows(conn, sql, bindings);
     } catch (err) {
       throw toStorageError(err, statementOf(sql));
     } finally {
