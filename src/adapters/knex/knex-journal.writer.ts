@@ -167,12 +167,13 @@ export class KnexJournalWriter implements JournalWriter {
         offset += batch.length;
         applied += changes.events.length;
         duplicates += changes.duplicates;
-        // A write session holds writes back: start them as soon as the batch's statements are built (and again once
-        // they all are: a ledger entry's duplicate check reads in between), while the next batch is read and hashed.
-        writing = this.write(trx, loaded.ws, changes, loaded);
+        // A write session holds writes back: they start once all of the batch's are built, together (see
+        // SqliteWriteSession), and run while the next batch is read and hashed.
         if (trx instanceof SqliteWriteSession) {
+          await this.write(trx, loaded.ws, changes, loaded);
           trx.flushSoon();
-          writing = writing.then(() => trx.flushSoon());
+        } else {
+          writing = this.write(trx, loaded.ws, changes, loaded);
         }
         writing.catch(() => undefined);
         onBatch?.({ applied, duplicates });
@@ -250,6 +251,11 @@ export class KnexJournalWriter implements JournalWriter {
       return [e.stream, seq, e.hash, e.type, e.at, e.event];
     });
     const writes: (() => Promise<void>)[] = [
+      // The spend ledger's share of landed settles, in the same transaction: a crash cannot separate them. First: its
+      // duplicate check is the batch's only read here, and a write session sends what it holds back at a read.
+      async () => {
+        await appendEntries(trx, ch.ledger.flatMap((l) => (l.kind === 'entry' ? [l.entry] : [])));
+      },
       () => writeRuns(trx, pick(ch.runs, ws.runs), storedRuns),
       ...Object.entries(RUN_LIST_TABLES).map(([field, { table, column }]) => () => {
         const rows = lists.flatMap((run) => (run[field as keyof typeof RUN_LIST_TABLES] as string[]).map((v) => [v, run.createdAt, run.runId]));
@@ -262,10 +268,6 @@ export class KnexJournalWriter implements JournalWriter {
       () => insertRows(trx, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] }),
       () => addWorkflowStats(trx, pick(ch.workflowStats, ws.workflowStats)),
       () => insertRows(trx, 'events', ['stream', 'seq', 'hash', 'type', 'at', 'body'], events, { jsonColumns: ['body'] }),
-      // The spend ledger's share of landed settles, in the same transaction: a crash cannot separate them.
-      async () => {
-        await appendEntries(trx, ch.ledger.flatMap((l) => (l.kind === 'entry' ? [l.entry] : [])));
-      },
       () => addPending(trx, ch.ledger.flatMap((l) => (l.kind === 'pending' ? [l.pending] : []))),
     ];
     // One statement at a time: SQLite runs one statement per connection anyway, and queuing them all at once

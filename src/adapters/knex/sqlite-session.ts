@@ -31,16 +31,6 @@ const run = (conn: Connection, sql: string): Promise<void> =>
   new Promise((resolve, reject) => conn.exec(sql, (err) => (err ? reject(toStorageError(err, statementOf(sql))) : resolve())));
 
 /**
- * Bindings longer than this (in characters, an import's JSON documents) are bound to a prepared statement instead of
- * inlined: inlining copies the text several times over (quotes doubled, placeholders replaced, the script joined),
- * which costs more than the statement's own trip through the driver.
- */
-const BIND_CHARS = 65_536;
-
-/** A write held back: SQL text (run with others as one script), or a statement and its bindings (run alone). */
-type Queued = string | { readonly sql: string; readonly bindings: readonly unknown[] };
-
-/**
  * One SQLite write transaction on the raw connection of knex's pool, in as few trips through the driver's thread
  * pool as it can: BEGIN IMMEDIATE (one trip), each read a prepared statement (one trip), and the writes held back
  * and sent together with the COMMIT, as one script (one trip). A trip costs far more than SQLite's own work for
@@ -48,10 +38,11 @@ type Queued = string | { readonly sql: string; readonly bindings: readonly unkno
  *
  * Writes are executed before the next read, so a transaction always reads what it wrote. A write that fails
  * fails the whole transaction, which is rolled back. Only for statements whose results are not needed (inserts,
- * upserts); the values are inlined as SQL literals (`sqlLiteral`), but for long ones (see BIND_CHARS).
+ * upserts); the values are inlined as SQL literals (`sqlLiteral`), however long: one script is one trip, where a
+ * bound statement is a trip of its own (see docs/benchmarks.md, "the import's batches in one trip").
  */
 export class SqliteWriteSession {
-  private queued: Queued[] = [];
+  private queued: string[] = [];
   /** Writes under way (see `flushSoon`); their failure surfaces at the next read or the commit. */
   private flushing: Promise<void> = Promise.resolve();
 
@@ -95,11 +86,14 @@ export class SqliteWriteSession {
 
   /** A write, held back until the next read or the commit. */
   write(sql: string, bindings: readonly unknown[] = []): void {
-    const large = bindings.some((b) => typeof b === 'string' && b.length > BIND_CHARS);
-    this.queued.push(large ? { sql, bindings } : bindings.length ? inline(sql, bindings) : sql);
+    this.queued.push(bindings.length ? inline(sql, bindings) : sql);
   }
 
-  /** Starts the writes held back so far while the caller prepares more (an import hashing its next batch). */
+  /**
+   * Starts the writes held back so far (one script, one trip) while the caller prepares more: an import hashing and
+   * folding its next batch. A trip ends on the main thread (the driver takes the next statement only once the last
+   * one's callback has run), so a batch's writes go as one, once they are all built.
+   */
   flushSoon(): void {
     this.flush().catch(() => undefined);
   }
@@ -112,34 +106,11 @@ export class SqliteWriteSession {
     const previous = this.flushing;
     const current = (async () => {
       await previous;
-      await this.runQueued();
+      const queued = this.queued;
+      this.queued = [];
+      if (queued.length) await run(this.conn, queued.join(';\n'));
     })();
     this.flushing = current;
     return current;
-  }
-
-  private async runQueued(): Promise<void> {
-    if (!this.queued.length) return;
-    const queued = this.queued;
-    this.queued = [];
-    // Runs of SQL text go as one script; a bound statement alone, in its place in the order.
-    let script: string[] = [];
-    for (const item of queued) {
-      if (typeof item === 'string') {
-        script.push(item);
-        continue;
-      }
-      if (script.length) await run(this.conn, script.join(';\n'));
-      script = [];
-      await this.runBound(item.sql, item.bindings);
-    }
-    if (script.length) await run(this.conn, script.join(';\n'));
-  }
-
-  private async runBound(sql: string, bindings: readonly unknown[]): Promise<void> {
-    const statement = await prepared(this.conn, sql).catch((err: unknown) => {
-      throw toStorageError(err, statementOf(sql));
-    });
-    return new Promise((resolve, reject) => statement.run([...bindings], (err) => (err ? reject(toStorageError(err, statementOf(sql))) : resolve())));
   }
 }

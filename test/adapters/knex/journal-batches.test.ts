@@ -9,9 +9,9 @@ import type { JournalEvent } from '../../../src/domain/journal/journal-event';
 import { T0 } from '../../mothers/journal-events';
 
 /**
- * The journal writer's pipeline of batches (a batch's stored rows are read while the batch before it is still held
- * back, and taken from that batch's working set where it changed them): however a journal is cut into batches, the
- * database ends up the same as when it is appended in one, on a SQLite file, projections, events and ledger alike.
+ * The journal writer's stream of batches (each batch's writes run while the next batch is read and hashed): however a
+ * journal is cut into batches, the database ends up the same as when it is appended in one, on a SQLite file,
+ * projections, events and ledger alike.
  */
 describe('journal writer: a stream of batches writes what one batch writes', () => {
   let dir: string;
