@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { isSqlite } from './dialect';
 import { packedValues, rowOfValues } from './rows';
-import { SqliteWriteSession } from './sqlite-session';
+import { SqliteWriteSession, sqlTuple } from './sqlite-session';
 
 /** Where a statement goes: knex (or a knex transaction), or a SQLite write session (see SqliteWriteSession). */
 export type Db = Knex | Knex.Transaction | SqliteWriteSession;
@@ -84,6 +84,14 @@ export async function insertRows(
   }
   const json = columns.map((c) => options.jsonColumns?.includes(c) ?? false);
   const encoded = json.includes(true) ? rows.map((r) => r.map((v, i) => (json[i] ? JSON.stringify(v) ?? 'null' : v))) : rows;
+  if (db instanceof SqliteWriteSession) {
+    // A write session sends SQL text (one script per batch, see SqliteWriteSession): the rows as a VALUES list of
+    // literals, which SQLite reads in about half the time it takes to unpack the same rows from a JSON document,
+    // and a JSON column's text is quoted once rather than escaped inside the document.
+    const head = `INSERT INTO ${table} (${quoted}) VALUES `;
+    for (const part of chunks(encoded, JSON_ROWS)) db.write(head + part.map(sqlTuple).join(',') + suffix);
+    return;
+  }
   if (isSqlite(db)) {
     // One JSON document per statement, unpacked by SQLite itself: binding thousands of parameters one by one
     // (and knex scanning the SQL for them) costs more than the insert. `WHERE true` lets an upsert follow a SELECT.
@@ -91,8 +99,7 @@ export async function insertRows(
     // the text as it is, where a nested value would be parsed and rendered again (a quarter of the events insert).
     const sql = sqliteInsert(table, quoted, columns, suffix);
     for (const part of chunks(encoded, JSON_ROWS)) {
-      if (db instanceof SqliteWriteSession) db.write(sql, [JSON.stringify(part)]);
-      else await (db as Knex | Knex.Transaction).raw(sql, [JSON.stringify(part)]);
+      await (db as Knex | Knex.Transaction).raw(sql, [JSON.stringify(part)]);
     }
     return;
   }

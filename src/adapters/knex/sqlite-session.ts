@@ -15,7 +15,24 @@ export function sqlLiteral(value: unknown): string {
   if (typeof value === 'boolean') return value ? '1' : '0';
   // A string literal: quotes doubled, nothing else is special in SQLite. JSON.stringify escapes control
   // characters and lone surrogates, so JSON text travels intact.
-  return `'${String(value).replaceAll("'", "''")}'`;
+  const text = String(value);
+  return `'${text.includes("'") ? text.replaceAll("'", "''") : text}'`;
+}
+
+/**
+ * A row of values as an SQL tuple, each value as `json_each` would give it from the row's JSON array (the form
+ * `insertRows` binds elsewhere): a non-finite number or undefined is NULL, an object its JSON text.
+ */
+export function sqlTuple(row: readonly unknown[]): string {
+  let out = '(';
+  for (let i = 0; i < row.length; i++) {
+    const v = row[i];
+    if (i) out += ',';
+    if (typeof v === 'number') out += Number.isFinite(v) ? String(v) : 'NULL';
+    else if (v !== null && typeof v === 'object') out += sqlLiteral(JSON.stringify(v));
+    else out += sqlLiteral(v);
+  }
+  return `${out})`;
 }
 
 /** Replaces each `?` of `sql` (which holds no other question mark) by its binding as a literal. */

@@ -56,6 +56,29 @@ describe('SQLite write session: values travel as SQL text', () => {
     });
   });
 
+  it('rows stored through a session (a VALUES list) are the rows knex stores (a JSON document): values and types', async () => {
+    const mixed: unknown[][] = [
+      [1, "it's", { nested: ["a'b", 1.5, null] }, 42],
+      [2, '', [], -7.25],
+      [3, null, null, 9_007_199_254_740_991],
+      [4, undefined, 'text', Number.NaN],
+      [5, true, false, 1e21],
+      [6, false, 0, -0],
+    ];
+    const stored = async (through: 'session' | 'knex'): Promise<unknown[]> => {
+      await db.raw('DELETE FROM notes');
+      if (through === 'session') {
+        await SqliteWriteSession.transact(db, async (session) => insertRows(session, 'notes', ['id', 'text', 'body', 'amount'], mixed, { jsonColumns: ['body'] }));
+      } else {
+        await insertRows(db, 'notes', ['id', 'text', 'body', 'amount'], mixed, { jsonColumns: ['body'] });
+      }
+      return db.raw('SELECT id, text, typeof(text) AS tt, body, typeof(body) AS bt, amount, typeof(amount) AS at FROM notes ORDER BY id');
+    };
+    const viaKnex = await stored('knex');
+    expect(viaKnex).toHaveLength(mixed.length);
+    expect(await stored('session')).toEqual(viaKnex);
+  });
+
   it('a read sees the writes held back before it, in order', async () => {
     const seen = await SqliteWriteSession.transact(db, async (session) => {
       session.write('INSERT INTO notes (id, text) VALUES (?, ?)', [1, "first's"]);
