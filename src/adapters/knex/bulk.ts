@@ -19,14 +19,17 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-/** SELECT rows whose `column` is one of `values`, in chunks. */
-export async function selectIn(db: Db, table: string, column: string, values: Iterable<string>, columns = '*'): Promise<Record<string, unknown>[]> {
+/**
+ * SELECT rows whose `column` is one of `values`, in chunks. `ahead`: on a write session, read before the writes it
+ * holds back (see SqliteWriteSession.select).
+ */
+export async function selectIn(db: Db, table: string, column: string, values: Iterable<string>, columns = '*', { ahead = false } = {}): Promise<Record<string, unknown>[]> {
   const all = [...values];
   const out: Record<string, unknown>[] = [];
   for (const part of chunks(all, MAX_ROWS)) {
     const sql = `SELECT ${columns} FROM ${table} WHERE ${column} IN (${part.map(() => '?').join(',')})`;
     if (db instanceof SqliteWriteSession) {
-      out.push(...(await db.select(sql, part)));
+      out.push(...(await db.select(sql, part, { ahead })));
       continue;
     }
     const rows = await db.raw(sql, part);

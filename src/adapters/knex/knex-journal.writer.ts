@@ -9,7 +9,7 @@ import { execute, insertRows, selectIn, type Db } from './bulk';
 import { isSqlite, READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { SqliteWriteSession } from './sqlite-session';
 import { RUN_LIST_TABLES } from './migrations';
-import { addPending, appendEntries } from './spend-store';
+import { addPending, appendEntries, entryKey } from './spend-store';
 import { addWorkflowStats } from './workflow-stats-store';
 import {
   APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, WORKFLOW_COLUMNS,
@@ -42,6 +42,13 @@ interface Loaded {
   readonly nextSeq: Map<string, number>;
   /** Each loaded run's row as stored (runToRow), to write back only the columns that changed. */
   readonly storedRuns: Map<string, unknown[]>;
+  /** Every stream whose stored events (keys and next ordinal) this batch knows in full. */
+  readonly streams: Set<string>;
+  /**
+   * Read ahead (see `applyAll`): the ledger entries stored for the step runs the batch refers to, as `entryKey`s; the
+   * batch's own entries are added as they are written. Otherwise undefined: the ledger append checks for itself.
+   */
+  readonly ledgerKeys?: Set<string>;
 }
 
 /**
@@ -153,61 +160,92 @@ export class KnexJournalWriter implements JournalWriter {
   }
 
   private async applyAll(trx: Db, batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
+    if (trx instanceof SqliteWriteSession) return this.applyPipelined(trx, batches, onBatch);
     let applied = 0;
     let duplicates = 0;
     let offset = 0;
-    let writing: Promise<void> = Promise.resolve();
-    try {
-      for await (const batch of batches) {
-        if (!batch.length) continue;
-        const hashes = contentHashes(batch);
-        await writing;
-        const loaded = await this.load(trx, batch);
-        const changes = applyEvents(loaded.ws, batch, offset, hashes);
-        offset += batch.length;
-        applied += changes.events.length;
-        duplicates += changes.duplicates;
-        // A write session holds writes back: they start once all of the batch's are built, together (see
-        // SqliteWriteSession), and run while the next batch is read and hashed.
-        if (trx instanceof SqliteWriteSession) {
-          await this.write(trx, loaded.ws, changes, loaded);
-          trx.flushSoon();
-        } else {
-          writing = this.write(trx, loaded.ws, changes, loaded);
-        }
-        writing.catch(() => undefined);
-        onBatch?.({ applied, duplicates });
-      }
-      await writing;
-    } catch (err) {
-      // Every statement must have finished before the transaction rolls back.
-      await writing.catch(() => undefined);
-      throw err;
+    for await (const batch of batches) {
+      if (!batch.length) continue;
+      const hashes = contentHashes(batch);
+      const loaded = await this.load(trx, batch);
+      const changes = applyEvents(loaded.ws, batch, offset, hashes);
+      offset += batch.length;
+      applied += changes.events.length;
+      duplicates += changes.duplicates;
+      await this.write(trx, loaded.ws, changes, loaded);
+      onBatch?.({ applied, duplicates });
     }
     return { applied, duplicates };
   }
 
-  private async load(trx: Db, events: readonly JournalEvent[]): Promise<Loaded> {
+  /**
+   * A stream of batches on a write session, as a pipeline over SQLite's thread and the main thread: a batch's stored
+   * rows are read before the batch before it is written (what that batch changed is taken from its working set, the
+   * rows as its writes leave them), then that batch's writes go to SQLite (one script) while this one is hashed,
+   * folded and its writes built, and the next one parsed. SQLite runs one statement at a time on the connection, so
+   * the reads always see every earlier batch but the one held back.
+   */
+  private async applyPipelined(session: SqliteWriteSession, batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
+    let applied = 0;
+    let duplicates = 0;
+    let offset = 0;
+    let prev: Loaded | undefined;
+    for await (const batch of batches) {
+      if (!batch.length) continue;
+      const loaded = await this.load(session, batch, { prev });
+      session.flushSoon();
+      const changes = applyEvents(loaded.ws, batch, offset, contentHashes(batch));
+      offset += batch.length;
+      applied += changes.events.length;
+      duplicates += changes.duplicates;
+      // Built in full (SQL text) before the next batch's fold changes the same objects.
+      await this.write(session, loaded.ws, changes, loaded);
+      prev = loaded;
+      onBatch?.({ applied, duplicates });
+    }
+    return { applied, duplicates };
+  }
+
+  /**
+   * The rows a batch refers to. With `ahead`, the reads go before the writes the session holds back (the batch
+   * before's, `ahead.prev`): every row that batch loaded or changed is taken from it instead, as are its streams'
+   * events and its ledger entries.
+   */
+  private async load(trx: Db, events: readonly JournalEvent[], ahead?: { readonly prev: Loaded | undefined }): Promise<Loaded> {
+    const prev = ahead?.prev;
+    const select = (table: string, column: string, values: Iterable<string>, columns?: string): Promise<Record<string, unknown>[]> =>
+      selectIn(trx, table, column, values, columns, { ahead: !!ahead });
+    /** Ids `prev` holds go into `mine` from it; the others are returned, to be read. */
+    const carry = <T>(ids: Iterable<string>, mine: Map<string, T>, theirs: Map<string, T> | undefined): string[] => {
+      const rest: string[] = [];
+      for (const id of ids) {
+        const held = theirs?.get(id);
+        if (held) mine.set(id, held);
+        else rest.push(id);
+      }
+      return rest;
+    };
     const refs = references(events);
     const ws = emptyWorkingSet();
-    const runIds = new Set(refs.runIds);
-    for (const row of await selectIn(trx, 'sends', 'send_id', refs.sendIds)) {
+    for (const row of await select('sends', 'send_id', carry(refs.sendIds, ws.sends, prev?.ws.sends))) {
       const send = rowToSend(row);
       ws.sends.set(send.sendId, send);
-      runIds.add(send.runId);
     }
-    for (const row of await selectIn(trx, 'approvals', 'approval_id', refs.approvalIds)) {
+    for (const row of await select('approvals', 'approval_id', carry(refs.approvalIds, ws.approvals, prev?.ws.approvals))) {
       const approval = rowToApproval(row);
       ws.approvals.set(approval.approvalId, approval);
-      runIds.add(approval.runId);
     }
-    for (const row of await selectIn(trx, 'reorgs', 'reorg_id', refs.reorgIds)) {
+    for (const row of await select('reorgs', 'reorg_id', carry(refs.reorgIds, ws.reorgs, prev?.ws.reorgs))) {
       const reorg = rowToReorg(row);
       ws.reorgs.set(reorg.reorgId, reorg);
-      runIds.add(reorg.runId);
     }
+    const runIds = new Set(refs.runIds);
+    for (const send of ws.sends.values()) runIds.add(send.runId);
+    for (const approval of ws.approvals.values()) runIds.add(approval.runId);
+    for (const reorg of ws.reorgs.values()) runIds.add(reorg.runId);
     const storedRuns = new Map<string, unknown[]>();
     const nextSeq = new Map<string, number>();
+    const streams = new Set<string>();
     const noteEvent = (stream: string, seq: number, hash: string): void => {
       ws.eventKeys.add(`${stream}\n${hash}`);
       nextSeq.set(stream, Math.max(nextSeq.get(stream) ?? 1, seq + 1));
@@ -217,44 +255,72 @@ export class KnexJournalWriter implements JournalWriter {
     const columns = withEvents
       ? "runs.*, (SELECT json_group_array(json_array(seq, hash)) FROM events WHERE events.stream = runs.run_id) AS event_keys"
       : '*';
-    for (const row of await selectIn(trx, 'runs', 'run_id', runIds, columns)) {
+    for (const row of await select('runs', 'run_id', carry(runIds, ws.runs, prev?.ws.runs), columns)) {
       const run = rowToRun(row);
       ws.runs.set(run.runId, run);
-      storedRuns.set(run.runId, runToRow(run));
-      if (withEvents) for (const [seq, hash] of JSON.parse(String(row.event_keys)) as [number, string][]) noteEvent(run.runId, seq, hash);
+      if (withEvents) {
+        for (const [seq, hash] of JSON.parse(String(row.event_keys)) as [number, string][]) noteEvent(run.runId, seq, hash);
+        streams.add(run.runId);
+      }
     }
-    for (const row of await selectIn(trx, 'sessions', 'session_id', refs.sessionIds)) {
+    // A run's row as stored: as read, or as the batch before writes it.
+    for (const run of ws.runs.values()) storedRuns.set(run.runId, runToRow(run));
+    for (const row of await select('sessions', 'session_id', carry(refs.sessionIds, ws.sessions, prev?.ws.sessions))) {
       const session = rowToSession(row);
       ws.sessions.set(session.sessionId, session);
     }
-    for (const row of await selectIn(trx, 'workflow_states', 'workflow', refs.workflows)) {
+    for (const row of await select('workflow_states', 'workflow', carry(refs.workflows, ws.workflows, prev?.ws.workflows))) {
       const wf = rowToWorkflow(row);
       ws.workflows.set(wf.workflow, wf);
     }
     // Only streams that already hold events can hold a duplicate, or need their ordinals continued.
-    const streams = [
-      ...(withEvents ? [] : ws.runs.keys()),
+    const wanted = [
+      ...(withEvents ? [...ws.runs.keys()].filter((id) => !streams.has(id)) : ws.runs.keys()),
       ...[...refs.sessionIds].map((id) => `session:${id}`),
       ...[...refs.workflows].map((w) => `workflow:${w}`),
     ];
-    for (const row of await selectIn(trx, 'events', 'stream', streams, 'stream, seq, hash')) noteEvent(row.stream as string, Number(row.seq), row.hash as string);
-    return { ws, nextSeq, storedRuns };
+    const fromPrev = new Set<string>();
+    const toRead: string[] = [];
+    for (const stream of wanted) {
+      if (prev?.streams.has(stream)) fromPrev.add(stream);
+      else toRead.push(stream);
+    }
+    for (const stream of toRead) streams.add(stream);
+    for (const row of await select('events', 'stream', toRead, 'stream, seq, hash')) noteEvent(row.stream as string, Number(row.seq), row.hash as string);
+    if (prev && fromPrev.size) {
+      for (const key of prev.ws.eventKeys) if (fromPrev.has(key.slice(0, key.lastIndexOf('\n')))) ws.eventKeys.add(key);
+      for (const stream of fromPrev) {
+        streams.add(stream);
+        const seq = prev.nextSeq.get(stream);
+        if (seq !== undefined) nextSeq.set(stream, seq);
+      }
+    }
+    if (!ahead) return { ws, nextSeq, storedRuns, streams };
+    // The ledger entries a batch's landed settles may repeat: those of its step runs (a settle's entry is its send's).
+    const stepRunIds = new Set<string>();
+    for (const e of events) if ('step_run_id' in e && typeof e.step_run_id === 'string') stepRunIds.add(e.step_run_id);
+    for (const send of ws.sends.values()) stepRunIds.add(send.stepRunId);
+    const ledgerKeys = new Set<string>();
+    for (const row of await select('spend_entries', 'step_run_id', stepRunIds, 'step_run_id, tx_hash')) ledgerKeys.add(entryKey({ stepRunId: row.step_run_id as string, txHash: row.tx_hash as string }));
+    if (prev?.ledgerKeys) for (const key of prev.ledgerKeys) if (stepRunIds.has(key.slice(0, key.indexOf('\n')))) ledgerKeys.add(key);
+    return { ws, nextSeq, storedRuns, streams, ledgerKeys };
   }
 
   /** Writes the changed rows and the new events of a batch. */
-  private async write(trx: Db, ws: WorkingSet, ch: ChangeSet, { nextSeq, storedRuns }: Pick<Loaded, 'nextSeq' | 'storedRuns'>): Promise<void> {
+  private async write(trx: Db, ws: WorkingSet, ch: ChangeSet, { nextSeq, storedRuns, streams, ledgerKeys }: Omit<Loaded, 'ws'>): Promise<void> {
     const pick = <T>(keys: Set<string>, map: Map<string, T>): T[] => [...keys].map((k) => map.get(k)!);
     const lists = pick(ch.runLists, ws.runs);
     const events = ch.events.map((e) => {
       const seq = nextSeq.get(e.stream) ?? 1;
       nextSeq.set(e.stream, seq + 1);
+      streams.add(e.stream);
       return [e.stream, seq, e.hash, e.type, e.at, e.event];
     });
     const writes: (() => Promise<void>)[] = [
       // The spend ledger's share of landed settles, in the same transaction: a crash cannot separate them. First: its
       // duplicate check is the batch's only read here, and a write session sends what it holds back at a read.
       async () => {
-        await appendEntries(trx, ch.ledger.flatMap((l) => (l.kind === 'entry' ? [l.entry] : [])));
+        await appendEntries(trx, ch.ledger.flatMap((l) => (l.kind === 'entry' ? [l.entry] : [])), ledgerKeys);
       },
       () => writeRuns(trx, pick(ch.runs, ws.runs), storedRuns),
       ...Object.entries(RUN_LIST_TABLES).map(([field, { table, column }]) => () => {

@@ -81,13 +81,18 @@ function noteWrite(entries: readonly LedgerEntry[]): void {
 
 /**
  * Appends ledger entries inside the caller's transaction: entries whose (step_run_id, tx_hash) is already
- * recorded (or repeated within the batch) are skipped, and only the new ones reach the rollups.
+ * recorded (or repeated within the batch) are skipped, and only the new ones reach the rollups. `stored`: the
+ * `entryKey`s already recorded for every step run of `entries`, when the caller read them (the new ones are added);
+ * otherwise they are read here.
  */
-export async function appendEntries(db: Db, entries: readonly LedgerEntry[]): Promise<{ written: number; duplicates: number }> {
+export async function appendEntries(db: Db, entries: readonly LedgerEntry[], stored?: Set<string>): Promise<{ written: number; duplicates: number }> {
   if (!entries.length) return { written: 0, duplicates: 0 };
-  const seen = new Set<string>();
-  for (const row of await selectIn(db, 'spend_entries', 'step_run_id', new Set(entries.map((e) => e.stepRunId)), 'step_run_id, tx_hash')) {
-    seen.add(`${row.step_run_id as string}\n${row.tx_hash as string}`);
+  let seen = stored;
+  if (!seen) {
+    seen = new Set<string>();
+    for (const row of await selectIn(db, 'spend_entries', 'step_run_id', new Set(entries.map((e) => e.stepRunId)), 'step_run_id, tx_hash')) {
+      seen.add(`${row.step_run_id as string}\n${row.tx_hash as string}`);
+    }
   }
   const fresh: LedgerEntry[] = [];
   for (const e of entries) {

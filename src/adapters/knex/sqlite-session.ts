@@ -62,6 +62,9 @@ export class SqliteWriteSession {
   private queued: string[] = [];
   /** Writes under way (see `flushSoon`); their failure surfaces at the next read or the commit. */
   private flushing: Promise<void> = Promise.resolve();
+  /** Flushes started and not yet finished; whether one failed (see `flush`). */
+  private inFlight = 0;
+  private failed = false;
 
   private constructor(private readonly conn: Connection) {}
 
@@ -92,9 +95,16 @@ export class SqliteWriteSession {
     });
   }
 
-  /** Rows of a query, after the writes held back so far. */
-  async select(sql: string, bindings: readonly unknown[] = []): Promise<Row[]> {
-    await this.flush();
+  /**
+   * Rows of a query, after the writes held back so far. `ahead`: before them, after every write already started
+   * (the caller takes what the held-back writes change from its own state: an import's next batch, see
+   * KnexJournalWriter).
+   */
+  async select(sql: string, bindings: readonly unknown[] = [], { ahead = false } = {}): Promise<Row[]> {
+    // Always after the started writes have finished: the driver runs a statement on any of its threads, so one sent
+    // while a script is under way could be run before it.
+    if (ahead) await this.flushing;
+    else await this.flush();
     const statement = await prepared(this.conn, sql).catch((err: unknown) => {
       throw toStorageError(err, statementOf(sql));
     });
@@ -120,14 +130,28 @@ export class SqliteWriteSession {
    * in order). A failed flush fails every later one, so it surfaces at the next read or the commit.
    */
   private flush(): Promise<void> {
-    const previous = this.flushing;
-    const current = (async () => {
-      await previous;
-      const queued = this.queued;
-      this.queued = [];
+    // The writes held back now, not those queued by the time the earlier flushes are done.
+    const queued = this.queued;
+    this.queued = [];
+    const send = async (): Promise<void> => {
       if (queued.length) await run(this.conn, queued.join(';\n'));
-    })();
-    this.flushing = current;
-    return current;
+    };
+    // Sent at once when no flush is under way (waiting even for a settled promise waits for the main thread's next
+    // turn, which an import spends folding its next batch); after the others otherwise, and never after one failed.
+    const current = this.inFlight === 0 && !this.failed ? send() : this.flushing.then(send);
+    this.inFlight++;
+    const tracked = current.then(
+      () => {
+        this.inFlight--;
+      },
+      (err: unknown) => {
+        this.inFlight--;
+        this.failed = true;
+        throw err;
+      },
+    );
+    this.flushing = tracked;
+    return tracked;
   }
+
 }

@@ -101,6 +101,29 @@ describe('journal writer: a stream of batches writes what one batch writes', () 
     }
   });
 
+  it('a landed send settled again (same hash, later) in the next batch adds no second ledger entry, as within one batch', async () => {
+    const again: JournalEvent[] = [];
+    let settledAgain = 0;
+    for (const e of journal) {
+      again.push(e);
+      if (e.type === 'send.settled' && e.outcome !== 'dropped' && e.receipt) {
+        again.push({ ...e, at: new Date(Date.parse(e.at) + 1000).toISOString() });
+        settledAgain++;
+      }
+    }
+    expect(settledAgain).toBeGreaterThan(0);
+    const one = await fresh();
+    await one.writer.appendAll(batchesOf([again]));
+    const inOne = await dump(one.db);
+    expect(inOne.spend_entries).toEqual(whole.spend_entries);
+    expect(inOne.spend_rollups).toEqual(whole.spend_rollups);
+    for (const size of [1, 2, 3]) {
+      const { db, writer } = await fresh();
+      expect(await writer.appendAll(batchesOf(cut(again, size)))).toEqual({ applied: again.length, duplicates: 0 });
+      expect(await dump(db)).toEqual(inOne);
+    }
+  });
+
   it('a batch refused after others leaves nothing of any of them', async () => {
     const { db, writer } = await fresh();
     const empty = await dump(db);
