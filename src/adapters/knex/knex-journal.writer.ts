@@ -45,7 +45,7 @@ interface Loaded {
   /** Every stream whose stored events (keys and next ordinal) this batch knows in full. */
   readonly streams: Set<string>;
   /**
-   * Read ahead (see `applyAll`): the ledger entries stored for the step runs the batch refers to, as `entryKey`s; the
+   * Read ahead (see `applyPipelined`): the ledger entries stored for the step runs the batch refers to, as `entryKey`s; the
    * batch's own entries are added as they are written. Otherwise undefined: the ledger append checks for itself.
    */
   readonly ledgerKeys?: Set<string>;
@@ -317,8 +317,8 @@ export class KnexJournalWriter implements JournalWriter {
       return [e.stream, seq, e.hash, e.type, e.at, e.event];
     });
     const writes: (() => Promise<void>)[] = [
-      // The spend ledger's share of landed settles, in the same transaction: a crash cannot separate them. First: its
-      // duplicate check is the batch's only read here, and a write session sends what it holds back at a read.
+      // The spend ledger's share of landed settles, in the same transaction: a crash cannot separate them. First: unless
+      // read ahead (`ledgerKeys`), its duplicate check is the only read here, and a session sends what it holds at a read.
       async () => {
         await appendEntries(trx, ch.ledger.flatMap((l) => (l.kind === 'entry' ? [l.entry] : [])), ledgerKeys);
       },
