@@ -8,7 +8,7 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { TopUpRelayer } from '../../src/application/relayers/top-up-relayer.use-case';
 import { ANVIL_ACCOUNTS, ANVIL_CHAIN_ID, refusingUrl, startAnvil, type Anvil } from '../support/anvil';
-import { launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
+import { checkAndCloseTabs, launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/server';
 
 jest.setTimeout(120_000);
@@ -58,18 +58,7 @@ describe('web UI: the Relayers view over a real chain', () => {
     topupRun = topup.run_id;
   });
 
-  afterEach(async () => {
-    const opened = tabs.splice(0);
-    try {
-      for (const t of opened) {
-        expect(t.offHost()).toEqual([]);
-        expect(t.pageErrors).toEqual([]);
-        expect(t.dialogs).toEqual([]);
-      }
-    } finally {
-      await Promise.all(opened.map((t) => t.close()));
-    }
-  });
+  afterEach(() => checkAndCloseTabs(tabs));
 
   afterAll(async () => {
     await browser?.close();
