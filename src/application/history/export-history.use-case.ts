@@ -76,7 +76,8 @@ export class ExportHistory {
     const emit = async (section: keyof ExportReport, values: readonly unknown[]): Promise<void> => {
       report[section] += values.length;
       for (let i = 0; i < values.length; i += ITEMS_PER_WRITE) {
-        const text = values.slice(i, i + ITEMS_PER_WRITE).map((value) => JSON.stringify(this.redactor.redact(value))).join(',');
+        // One JSON.stringify for the slice (its brackets cut off), not one per item joined by commas.
+        const text = JSON.stringify(values.slice(i, i + ITEMS_PER_WRITE).map((value) => this.redactor.redact(value))).slice(1, -1);
         await sink.write(first ? text : `,${text}`);
         first = false;
       }
