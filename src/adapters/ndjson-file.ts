@@ -8,15 +8,16 @@ const CR = '\r';
 /**
  * The lines of an NDJSON file, read as a stream (constant memory) as often as asked. Bytes are checked as UTF-8
  * before they become text: a line that is not valid UTF-8 comes back as an InvalidLine (the import refuses it,
- * naming the line), never as text with the bad bytes silently replaced.
+ * naming the line), never as text with the bad bytes silently replaced. `chunkBytes`: how much is read at a time
+ * (default 1 MiB, for the import's large files).
  */
-export function ndjsonFile(path: string): LineSource {
-  return { lines: () => readLines(path) };
+export function ndjsonFile(path: string, options: { readonly chunkBytes?: number } = {}): LineSource {
+  return { lines: () => readLines(path, options.chunkBytes ?? 1 << 20) };
 }
 
-async function* readLines(path: string): AsyncGenerator<string | InvalidLine> {
+async function* readLines(path: string, chunkBytes: number): AsyncGenerator<string | InvalidLine> {
   let carry: Buffer | undefined;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(path, { highWaterMark: chunkBytes }) as AsyncIterable<Buffer>) {
     const bytes = carry ? Buffer.concat([carry, chunk]) : chunk;
     // A newline byte never occurs inside a multi-byte character: cutting after the last one keeps characters whole.
     const end = bytes.lastIndexOf(NEWLINE);
