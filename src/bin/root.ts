@@ -8,6 +8,7 @@ import { KnexHistoryRepository } from '../adapters/knex/knex-history.repository'
 import { KnexRetentionRepository } from '../adapters/knex/knex-retention.repository';
 import { KnexRunRepository } from '../adapters/knex/knex-run.repository';
 import { SystemClock } from '../adapters/system-clock';
+import { FileSpools } from '../adapters/file-spools';
 import { Web3Chain } from '../adapters/chain/web3-chain';
 import { KnexBudgetReservations } from '../adapters/knex/knex-budget-reservations';
 import { KnexSpendLedger } from '../adapters/knex/knex-spend-ledger';
@@ -65,6 +66,7 @@ import { WriteDemoJournal } from '../application/journal/demo-journal.use-case';
 import { ImportJournal } from '../application/journal/import-journal.use-case';
 import { BearerRepository } from '../application/ports/bearer-repository';
 import { Clock } from '../application/ports/clock';
+import { Spools } from '../application/ports/spool';
 import { HistoryRepository } from '../application/ports/history-repository';
 import { RetentionRepository } from '../application/ports/retention-repository';
 import { JournalWriter } from '../application/ports/journal-writer';
@@ -125,6 +127,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind<ChainflowConfig>(ChainflowConfig).toConstantValue(config);
   container.bind<Knex>(Database).toConstantValue(db);
   container.bind(Clock).to(SystemClock);
+  container.bind(Spools).toConstantValue(new FileSpools());
   container.bind(CursorCodec).toConstantValue(new CursorCodec(cursorKey.value));
   container.bind(Redactor).toConstantValue(new Redactor(config.secretValues));
   const explorerOverrides = new Map([...config.networks.values()].flatMap((n) => (n.explorer ? [[n.name, n.explorer] as const] : [])));

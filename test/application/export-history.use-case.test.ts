@@ -5,6 +5,7 @@ import { ExplorerLinks } from '../../src/domain/explorer';
 import { REDACTED, Redactor } from '../../src/domain/redactor';
 import { FixedClock } from '../fakes/fixed-clock';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
+import { InMemorySpools } from '../fakes/in-memory-spools';
 import { aRun, aTxHash, DAY, MINUTE, T0 } from '../mothers/journal-events';
 
 class StringSink implements TextSink {
@@ -19,10 +20,12 @@ class StringSink implements TextSink {
 describe('ExportHistory', () => {
   let journal: InMemoryJournal;
   let exporter: ExportHistory;
+  let spools: InMemorySpools;
 
   beforeEach(async () => {
     journal = new InMemoryJournal();
-    exporter = new ExportHistory(journal, journal, new ExplorerLinks(), new Redactor(['s3cr3t-token']), new FixedClock(T0 + DAY));
+    spools = new InMemorySpools();
+    exporter = new ExportHistory(journal, journal, new ExplorerLinks(), new Redactor(['s3cr3t-token']), new FixedClock(T0 + DAY), spools);
     await journal.append([
       ...aRun({ runId: 'ok-1', workflow: 'payouts', at: T0, send: { txHash: aTxHash('a'), relayer: 'ops' }, approval: { decision: 'approved', reason: 'ok s3cr3t-token' } }),
       ...aRun({ runId: 'bad-1', workflow: 'payouts', at: T0 + MINUTE, failure: { kind: 'http_error', message: 'boom s3cr3t-token' } }),
@@ -69,4 +72,55 @@ describe('ExportHistory', () => {
     expect(report.runs).toBe(1200);
     expect(new Set(sink.text.trimEnd().split('\n').slice(1).map((l) => l.split(',')[0])).size).toBe(1200);
   });
+
+  it('pages JSON through many runs: every section in the order of the runs, across pages', async () => {
+    const runs = Array.from({ length: 1200 }, (_, i) => aRun({
+      runId: `bulk-${String(i).padStart(4, '0')}`, workflow: 'bulk', at: T0 - i * MINUTE,
+      ...(i % 100 === 0 ? { approval: { decision: 'approved' as const, reason: `ok ${i}` } } : {}),
+      ...(i % 150 === 7 ? { failure: { kind: 'http_error', message: `boom ${i}` } } : {}),
+    }));
+    await journal.append(runs.flat());
+    const sink = new StringSink();
+    const report = await exporter.execute(exporter.parse({ workflow: 'bulk' }).filter, 'json', sink);
+    const doc = JSON.parse(sink.text) as Record<string, Array<Record<string, unknown>>>;
+    const order = Array.from({ length: 1200 }, (_, i) => `bulk-${String(i).padStart(4, '0')}`);
+    expect(doc.runs!.map((r) => r.run_id)).toEqual(order);
+    expect(doc.steps!.map((s) => s.run_id)).toEqual(order);
+    // Approvals come a page of runs (500) at a time, in the order the repository gives a page's approvals.
+    const approvalRuns = doc.approvals!.map((a) => Number(/^ok (\d+)$/.exec(String(a.reason))![1]));
+    expect([...approvalRuns].sort((a, b) => a - b)).toEqual(order.flatMap((_, i) => (i % 100 === 0 ? [i] : [])));
+    expect(approvalRuns.map((i) => Math.floor(i / 500))).toEqual([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2]);
+    expect(doc.failures!.map((f) => f.run_id)).toEqual(order.filter((_, i) => i % 150 === 7));
+    expect(report).toEqual({ runs: 1200, steps: 1200, sends: 0, approvals: 12, failures: 8 });
+    expect(spools.opened.length).toBeGreaterThan(0);
+    expect(spools.live).toBe(0);
+  });
+
+  it('shows in every JSON section the runs of `runs` alone, even when a run is journaled during the export', async () => {
+    const late = aRun({ runId: 'late', workflow: 'payouts', at: T0 + 5 * MINUTE, send: { txHash: aTxHash('f'), relayer: 'ops' }, approval: { decision: 'approved', reason: 'late' }, failure: { kind: 'http_error', message: 'late' } });
+    const sink = new (class extends StringSink {
+      override async write(chunk: string): Promise<void> {
+        if (chunk.startsWith('],"steps"')) await journal.append(late);
+        await super.write(chunk);
+      }
+    })();
+    await exporter.execute(exporter.parse({ workflow: 'payouts' }).filter, 'json', sink);
+    expect(sink.text).not.toContain('late');
+    const doc = JSON.parse(sink.text) as Record<string, Array<Record<string, unknown>>>;
+    expect(doc.runs!.map((r) => r.run_id)).toEqual(['bad-1', 'ok-1']);
+    expect(new Set(doc.steps!.map((s) => s.run_id))).toEqual(new Set(['bad-1', 'ok-1']));
+  });
+
+  it('discards its scratch spools when the sink fails midway', async () => {
+    let writes = 0;
+    const failing: TextSink = {
+      write: async () => {
+        if (++writes === 4) throw new Error('disk full');
+      },
+    };
+    await expect(exporter.execute(exporter.parse({}).filter, 'json', failing)).rejects.toThrow('disk full');
+    expect(spools.opened.length).toBeGreaterThan(0);
+    expect(spools.live).toBe(0);
+  });
 });
+
