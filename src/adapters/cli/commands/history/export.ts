@@ -7,8 +7,11 @@ import { StreamSink } from '../../../stream-sink';
 import { Progress } from '../../progress';
 import { limitHeap } from '../../heap-limit';
 
-/** The heap an export may fill before it is collected: the command's own (about 20 MB) and a few pages' worth. */
-const EXPORT_HEAP_BYTES = 40 * 1024 * 1024;
+/**
+ * The heap an export may fill before it is collected: the command's own (about 20 MB) and a few pages' worth. 34 MB
+ * rather than 40 since the young generation is held at 16 MB (see limitHeap): same CPU, peaks ~6 MB lower.
+ */
+const EXPORT_HEAP_BYTES = 34 * 1024 * 1024;
 
 /** `chainflow history export`: the redacted audit export, streamed to a file (or stdout). */
 export default class HistoryExport extends ChainflowCommand {
