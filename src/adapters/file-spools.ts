@@ -30,6 +30,7 @@ class FileSpool implements Spool {
   /** The stream's error (a full disk): kept, then thrown by the next call, never left unhandled. */
   private failed: Error | undefined;
   private discarded = false;
+  private draining: Promise<void> | undefined;
 
   constructor(private readonly dir: string) {
     this.path = join(dir, 'records');
@@ -40,7 +41,12 @@ class FileSpool implements Spool {
     if (/[\r\n]/.test(record)) throw new Error('a spool record holds a line break');
     const out = (this.out ??= this.openStream());
     if (this.failed) throw this.failed;
-    if (!out.write(`${record}\n`)) await drained(out);
+    if (!out.write(`${record}\n`)) {
+      // Appends that find the stream full share one wait (one listener each for drain and close, however many).
+      await (this.draining ??= drained(out).finally(() => {
+        this.draining = undefined;
+      }));
+    }
     if (this.failed) throw this.failed;
   }
 
