@@ -3,7 +3,6 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { injectable } from 'inversify';
 import type { Spool, Spools } from '../application/ports/spool';
 import { ndjsonFile } from './ndjson-file';
 
@@ -14,7 +13,6 @@ import { ndjsonFile } from './ndjson-file';
 const CHUNK_BYTES = 64 * 1024;
 
 /** Spools as files in a folder of their own under the system's temporary folder, one record a line. */
-@injectable()
 export class FileSpools implements Spools {
   constructor(private readonly parent: string = tmpdir()) {}
 

@@ -122,5 +122,21 @@ describe('ExportHistory', () => {
     expect(spools.opened.length).toBeGreaterThan(0);
     expect(spools.live).toBe(0);
   });
+
+  it('discards the spools it opened when opening another fails, and writes nothing', async () => {
+    let opens = 0;
+    const flaky = new (class extends InMemorySpools {
+      override async open() {
+        if (++opens === 2) throw new Error('no space left for scratch files');
+        return super.open();
+      }
+    })();
+    const failing = new ExportHistory(journal, journal, new ExplorerLinks(), new Redactor([]), new FixedClock(T0 + DAY), flaky);
+    const sink = new StringSink();
+    await expect(failing.execute(failing.parse({}).filter, 'json', sink)).rejects.toThrow('no space left');
+    expect(flaky.opened).toHaveLength(1);
+    expect(flaky.live).toBe(0);
+    expect(sink.text).toBe('');
+  });
 });
 

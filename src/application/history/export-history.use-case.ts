@@ -79,11 +79,16 @@ export class ExportHistory {
       }
       return report;
     }
-    const spooled = { keys: await this.spools.open(), approvals: await this.spools.open(), failures: await this.spools.open() };
+    const opened: Spool[] = [];
+    const open = async (): Promise<Spool> => {
+      const spool = await this.spools.open();
+      opened.push(spool);
+      return spool;
+    };
     try {
-      await this.writeJson(filter, sink, report, spooled, onProgress);
+      await this.writeJson(filter, sink, report, { keys: await open(), approvals: await open(), failures: await open() }, onProgress);
     } finally {
-      await Promise.all(Object.values(spooled).map((spool) => spool.discard()));
+      await Promise.all(opened.map((spool) => spool.discard()));
     }
     return report;
   }
