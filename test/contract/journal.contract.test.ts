@@ -18,7 +18,6 @@ journalContract('knex on a SQLite file', async () => {
     append: (e) => writer.append(e),
     appendAll: (b, cb) => writer.appendAll(b, cb),
     list: (f, p) => repo.list(f, p),
-    listKeys: (f, p) => repo.listKeys(f, p),
     get: (id) => repo.get(id),
     stream: (id) => repo.stream(id),
     streams: (ids, types) => repo.streams(ids, types),

@@ -80,14 +80,6 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
       expect(await ids({ workflow: 'nope' })).toEqual([]);
     });
 
-    it('lists the keys of the same page as the runs', async () => {
-      await ports.append([...aRun({ runId: 'k1', at: T0, failure: { kind: 'x' } }), ...aRun({ runId: 'k2', at: T0 + MINUTE })]);
-      expect(await ports.listKeys({}, { limit: 10 })).toEqual([
-        { runId: 'k2', createdAt: T0 + MINUTE, status: 'succeeded' }, { runId: 'k1', createdAt: T0, status: 'failed' },
-      ]);
-      expect(await ports.listKeys({ status: 'failed' }, { limit: 10 })).toEqual([{ runId: 'k1', createdAt: T0, status: 'failed' }]);
-    });
-
     it('pages with a keyset position inside a filter', async () => {
       const events = Array.from({ length: 7 }, (_, i) => aRun({ runId: `p${i}`, workflow: i % 2 ? 'odd' : 'even', at: T0 + i * MINUTE })).flat();
       await ports.append(events);

@@ -28,7 +28,6 @@ function knexStorage(db: Knex): SpendStorage {
       append: (e) => writer.append(e),
       appendAll: (b, cb) => writer.appendAll(b, cb),
       list: (f, p) => runs.list(f, p),
-      listKeys: (f, p) => runs.listKeys(f, p),
       get: (id) => runs.get(id),
       stream: (id) => runs.stream(id),
       streams: (ids) => runs.streams(ids),

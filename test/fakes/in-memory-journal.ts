@@ -4,7 +4,7 @@ import { applyEvents } from '../../src/domain/journal/projector';
 import { emptyWorkingSet, type StoredEvent, type WorkingSet } from '../../src/domain/journal/working-set';
 import type { Run } from '../../src/domain/run';
 import type { AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
-import type { PageRequest, RunFilter, RunKey, RunRepository } from '../../src/application/ports/run-repository';
+import type { PageRequest, RunFilter, RunRepository } from '../../src/application/ports/run-repository';
 import type { StorageHealth } from '../../src/application/ports/storage-health';
 import type { PruneCounts, RetentionRepository } from '../../src/application/ports/retention-repository';
 import type { HistoryRepository, ListFilter, WorkflowOverview } from '../../src/application/ports/history-repository';
@@ -88,10 +88,6 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
       .sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0))
       .slice(0, page.limit)
       .map((r) => structuredClone(r));
-  }
-
-  async listKeys(filter: RunFilter, page: PageRequest): Promise<RunKey[]> {
-    return (await this.list(filter, page)).map((r) => ({ runId: r.runId, createdAt: r.createdAt, status: r.status }));
   }
 
   async get(runId: string): Promise<Run | undefined> {

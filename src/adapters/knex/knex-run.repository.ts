@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { isSqlite } from './dialect';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import type { Run } from '../../domain/run';
-import type { PageRequest, RunFilter, RunKey, RunRepository } from '../../application/ports/run-repository';
+import type { PageRequest, RunFilter, RunRepository } from '../../application/ports/run-repository';
 import type { StorageHealth } from '../../application/ports/storage-health';
 import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
@@ -29,7 +29,6 @@ const LIST_FILTERS: ReadonlyArray<readonly [keyof RunFilter, { table: string; co
   ['relayer', RUN_LIST_TABLES.relayers], ['txHash', RUN_LIST_TABLES.txHashes], ['stepId', RUN_LIST_TABLES.stepIds],
 ];
 
-const KEY_COLUMNS = ['r.run_id', 'r.created_at', 'r.status'];
 /** Where a packed run holds its time and id (the page's order). */
 const NEWEST_FIRST = { time: RUN_COLUMNS.indexOf('created_at'), id: RUN_COLUMNS.indexOf('run_id') };
 
@@ -48,28 +47,22 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
     return rows.map((row) => rowToRun(row));
   }
 
-  async listKeys(filter: RunFilter, page: PageRequest): Promise<RunKey[]> {
-    const rows = (await this.select(filter, page, KEY_COLUMNS)) as { run_id: string; created_at: number | string; status: string }[];
-    return rows.map((r) => ({ runId: r.run_id, createdAt: Number(r.created_at), status: r.status as RunKey['status'] }));
-  }
-
   /**
    * `listQuery`'s rows (unpacked). On a SQLite file they are read on a reader connection, with the query's text
    * compiled once per shape (see ShapedSql) and its bindings listed here in the order `listQuery` adds them.
    */
-  private async select(filter: RunFilter, page: PageRequest, columns?: readonly string[]): Promise<Record<string, unknown>[]> {
+  private async select(filter: RunFilter, page: PageRequest): Promise<Record<string, unknown>[]> {
     const readers = readersOf(this.db);
     const viaKnex = async (): Promise<Record<string, unknown>[]> =>
-      (await readRows(this.db, this.listQuery(filter, page, columns))).map((row) => unpackRow(row, RUN_COLUMNS));
+      (await readRows(this.db, this.listQuery(filter, page))).map((row) => unpackRow(row, RUN_COLUMNS));
     if (!readers) return viaKnex();
     const driver = LIST_FILTERS.find(([name]) => filter[name] !== undefined)?.[0];
-    const shape = new QueryShape(columns ? 'keys' : 'rows');
+    const shape = new QueryShape('rows');
     if (driver) shape.add(`${driver}*`, filter[driver]);
     for (const [name] of [...LIST_FILTERS, ...COLUMN_FILTERS]) if (filter[name] !== undefined && name !== driver) shape.add(name, filter[name]);
     shape.page(filter.since, filter.until, page);
-    const sql = this.shapes.sql(shape, () => this.listQuery(filter, page, columns));
+    const sql = this.shapes.sql(shape, () => this.listQuery(filter, page));
     if (sql === undefined) return viaKnex();
-    if (columns) return readers.select(sql, shape.bindings);
     return (await readers.selectPacked(sql, shape.bindings, NEWEST_FIRST)).map((values) => unpackValues(values, RUN_COLUMNS));
   }
 

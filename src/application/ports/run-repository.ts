@@ -34,7 +34,7 @@ export interface PageRequest {
   readonly after?: CursorPosition;
 }
 
-/** The key of a run in a page, and its status: enough to walk a filtered list without reading whole runs. */
+/** The key of a run in a page, and its status: what the JSON export keeps of each run to read its other sections. */
 export interface RunKey {
   readonly runId: string;
   readonly createdAt: number;
@@ -45,8 +45,6 @@ export interface RunKey {
 export interface RunRepository {
   /** Runs matching the filter, newest first on (created_at, run_id), at most `page.limit`. */
   list(filter: RunFilter, page: PageRequest): Promise<Run[]>;
-  /** The same page as `list`, keys only (for exports, which then read what they need per page). */
-  listKeys(filter: RunFilter, page: PageRequest): Promise<RunKey[]>;
   get(runId: string): Promise<Run | undefined>;
   /** Every journal event of the run's stream (its steps, sends, approvals, reorg steps), in journal order. */
   stream(runId: string): Promise<JournalEvent[]>;
