@@ -18,6 +18,8 @@ export class Redactor {
   private readonly whole: ReadonlySet<string>;
   private readonly secretFields: ReadonlySet<string>;
   private readonly keyRules = new Map<string, KeyRule>();
+  /** What JSON text must hold for `redact` to change anything in it (see redactJson); it matches more, never less. */
+  private readonly suspect: RegExp;
 
   constructor(secretValues: readonly string[], secretFields: readonly string[] = SECRET_FIELD_NAMES) {
     const values = [...new Set(secretValues.filter((v) => v.length > 0))];
@@ -25,6 +27,18 @@ export class Redactor {
     this.pattern = long.length ? new RegExp(long.map(escapeRegExp).join('|'), 'g') : undefined;
     this.whole = new Set(values);
     this.secretFields = new Set(secretFields.map((f) => f.toLowerCase()));
+    this.suspect = suspectPattern(values, [...this.secretFields]);
+  }
+
+  /**
+   * `json` (JSON text, as JSON.stringify or SQLite's JSON functions write it) with every secret replaced: the same
+   * text as `JSON.stringify(redact(JSON.parse(json)))`. Text that cannot hold anything to redact (no secret value,
+   * no secret-typed field name, no `\u` escape that could spell one) is returned as it is, without parsing it: how
+   * pages rendered by the storage are redacted without building their objects.
+   */
+  redactJson(json: string): string {
+    this.suspect.lastIndex = 0;
+    return this.suspect.test(json) ? JSON.stringify(this.walk(JSON.parse(json))) : json;
   }
 
   /** Redacts one string: whole-string matches of any secret, and substrings of secrets of 4+ characters. */
@@ -92,6 +106,24 @@ interface KeyRule {
 
 /** Distinct keys remembered per Redactor: rendered data has a few dozen; keys past this many are worked out each time. */
 const MAX_KEY_RULES = 1024;
+
+/**
+ * Matches JSON text in which `redact` could find something: a secret-typed field name as a whole string (a key,
+ * compared as `redact` compares keys: lower-cased; with the `u` and `i` flags the Kelvin sign, which lower-cases to
+ * `k`, matches too), any `\u` escape (JSON.stringify and SQLite escape control characters only, so a name spelled
+ * with escapes is caught), a secret of 4+ characters anywhere, a shorter one as a whole string. A secret holding a
+ * character JSON escapes (a quote, a backslash, a control character) is looked for as JSON writes it.
+ */
+function suspectPattern(values: readonly string[], secretFields: readonly string[]): RegExp {
+  const inJson = (v: string): string => escapeRegExp(JSON.stringify(v).slice(1, -1));
+  const parts = [
+    ...(secretFields.length ? [`"(?:${secretFields.map(escapeRegExp).join('|')})"`] : []),
+    '\\\\u',
+    ...values.filter((v) => v.length >= MIN_SUBSTRING_LENGTH).map(inJson),
+    ...values.filter((v) => v.length < MIN_SUBSTRING_LENGTH).map((v) => `"${inJson(v)}"`),
+  ];
+  return new RegExp(parts.join('|'), 'iu');
+}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,4 +1,5 @@
-import { REDACTED, Redactor } from '../../src/domain/redactor';
+import fc from 'fast-check';
+import { REDACTED, Redactor, SECRET_FIELD_NAMES } from '../../src/domain/redactor';
 
 describe('Redactor', () => {
   const redactor = new Redactor(['s3cr3t-value', 'abc', 'https://rpc.example/key/K3Y']);
@@ -65,6 +66,58 @@ describe('Redactor copy on write', () => {
     for (let round = 0; round < 3; round++) {
       expect(r.redact({ Token: 'abc', 's3cr3t-value': 1, k2999: 'x s3cr3t-value', plain: 'y' }))
         .toEqual({ Token: REDACTED, [REDACTED]: 1, k2999: `x ${REDACTED}`, plain: 'y' });
+    }
+  });
+});
+
+describe('Redactor on JSON text', () => {
+  const secretSets: string[][] = [[], ['s3cr3t-value', 'abc'], ['ab', 'x"y\\z', 'tab\there', 'K3Y-long']];
+
+  it('gives the text JSON.stringify would give of the redacted value, for any JSON value and secrets', () => {
+    // Values drawn from plain JSON, with secret field names (in any case) and secrets mixed in as keys and strings.
+    const word = fc.oneof(
+      fc.string(), fc.constantFrom(...SECRET_FIELD_NAMES), fc.constantFrom(...SECRET_FIELD_NAMES.map((f) => f.toUpperCase())),
+      fc.constantFrom(...secretSets.flat()), fc.constantFrom('private_\u212Aey', 'has s3cr3t-value in it', '\u0000\u001f'),
+    );
+    const { tree } = fc.letrec((tie) => ({
+      tree: fc.oneof({ depthSize: 'small' }, tie('leaf'), tie('array'), tie('object')),
+      leaf: fc.oneof(word, fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null)),
+      array: fc.array(tie('tree'), { maxLength: 4 }),
+      object: fc.dictionary(word, tie('tree'), { maxKeys: 4 }),
+    }));
+    for (const secrets of secretSets) {
+      const r = new Redactor(secrets);
+      fc.assert(fc.property(tree, (value) => {
+        const text = JSON.stringify(value);
+        expect(r.redactJson(text)).toBe(JSON.stringify(r.redact(value)));
+      }), { numRuns: 400 });
+    }
+  });
+
+  it('returns text with nothing to redact as it is, and redacts what it finds', () => {
+    const r = new Redactor(['s3cr3t-value', 'ab']);
+    const clean = '{"run_id":"r1","relayers":["ops"],"block":12,"note":"abc"}';
+    expect(r.redactJson(clean)).toBe(clean);
+    expect(r.redactJson('{"note":"a s3cr3t-value b","k":"ab"}')).toBe(`{"note":"a ${REDACTED} b","k":"${REDACTED}"}`);
+    expect(r.redactJson('{"Private_Key":"0x1","headers":null}')).toBe(`{"Private_Key":"${REDACTED}","headers":null}`);
+  });
+
+  it('catches a secret field name spelled with escapes, or with the Kelvin sign', () => {
+    const r = new Redactor([]);
+    expect(r.redactJson('{"tok\\u0065n":"t"}')).toBe(`{"token":"${REDACTED}"}`);
+    expect(r.redactJson('{"private_\u212Aey":"0x1"}')).toBe(`{"private_\u212Aey":"${REDACTED}"}`);
+  });
+
+  it('matches, case-insensitively, every character that lower-cases to a letter of a secret field name', () => {
+    // What the text check relies on: `redact` compares keys lower-cased, the check matches with the `iu` flags.
+    const letters = new Set(SECRET_FIELD_NAMES.join(''));
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const c = String.fromCodePoint(cp);
+      const lower = c.toLowerCase();
+      if (lower.length === 1 && letters.has(lower) && !new RegExp(lower === '_' ? '_' : lower, 'iu').test(c)) {
+        throw new Error(`U+${cp.toString(16)} lower-cases to ${lower} but does not match it`);
+      }
     }
   });
 });
