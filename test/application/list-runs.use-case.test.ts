@@ -42,6 +42,22 @@ describe('ListRuns', () => {
     expect(JSON.stringify(page)).not.toContain('hunter22-secret');
   });
 
+  it('answers each page as JSON text, the text of the page execute answers, redacted the same way', async () => {
+    const first = await listRuns.execute({ limit: '2' });
+    for (const query of [{}, { limit: '2' }, { limit: '2', cursor: first.cursor }, { workflow: 'payouts' }, { since: '2d' }, { workflow: 'none' }]) {
+      const text = await listRuns.executeJson(query);
+      expect(text).toBe(JSON.stringify(await listRuns.execute(query)));
+      expect(text).not.toContain('hunter22-secret');
+    }
+    expect(JSON.parse(await listRuns.executeJson({ workflow: 'payouts' })).items[0].contract).toBe(REDACTED);
+  });
+
+  it('refuses bad input as JSON text as it does otherwise, naming the parameter', async () => {
+    for (const [query, field] of [[{ limit: '0' }, 'limit'], [{ cursor: 'not-a-cursor' }, 'cursor'], [{ nope: '1' }, 'nope']] as const) {
+      await expect(listRuns.executeJson(query)).rejects.toMatchObject({ field });
+    }
+  });
+
   it.each([
     [{ nope: '1' }, 'nope'],
     [{ limit: '0' }, 'limit'],

@@ -18,6 +18,7 @@ journalContract('knex on a SQLite file', async () => {
     append: (e) => writer.append(e),
     appendAll: (b, cb) => writer.appendAll(b, cb),
     list: (f, p) => repo.list(f, p),
+    listItems: (f, p) => repo.listItems(f, p),
     get: (id) => repo.get(id),
     stream: (id) => repo.stream(id),
     streams: (ids, types) => repo.streams(ids, types),

@@ -3,6 +3,7 @@ import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import type { JournalWriter } from '../../src/application/ports/journal-writer';
 import type { RunFilter, RunRepository } from '../../src/application/ports/run-repository';
 import type { StorageHealth } from '../../src/application/ports/storage-health';
+import { toRunItem } from '../../src/application/history/items';
 import { aFinish, aPark, aResume, aRun, aTxHash, HOUR, iso, MINUTE, T0 } from '../mothers/journal-events';
 
 export type JournalPorts = JournalWriter & RunRepository & StorageHealth;
@@ -88,6 +89,53 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
       const last = first[first.length - 1]!;
       const second = await ports.list({ workflow: 'even' }, { limit: 2, after: { createdAt: last.createdAt, id: last.runId } });
       expect(second.map((r) => r.runId)).toEqual(['p2', 'p0']);
+    });
+
+    /** listItems answers the page list answers, each run as toRunItem and JSON.stringify render it. */
+    const expectItemsOfList = async (filter: RunFilter, limit: number, after?: { createdAt: number; id: string }): Promise<void> => {
+      const runs = await ports.list(filter, { limit, after });
+      const items = await ports.listItems(filter, { limit, after });
+      expect(items.map((i) => i.position)).toEqual(runs.map((r) => ({ createdAt: r.createdAt, id: r.runId })));
+      expect(items.map((i) => i.json)).toEqual(runs.map((r) => JSON.stringify(toRunItem(r))));
+    };
+
+    it('renders the page of every filter and cursor as its items, the runs of list in its order', async () => {
+      await ports.append([
+        ...aRun({ runId: 'r1', workflow: 'payouts', at: T0, network: 'sepolia', contract: '0xc1', block: 10, trigger: { kind: 'cron' },
+          send: { relayer: 'ops', txHash: aTxHash('t1'), stepId: 'send_payout' } }),
+        ...aRun({ runId: 'r2', workflow: 'keeper', at: T0 + MINUTE, network: 'base', block: 11, trigger: { kind: 'event' },
+          failure: { kind: 'http_error' }, steps: [{ stepId: 'fetch_price' }] }),
+        ...aRun({ runId: 'r3', workflow: 'payouts', at: T0 + 2 * MINUTE, session: 'replay', sessionId: 's1', replayOf: 'r1',
+          approval: { decision: 'rejected', by: 'carol' }, send: { relayer: 'treasury', status: 'queued' } }),
+        ...aRun({ runId: 'r4', workflow: 'keeper', at: T0 + 3 * MINUTE, park: { waitKind: 'delay' } }),
+        ...aRun({ runId: 'r5', workflow: 'keeper', at: T0 + 3 * MINUTE, status: 'running' }),
+      ]);
+      const filters: RunFilter[] = [
+        {}, { workflow: 'payouts' }, { status: 'waiting' }, { trigger: 'event' }, { network: 'base' }, { contract: '0xc1' },
+        { relayer: 'treasury' }, { txHash: aTxHash('t1') }, { block: 11 }, { runId: 'r3' }, { stepId: 'fetch_price' },
+        { errorKind: 'http_error' }, { approvalStatus: 'rejected' }, { session: 'replay' }, { since: T0 + MINUTE },
+        { until: T0 + MINUTE }, { workflow: 'payouts', relayer: 'ops' }, { workflow: 'nope' },
+      ];
+      for (const filter of filters) await expectItemsOfList(filter, 100);
+      expect((await ports.listItems({}, { limit: 100 })).map((i) => i.position.id)).toEqual(['r5', 'r4', 'r3', 'r2', 'r1']);
+      await expectItemsOfList({}, 2, { createdAt: T0 + 3 * MINUTE, id: 'r4' });
+      await expectItemsOfList({ workflow: 'keeper' }, 1, { createdAt: T0 + 3 * MINUTE, id: 'r5' });
+    });
+
+    it('renders awkward text, large numbers and times before 1970 or at the edges of the calendar as toRunItem does', async () => {
+      const awkward = 'q"b\\s/\n\t\r\u0001\u001f\u007f é ✓ \u2028 😀 <redacted>';
+      await ports.append([
+        ...aRun({ runId: 'odd-1', workflow: awkward, at: '1969-12-31T23:59:59.999Z', network: `net ${awkward}`, contract: awkward,
+          block: Number.MAX_SAFE_INTEGER, failure: { kind: awkward } }),
+        ...aRun({ runId: 'odd-2', at: '1900-03-01T00:00:00.000Z', park: { waitKind: 'approval' } }),
+        ...aRun({ runId: 'odd-3', at: '0001-01-01T00:00:00.001Z' }),
+        ...aRun({ runId: 'odd-4', at: '9999-12-31T23:58:00.500Z', send: { relayer: awkward, txHash: aTxHash('odd') } }),
+        ...aRun({ runId: 'odd-5', at: '2024-02-29T12:00:00Z', status: 'running' }),
+      ]);
+      await expectItemsOfList({}, 100);
+      const items = await ports.listItems({}, { limit: 100 });
+      expect(items).toHaveLength(5);
+      expect(JSON.parse(items.find((i) => i.position.id === 'odd-1')!.json)).toMatchObject({ workflow: awkward, created_at: '1969-12-31T23:59:59.999Z' });
     });
 
     it('applies the same events twice as once (idempotent)', async () => {

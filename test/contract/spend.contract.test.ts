@@ -28,6 +28,7 @@ function knexStorage(db: Knex): SpendStorage {
       append: (e) => writer.append(e),
       appendAll: (b, cb) => writer.appendAll(b, cb),
       list: (f, p) => runs.list(f, p),
+      listItems: (f, p) => runs.listItems(f, p),
       get: (id) => runs.get(id),
       stream: (id) => runs.stream(id),
       streams: (ids) => runs.streams(ids),

@@ -4,7 +4,8 @@ import { applyEvents } from '../../src/domain/journal/projector';
 import { emptyWorkingSet, type StoredEvent, type WorkingSet } from '../../src/domain/journal/working-set';
 import type { Run } from '../../src/domain/run';
 import type { AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
-import type { PageRequest, RunFilter, RunRepository } from '../../src/application/ports/run-repository';
+import type { ItemText, PageRequest, RunFilter, RunRepository } from '../../src/application/ports/run-repository';
+import { toRunItem } from '../../src/application/history/items';
 import type { StorageHealth } from '../../src/application/ports/storage-health';
 import type { PruneCounts, RetentionRepository } from '../../src/application/ports/retention-repository';
 import type { HistoryRepository, ListFilter, WorkflowOverview } from '../../src/application/ports/history-repository';
@@ -79,6 +80,10 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   /** Sends not yet settled (queued, parked, submitted), of every session: what the value caps reserve. */
   sendsInFlight(): SendAttempt[] {
     return [...this.ws.sends.values()].filter((s) => s.status !== 'settled').map((s) => structuredClone(s));
+  }
+
+  async listItems(filter: RunFilter, page: PageRequest): Promise<ItemText[]> {
+    return (await this.list(filter, page)).map((run) => ({ position: { createdAt: run.createdAt, id: run.runId }, json: JSON.stringify(toRunItem(run)) }));
   }
 
   async list(filter: RunFilter, page: PageRequest): Promise<Run[]> {

@@ -10,7 +10,7 @@ import type { ListWaiting } from '../../application/history/list-waiting.use-cas
 import type { ListWorkflows } from '../../application/history/list-workflows.use-case';
 import type { ParamSpecs } from '../../application/query/query-params';
 import { StreamSink } from '../stream-sink';
-import { sendJson } from './json-body';
+import { sendJson, sendJsonText } from './json-body';
 import {
   APPROVAL_ITEM, envelope, ERROR, REORG_ITEM, REPLAY_ITEM, RUN_DIFF, RUN_ITEM, SEND_ATTEMPT, TIMELINE, WAITING_ITEM, WORKFLOW_ROW,
 } from './api-schemas';
@@ -31,7 +31,12 @@ export interface HistoryUseCases {
 }
 
 type Query = Record<string, unknown>;
-type PagedList = { readonly params: ParamSpecs; execute(query: Query): Promise<unknown> };
+type PagedList = {
+  readonly params: ParamSpecs;
+  execute(query: Query): Promise<unknown>;
+  /** The same page as JSON text, where the use case reads it from items the storage renders. */
+  executeJson?(query: Query): Promise<string>;
+};
 
 const BAD_INPUT = { 400: { description: 'a parameter is unknown, repeated or malformed (named in `error`)', schema: ERROR } };
 
@@ -43,7 +48,8 @@ export function historyRoutes(routes: RouteTable, uc: HistoryUseCases): ReturnTy
       summary, tag: 'history', security: 'api', query: useCase.params,
       responses: { 200: { description: 'one page, newest first (list envelope)', schema: envelope(item) }, ...BAD_INPUT },
     }, async (req, res) => {
-      sendJson(res, await useCase.execute(req.query as Query));
+      if (useCase.executeJson) sendJsonText(res, await useCase.executeJson(req.query as Query));
+      else sendJson(res, await useCase.execute(req.query as Query));
     });
   };
   list('/runs', 'Runs, filtered by any run filter', uc.listRuns, RUN_ITEM);

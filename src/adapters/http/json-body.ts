@@ -7,7 +7,11 @@ import type { Response } from 'express';
  * of JSON, this is the part of a page's cost the HTTP adapter owns (see docs/benchmarks.md).
  */
 export function sendJson(res: Response, value: unknown): void {
-  const body = JSON.stringify(value) ?? 'null';
+  sendJsonText(res, JSON.stringify(value) ?? 'null');
+}
+
+/** Answers `body`, JSON text already, as sendJson answers a value. */
+export function sendJsonText(res: Response, body: string): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);

@@ -3,13 +3,14 @@ import type { Knex } from 'knex';
 import { isSqlite } from './dialect';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import type { Run } from '../../domain/run';
-import type { PageRequest, RunFilter, RunRepository } from '../../application/ports/run-repository';
+import type { ItemText, PageRequest, RunFilter, RunRepository } from '../../application/ports/run-repository';
+import { toRunItem } from '../../application/history/items';
 import type { StorageHealth } from '../../application/ports/storage-health';
 import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
 import { QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
-import { packedColumns, rowToRun, RUN_COLUMNS, unpackRow, unpackValues } from './rows';
+import { packedColumns, rowToRun, RUN_COLUMNS, runItemHead, runItemText, unpackRow, unpackValues } from './rows';
 
 /**
  * Runs whose events one statement of `streams` reads: about 100 KB of JSON text, below V8's large-object size
@@ -28,6 +29,9 @@ const COLUMN_FILTERS: ReadonlyArray<readonly [keyof RunFilter, string]> = [
 const LIST_FILTERS: ReadonlyArray<readonly [keyof RunFilter, { table: string; column: string }]> = [
   ['relayer', RUN_LIST_TABLES.relayers], ['txHash', RUN_LIST_TABLES.txHashes], ['stepId', RUN_LIST_TABLES.stepIds],
 ];
+
+/** A line of `listItems`' page: the head of the run's item, then its times and id, tab-separated. */
+const ITEM_LINE = `concat(${runItemHead('r')}, char(9), r.created_at, char(9), r.finished_at, char(9), r.duration_ms, char(9), r.run_id) AS line`;
 
 /** Where a packed run holds its time and id (the page's order). */
 const NEWEST_FIRST = { time: RUN_COLUMNS.indexOf('created_at'), id: RUN_COLUMNS.indexOf('run_id') };
@@ -48,6 +52,24 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   }
 
   /**
+   * On a SQLite file, SQLite renders the head of each run's item (see runItemHead) and the page comes back as one
+   * text, a line per run: the head, then tab-separated its created_at, finished_at, duration_ms and run id (JSON
+   * text holds no raw tab or newline; run ids match ID_PATTERN). The times are rendered here and the page's runs
+   * never become objects in JavaScript: the list answers their text as it is once redacted (measured in
+   * docs/benchmarks.md). Elsewhere, the runs of `list` rendered by `toRunItem`.
+   */
+  async listItems(filter: RunFilter, page: PageRequest): Promise<ItemText[]> {
+    const readers = readersOf(this.db);
+    const shape = this.shapeOf('items', filter, page);
+    const sql = readers && this.shapes.sql(shape, () => this.listQuery(filter, page, [this.db.raw(ITEM_LINE)]));
+    if (!readers || sql === undefined) {
+      return (await this.list(filter, page)).map((run) => ({ position: { createdAt: run.createdAt, id: run.runId }, json: JSON.stringify(toRunItem(run)) }));
+    }
+    const [row] = await readers.select(`SELECT group_concat(line, char(10)) AS page FROM (${sql})`, shape.bindings);
+    return typeof row?.page === 'string' ? itemsOfLines(row.page) : [];
+  }
+
+  /**
    * `listQuery`'s rows (unpacked). On a SQLite file they are read on a reader connection, with the query's text
    * compiled once per shape (see ShapedSql) and its bindings listed here in the order `listQuery` adds them.
    */
@@ -56,14 +78,19 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
     const viaKnex = async (): Promise<Record<string, unknown>[]> =>
       (await readRows(this.db, this.listQuery(filter, page))).map((row) => unpackRow(row, RUN_COLUMNS));
     if (!readers) return viaKnex();
-    const driver = LIST_FILTERS.find(([name]) => filter[name] !== undefined)?.[0];
-    const shape = new QueryShape('rows');
-    if (driver) shape.add(`${driver}*`, filter[driver]);
-    for (const [name] of [...LIST_FILTERS, ...COLUMN_FILTERS]) if (filter[name] !== undefined && name !== driver) shape.add(name, filter[name]);
-    shape.page(filter.since, filter.until, page);
+    const shape = this.shapeOf('rows', filter, page);
     const sql = this.shapes.sql(shape, () => this.listQuery(filter, page));
     if (sql === undefined) return viaKnex();
     return (await readers.selectPacked(sql, shape.bindings, NEWEST_FIRST)).map((values) => unpackValues(values, RUN_COLUMNS));
+  }
+
+  /** The shape of `listQuery` for these filters (its bindings in the order it adds them), named `kind`. */
+  private shapeOf(kind: string, filter: RunFilter, page: PageRequest): QueryShape {
+    const driver = LIST_FILTERS.find(([name]) => filter[name] !== undefined)?.[0];
+    const shape = new QueryShape(kind);
+    if (driver) shape.add(`${driver}*`, filter[driver]);
+    for (const [name] of [...LIST_FILTERS, ...COLUMN_FILTERS]) if (filter[name] !== undefined && name !== driver) shape.add(name, filter[name]);
+    return shape.page(filter.since, filter.until, page);
   }
 
   /** The query `list` runs (exposed for EXPLAIN in the benchmark); `columns`: what to select (default whole runs). */
@@ -189,4 +216,29 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   async ping(): Promise<void> {
     await this.db.raw('SELECT 1');
   }
+}
+
+/**
+ * The items of `listItems`' lines, newest first: rows come in the order of the page's query, which an aggregate
+ * does not promise, so the order is checked and, if ever not kept, restored (as selectPacked does).
+ */
+function itemsOfLines(text: string): ItemText[] {
+  const items: ItemText[] = [];
+  for (let start = 0; start < text.length;) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const t1 = text.indexOf('\t', start);
+    const t2 = text.indexOf('\t', t1 + 1);
+    const t3 = text.indexOf('\t', t2 + 1);
+    const t4 = text.indexOf('\t', t3 + 1);
+    const createdAt = Number(text.slice(t1 + 1, t2));
+    const finishedAt = t3 > t2 + 1 ? Number(text.slice(t2 + 1, t3)) : null;
+    const duration = t4 > t3 + 1 ? text.slice(t3 + 1, t4) : null;
+    items.push({ position: { createdAt, id: text.slice(t4 + 1, end) }, json: runItemText(text.slice(start, t1), createdAt, finishedAt, duration) });
+    start = end + 1;
+  }
+  const before = (a: ItemText, b: ItemText): number =>
+    b.position.createdAt - a.position.createdAt || Buffer.compare(Buffer.from(b.position.id), Buffer.from(a.position.id));
+  for (let i = 1; i < items.length; i++) if (before(items[i - 1]!, items[i]!) > 0) return items.sort(before);
+  return items;
 }

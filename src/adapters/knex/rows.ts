@@ -4,6 +4,7 @@ import type { Run } from '../../domain/run';
 import type { SendAttempt } from '../../domain/send-attempt';
 import { DurationHistogram } from '../../domain/duration-histogram';
 import type { ReplaySession, WorkflowStateRecord, WorkflowStats } from '../../domain/session';
+import { toIso } from '../../domain/time';
 
 /** Maps projection rows to domain records and back. Integers may come back as strings (PostgreSQL bigint). */
 type Row = Record<string, unknown>;
@@ -271,6 +272,31 @@ export function packedValues(alias: string, columns: readonly string[]): string 
   }
   flush();
   return `('[' || ${parts.join(` || ',' || `)} || ']')`;
+}
+
+/**
+ * The head of a run's item (RunItem, CONTRACT section 4) as JSON text, rendered by SQLite: what `toRunItem` and
+ * JSON.stringify make of the run up to its times, `{"run_id":…,"replay_of":…` (no closing brace); `runItemText`
+ * adds the times. Strings and numbers go through `json_quote` (NULL gives `null`), the JSON text columns are
+ * spliced in as stored (written by JSON.stringify). One `concat` (SQLite 3.44+) per row: a chain of `||` copies the
+ * text at every step, and SQLite's `strftime` costs more than the rest of the row, so times are rendered here.
+ */
+export function runItemHead(alias: string): string {
+  const q = (column: string): string => `json_quote(${alias}."${column}")`;
+  const fields: Array<[string, string]> = [
+    ['run_id', q('run_id')], ['workflow', q('workflow')], ['status', q('status')], ['trigger', q('trigger_kind')],
+    ['session', q('session')], ['session_id', q('session_id')], ['network', q('network')], ['contract', q('contract')],
+    ['relayers', `${alias}."relayers"`], ['tx_hashes', `${alias}."tx_hashes"`], ['block', q('block')],
+    ['step_ids', `${alias}."step_ids"`], ['error_kind', q('error_kind')], ['approval_status', q('approval_status')],
+    ['wait_kind', q('wait_kind')], ['replay_of', q('replay_of')],
+  ];
+  return `concat(${fields.map(([name, sql], i) => `'${i ? ',' : '{'}"${name}":', ${sql}`).join(', ')})`;
+}
+
+/** A run's item as JSON text, from the head SQLite rendered (runItemHead) and the run's times, as `toRunItem` has them. */
+export function runItemText(head: string, createdAt: number, finishedAt: number | null, durationMs: string | null): string {
+  const finished = finishedAt === null ? 'null' : `"${toIso(finishedAt)}"`;
+  return `${head},"created_at":"${toIso(createdAt)}","finished_at":${finished},"duration_ms":${durationMs ?? 'null'}}`;
 }
 
 /** A row from the values of a packed row (see packedValues), in `columns` order. */

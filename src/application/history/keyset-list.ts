@@ -2,7 +2,7 @@ import type { CursorCodec, CursorPosition } from '../../domain/cursor';
 import { InvalidInputError } from '../../domain/errors';
 import type { Redactor } from '../../domain/redactor';
 import type { ListFilter } from '../ports/history-repository';
-import type { PageRequest } from '../ports/run-repository';
+import type { ItemText, PageRequest } from '../ports/run-repository';
 import { QueryParser, type ParamSpecs, type ParsedParams } from '../query/query-params';
 import type { ListEnvelope } from './items';
 import { CURSOR, HISTORY_LIMIT } from './run-query';
@@ -42,6 +42,8 @@ export class KeysetList<Row, Item> {
       readonly fetch: (filter: ListFilter, page: PageRequest) => Promise<Row[]>;
       readonly position: (row: Row) => CursorPosition;
       readonly item: (row: Row) => Item;
+      /** The same page with each row as the JSON text of its item, when the storage renders it (see pageJson). */
+      readonly fetchJson?: (filter: ListFilter, page: PageRequest) => Promise<ItemText[]>;
       readonly cursors: CursorCodec;
       readonly redactor: Redactor;
       readonly now: () => number;
@@ -52,18 +54,44 @@ export class KeysetList<Row, Item> {
   }
 
   async page(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<Item>> {
-    const params = this.parser.parse(query);
-    const limit = params.limit as number;
-    const after = params.cursor === undefined ? undefined : this.options.cursors.decode(this.options.list, params.cursor as string);
-    if (params.cursor !== undefined && !after) throw new InvalidInputError('cursor', 'malformed or tampered cursor');
-    const rows = await this.options.fetch(toListFilter(params, this.options.filters), { limit: limit + 1, after });
+    const { filter, limit, after } = this.request(query);
+    const rows = await this.options.fetch(filter, { limit: limit + 1, after });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    const hasMore = rows.length > limit;
     return {
       items: page.map((row) => this.options.redactor.redact(this.options.item(row))),
-      cursor: hasMore && last ? this.options.cursors.encode(this.options.list, this.options.position(last)) : null,
-      has_more: hasMore,
+      cursor: this.cursor(rows.length > limit && last ? this.options.position(last) : undefined),
+      has_more: rows.length > limit,
     };
+  }
+
+  /**
+   * The page `page` answers, as its JSON text (the same text JSON.stringify makes of it), from the items the storage
+   * rendered (`fetchJson`): their text is redacted (Redactor.redactJson) and spliced into the envelope, so that a
+   * page's rows never become objects. Without `fetchJson`, the text of `page`.
+   */
+  async pageJson(query: Readonly<Record<string, unknown>>): Promise<string> {
+    const fetchJson = this.options.fetchJson;
+    if (!fetchJson) return JSON.stringify(await this.page(query));
+    const { filter, limit, after } = this.request(query);
+    const rows = await fetchJson(filter, { limit: limit + 1, after });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const items = this.options.redactor.redactJson(`[${page.map((row) => row.json).join(',')}]`);
+    const cursor = this.cursor(rows.length > limit && last ? last.position : undefined);
+    return `{"items":${items},"cursor":${JSON.stringify(cursor)},"has_more":${rows.length > limit}}`;
+  }
+
+  /** The query, validated, and its cursor decoded (refused when malformed, tampered or from another list). */
+  private request(query: Readonly<Record<string, unknown>>): { filter: ListFilter; limit: number; after?: CursorPosition } {
+    const params = this.parser.parse(query);
+    const after = params.cursor === undefined ? undefined : this.options.cursors.decode(this.options.list, params.cursor as string);
+    if (params.cursor !== undefined && !after) throw new InvalidInputError('cursor', 'malformed or tampered cursor');
+    return { filter: toListFilter(params, this.options.filters), limit: params.limit as number, after };
+  }
+
+  /** The cursor of the next page, after `last` (null when there is none). */
+  private cursor(last: CursorPosition | undefined): string | null {
+    return last ? this.options.cursors.encode(this.options.list, last) : null;
   }
 }

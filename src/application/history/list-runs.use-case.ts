@@ -3,7 +3,8 @@ import { CursorCodec } from '../../domain/cursor';
 import { Redactor } from '../../domain/redactor';
 import type { Run } from '../../domain/run';
 import { Clock } from '../ports/clock';
-import { RunRepository } from '../ports/run-repository';
+import type { ListFilter } from '../ports/history-repository';
+import { RunRepository, type RunFilter } from '../ports/run-repository';
 import { toRunItem, type ListEnvelope, type RunItem } from './items';
 import { KeysetList } from './keyset-list';
 import type { ParamSpecs } from '../query/query-params';
@@ -24,7 +25,8 @@ export class ListRuns {
       list: 'runs',
       filters: RUN_FIELD_FILTERS,
       timeField: 'created_at',
-      fetch: (filter, page) => runs.list(toRunFilter({ ...filter.equals, since: filter.since, until: filter.until }), page),
+      fetch: (filter, page) => runs.list(runFilterOf(filter), page),
+      fetchJson: (filter, page) => runs.listItems(runFilterOf(filter), page),
       position: (run) => ({ createdAt: run.createdAt, id: run.runId }),
       item: toRunItem,
       cursors,
@@ -42,4 +44,13 @@ export class ListRuns {
   async execute(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<RunItem>> {
     return this.list.page(query);
   }
+
+  /** The page `execute` answers, as JSON text (the same text), read from items the storage renders: for the API. */
+  async executeJson(query: Readonly<Record<string, unknown>>): Promise<string> {
+    return this.list.pageJson(query);
+  }
+}
+
+function runFilterOf(filter: ListFilter): RunFilter {
+  return toRunFilter({ ...filter.equals, since: filter.since, until: filter.until });
 }

@@ -34,6 +34,15 @@ export interface PageRequest {
   readonly after?: CursorPosition;
 }
 
+/**
+ * An item of a page as JSON text (not yet redacted), with its place in the page's order: a page read without its
+ * rows becoming objects (the history lists answer it as it is, once redacted).
+ */
+export interface ItemText {
+  readonly position: CursorPosition;
+  readonly json: string;
+}
+
 /** The key of a run in a page, and its status: what the JSON export keeps of each run to read its other sections. */
 export interface RunKey {
   readonly runId: string;
@@ -45,6 +54,8 @@ export interface RunKey {
 export interface RunRepository {
   /** Runs matching the filter, newest first on (created_at, run_id), at most `page.limit`. */
   list(filter: RunFilter, page: PageRequest): Promise<Run[]>;
+  /** The runs of `list`, the same page, each as the JSON text of its item (`toRunItem`, CONTRACT section 4). */
+  listItems(filter: RunFilter, page: PageRequest): Promise<ItemText[]>;
   get(runId: string): Promise<Run | undefined>;
   /** Every journal event of the run's stream (its steps, sends, approvals, reorg steps), in journal order. */
   stream(runId: string): Promise<JournalEvent[]>;
