@@ -120,6 +120,14 @@ describe('history list use cases', () => {
       expect(by.get('tx-q')).toMatchObject({ status: 'queued', tx_hash: null, explorer_url: null, outcome: null, session: 'replay' });
     });
 
+    it('answers each page as JSON text, the text of the page execute answers, with the same links', async () => {
+      const first = await txs.execute({ limit: '2' });
+      for (const query of [{}, { limit: '2' }, { limit: '2', cursor: first.cursor }, { network: 'devnet' }, { workflow: 'none' }]) {
+        expect(await txs.executeJson(query)).toBe(JSON.stringify(await txs.execute(query)));
+      }
+      await expect(txs.executeJson({ limit: '0' })).rejects.toMatchObject({ field: 'limit' });
+    });
+
     it('walks every page with limit 1, in the same order as one page', async () => {
       const all = (await txs.execute({ limit: '500' })).items.map((s) => s.send_id);
       expect((await walk(txs)).map((s) => s.send_id)).toEqual(all);

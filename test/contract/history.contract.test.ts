@@ -17,6 +17,7 @@ historyContract('knex on a SQLite file', async () => {
   const ports: HistoryPorts = {
     append: (e) => writer.append(e),
     listSends: (f, p) => repo.listSends(f, p),
+    listSendItems: (f, p, explorer) => repo.listSendItems(f, p, explorer),
     listApprovals: (f, p) => repo.listApprovals(f, p),
     listWaiting: (f, p) => repo.listWaiting(f, p),
     listReorgs: (f, p) => repo.listReorgs(f, p),

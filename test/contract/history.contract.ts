@@ -2,12 +2,13 @@ import type { HistoryRepository, ListFilter } from '../../src/application/ports/
 import type { JournalWriter } from '../../src/application/ports/journal-writer';
 import type { PageRequest } from '../../src/application/ports/run-repository';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
+import { toSendAttemptItem } from '../../src/application/history/items';
 import {
   aFinish, aPark, aResume, aRun, aSession, aTimedRun, aTxHash, aWorkflowState, iso, HOUR, MINUTE, SECOND, T0,
 } from '../mothers/journal-events';
 
 /** The history lists of the port (the export helpers others add to it are not part of this contract). */
-export type HistoryLists = Pick<HistoryRepository, 'listSends' | 'listApprovals' | 'listWaiting' | 'listReorgs' | 'listSessions' | 'listWorkflows'>;
+export type HistoryLists = Pick<HistoryRepository, 'listSends' | 'listSendItems' | 'listApprovals' | 'listWaiting' | 'listReorgs' | 'listSessions' | 'listWorkflows'>;
 export type HistoryPorts = Pick<JournalWriter, 'append'> & HistoryLists;
 
 const ALL = { equals: {} } as const;
@@ -112,6 +113,41 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
         expect(await sends(filter({}, { until: at(2) }), page(100, { createdAt: at(5), id: 's5' }))).toEqual(['s2', 's1']);
         expect(await sends(filter({}, { since: at(2) }), page(100, { createdAt: at(4), id: 's4' }))).toEqual(['s3', 's2']);
         expect(await sends(ALL, page(100, { createdAt: at(1), id: 's1' }))).toEqual([]);
+      });
+
+      /** An explorer that knows one network (links need the hash as it is), and none elsewhere. */
+      const explorer = (network: string, chainId: number, txHash: string): string | null =>
+        network === 'base' || network.startsWith('net ') ? `https://scan.example/${chainId}/"${network}"/tx/${txHash}` : null;
+
+      /** listSendItems answers the page listSends answers, each send as toSendAttemptItem and JSON.stringify render it. */
+      const expectItemsOfList = async (f: ListFilter, p: PageRequest = page()): Promise<void> => {
+        const list = await ports.listSends(f, p);
+        const items = await ports.listSendItems(f, p, explorer);
+        expect(items.map((i) => i.position)).toEqual(list.map((s) => ({ createdAt: s.createdAt, id: s.sendId })));
+        expect(items.map((i) => i.json)).toEqual(list.map((s) => JSON.stringify(toSendAttemptItem(s, explorer))));
+      };
+
+      it('renders the page of every filter and cursor as its items, the sends of listSends in its order', async () => {
+        const at = (n: number): number => T0 + (n - 1) * MINUTE + SEND_AT;
+        for (const f of [ALL, filter({ workflow: 'payouts' }), filter({ network: 'base' }), filter({ status: 'queued' }), filter({ relayer: 'ops' }),
+          filter({ outcome: 'reverted' }), filter({ tx_hash: aTxHash('t2') }), filter({}, { since: at(2), until: at(4) }), filter({ workflow: 'none' })]) {
+          await expectItemsOfList(f);
+        }
+        await expectItemsOfList(ALL, page(2, { createdAt: at(4), id: 's4' }));
+        expect((await ports.listSendItems(ALL, page(), explorer)).map((i) => i.position.id)).toEqual(['s5', 's4', 's3', 's2', 's1']);
+      });
+
+      it('renders awkward text, a large value and a link built from them as toSendAttemptItem does', async () => {
+        const awkward = 'q"b\\s/\n\t\r\u0001\u001f\u007f é ✓ \u2028 😀';
+        await ports.append([
+          ...aRun({ runId: 'odd', workflow: awkward, at: '1969-12-31T23:59:58.999Z', send: {
+            sendId: 'odd-send', network: `net ${awkward}`, chainId: 2 ** 31, relayer: awkward, txHash: aTxHash('odd'),
+            valueWei: '115792089237316195423570985008687907853269984665640564039457584007913129639935', outcome: 'confirmed',
+          } }),
+        ]);
+        await expectItemsOfList(ALL);
+        const [odd] = (await ports.listSendItems(ALL, page(), explorer)).filter((i) => i.position.id === 'odd-send');
+        expect(JSON.parse(odd!.json)).toMatchObject({ workflow: awkward, explorer_url: `https://scan.example/${2 ** 31}/"net ${awkward}"/tx/${aTxHash('odd')}` });
       });
 
       it("follows the send's own events: parked then submitted then settled", async () => {

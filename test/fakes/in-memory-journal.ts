@@ -5,10 +5,10 @@ import { emptyWorkingSet, type StoredEvent, type WorkingSet } from '../../src/do
 import type { Run } from '../../src/domain/run';
 import type { AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
 import type { ItemText, PageRequest, RunFilter, RunRepository } from '../../src/application/ports/run-repository';
-import { toRunItem } from '../../src/application/history/items';
+import { toRunItem, toSendAttemptItem } from '../../src/application/history/items';
 import type { StorageHealth } from '../../src/application/ports/storage-health';
 import type { PruneCounts, RetentionRepository } from '../../src/application/ports/retention-repository';
-import type { HistoryRepository, ListFilter, WorkflowOverview } from '../../src/application/ports/history-repository';
+import type { ExplorerTxUrl, HistoryRepository, ListFilter, WorkflowOverview } from '../../src/application/ports/history-repository';
 import type { Approval } from '../../src/domain/approval';
 import type { ReorgResponseRecord } from '../../src/domain/reorg';
 import type { SendAttempt } from '../../src/domain/send-attempt';
@@ -159,6 +159,12 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
     drop(this.ws.reorgs, (r) => r.runId);
     drop(this.ws.runs, (r) => r.runId);
     return counts;
+  }
+
+  async listSendItems(filter: ListFilter, page: PageRequest, explorerTxUrl: ExplorerTxUrl): Promise<ItemText[]> {
+    return (await this.listSends(filter, page)).map((send) => ({
+      position: { createdAt: send.createdAt, id: send.sendId }, json: JSON.stringify(toSendAttemptItem(send, explorerTxUrl)),
+    }));
   }
 
   async listSends(filter: ListFilter, page: PageRequest): Promise<SendAttempt[]> {

@@ -6,14 +6,15 @@ import type { ReorgResponseRecord } from '../../domain/reorg';
 import type { Run } from '../../domain/run';
 import type { SendAttempt } from '../../domain/send-attempt';
 import type { ReplaySession } from '../../domain/session';
-import type { HistoryRepository, ListFilter, WorkflowOverview } from '../../application/ports/history-repository';
-import type { PageRequest } from '../../application/ports/run-repository';
+import type { ExplorerTxUrl, HistoryRepository, ListFilter, WorkflowOverview } from '../../application/ports/history-repository';
+import type { ItemText, PageRequest } from '../../application/ports/run-repository';
+import { toSendAttemptItem } from '../../application/history/items';
 import { selectIn, selectInPacked } from './bulk';
-import { QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
+import { newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
 import { Database } from './knex-journal.writer';
 import {
   APPROVAL_COLUMNS, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
-  rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, unpackRow, unpackValues,
+  rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, sendItemPieces, sendItemText, unpackRow, unpackValues,
 } from './rows';
 
 /** API field names that are stored under another column name. */
@@ -34,6 +35,14 @@ const WAITING: ListTable = { table: 'runs', columns: RUN_COLUMNS, time: 'parked_
 const REORGS: ListTable = { table: 'reorgs', columns: REORG_COLUMNS, time: 'created_at', id: 'reorg_id' };
 const SESSIONS: ListTable = { table: 'sessions', columns: SESSION_COLUMNS, time: 'created_at', id: 'session_id' };
 
+/**
+ * A line of `listSendItems`' page: the pieces of the send's item SQLite renders (see sendItemPieces), and between
+ * them what the explorer link and the times are made of, tab-separated (JSON text holds no raw tab or newline).
+ */
+const SEND_PIECES = sendItemPieces('sends');
+const SEND_LINE = `concat(${SEND_PIECES.head}, char(9), json_quote(sends.network), char(9), sends.chain_id, char(9), ` +
+  `json_quote(sends.tx_hash), char(9), ${SEND_PIECES.middle}, char(9), sends.created_at, char(9), sends.updated_at, char(9), sends.send_id) AS line`;
+
 /** Keyset pages over the projections; every filter is an index range on (filter, time, id) (migration 0002). */
 @injectable()
 export class KnexHistoryRepository implements HistoryRepository {
@@ -44,6 +53,30 @@ export class KnexHistoryRepository implements HistoryRepository {
 
   async listSends(filter: ListFilter, page: PageRequest): Promise<SendAttempt[]> {
     return (await this.page(SENDS, filter, page)).map(rowToSend);
+  }
+
+  /**
+   * On a SQLite file the page comes as one text, a line per send, its item's pieces rendered by SQLite: the sends
+   * never become objects in JavaScript (as KnexRunRepository.listItems). Elsewhere, `listSends` rendered by
+   * `toSendAttemptItem`.
+   */
+  async listSendItems(filter: ListFilter, page: PageRequest, explorerTxUrl: ExplorerTxUrl): Promise<ItemText[]> {
+    const readers = readersOf(this.db);
+    const shape = this.shapeOf('send items', filter, page);
+    const sql = readers && this.shapes.sql(shape, () => this.pageQuery(SENDS, filter, page, [this.db.raw(SEND_LINE)]));
+    if (!readers || sql === undefined) {
+      return (await this.listSends(filter, page)).map((send) => ({
+        position: { createdAt: send.createdAt, id: send.sendId }, json: JSON.stringify(toSendAttemptItem(send, explorerTxUrl)),
+      }));
+    }
+    return newestFirst((await readers.selectLines(sql, shape.bindings)).map(([head, network, chainId, txHash, middle, created, updated, sendId]) => {
+      const tx = jsonText(txHash!);
+      const explorerUrl = tx ? explorerTxUrl(jsonText(network!) ?? '', Number(chainId), tx) : null;
+      return {
+        position: { createdAt: Number(created), id: sendId! },
+        json: sendItemText(head!, explorerUrl, middle!, Number(created), Number(updated)),
+      };
+    }));
   }
 
   async listApprovals(filter: ListFilter, page: PageRequest): Promise<Approval[]> {
@@ -108,8 +141,8 @@ export class KnexHistoryRepository implements HistoryRepository {
   }
 
   /** The query of one page (exposed for EXPLAIN in the benchmark). */
-  pageQuery(list: ListTable, filter: ListFilter, page: PageRequest): Knex.QueryBuilder {
-    const q = this.db(list.table).select(isSqlite(this.db) ? this.db.raw(packedColumns(list.table, list.columns)) : '*');
+  pageQuery(list: ListTable, filter: ListFilter, page: PageRequest, columns?: readonly Knex.Raw[]): Knex.QueryBuilder {
+    const q = this.db(list.table).select(columns ?? (isSqlite(this.db) ? this.db.raw(packedColumns(list.table, list.columns)) : '*'));
     if (list.where) q.whereRaw(list.where);
     for (const [field, value] of Object.entries(filter.equals)) q.where(COLUMN[field] ?? field, value);
     if (filter.since !== undefined) q.where(list.time, '>=', filter.since);
@@ -128,14 +161,25 @@ export class KnexHistoryRepository implements HistoryRepository {
     const viaKnex = async (): Promise<Record<string, unknown>[]> =>
       (await readRows(this.db, this.pageQuery(list, filter, page))).map((row) => unpackRow(row, list.columns));
     if (!readers) return viaKnex();
-    const shape = new QueryShape(list.table);
-    for (const [field, value] of Object.entries(filter.equals)) shape.add(field, value);
-    shape.page(filter.since, filter.until, page);
+    const shape = this.shapeOf(list.table, filter, page);
     const sql = this.shapes.sql(shape, () => this.pageQuery(list, filter, page));
     if (sql === undefined) return viaKnex();
     const order = { time: list.columns.indexOf(list.time), id: list.columns.indexOf(list.id) };
     return (await readers.selectPacked(sql, shape.bindings, order)).map((values) => unpackValues(values, list.columns));
   }
+
+  /** The shape of `pageQuery` for these filters (its bindings in the order it adds them), named `kind`. */
+  private shapeOf(kind: string, filter: ListFilter, page: PageRequest): QueryShape {
+    const shape = new QueryShape(kind);
+    for (const [field, value] of Object.entries(filter.equals)) shape.add(field, value);
+    return shape.page(filter.since, filter.until, page);
+  }
+}
+
+/** The text of a JSON string or null, as `json_quote` renders it. */
+function jsonText(quoted: string): string | null {
+  if (quoted === 'null') return null;
+  return quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
 }
 
 export const HISTORY_LISTS = { SENDS, APPROVALS, WAITING, REORGS, SESSIONS };

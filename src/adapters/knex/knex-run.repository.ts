@@ -9,7 +9,7 @@ import type { StorageHealth } from '../../application/ports/storage-health';
 import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
-import { QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
+import { newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
 import { packedColumns, rowToRun, RUN_COLUMNS, runItemHead, runItemText, unpackRow, unpackValues } from './rows';
 
 /**
@@ -65,8 +65,10 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
     if (!readers || sql === undefined) {
       return (await this.list(filter, page)).map((run) => ({ position: { createdAt: run.createdAt, id: run.runId }, json: JSON.stringify(toRunItem(run)) }));
     }
-    const [row] = await readers.select(`SELECT group_concat(line, char(10)) AS page FROM (${sql})`, shape.bindings);
-    return typeof row?.page === 'string' ? itemsOfLines(row.page) : [];
+    return newestFirst((await readers.selectLines(sql, shape.bindings)).map(([head, created, finished, duration, runId]) => ({
+      position: { createdAt: Number(created), id: runId! },
+      json: runItemText(head!, Number(created), finished ? Number(finished) : null, duration || null),
+    })));
   }
 
   /**
@@ -218,27 +220,3 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   }
 }
 
-/**
- * The items of `listItems`' lines, newest first: rows come in the order of the page's query, which an aggregate
- * does not promise, so the order is checked and, if ever not kept, restored (as selectPacked does).
- */
-function itemsOfLines(text: string): ItemText[] {
-  const items: ItemText[] = [];
-  for (let start = 0; start < text.length;) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const t1 = text.indexOf('\t', start);
-    const t2 = text.indexOf('\t', t1 + 1);
-    const t3 = text.indexOf('\t', t2 + 1);
-    const t4 = text.indexOf('\t', t3 + 1);
-    const createdAt = Number(text.slice(t1 + 1, t2));
-    const finishedAt = t3 > t2 + 1 ? Number(text.slice(t2 + 1, t3)) : null;
-    const duration = t4 > t3 + 1 ? text.slice(t3 + 1, t4) : null;
-    items.push({ position: { createdAt, id: text.slice(t4 + 1, end) }, json: runItemText(text.slice(start, t1), createdAt, finishedAt, duration) });
-    start = end + 1;
-  }
-  const before = (a: ItemText, b: ItemText): number =>
-    b.position.createdAt - a.position.createdAt || Buffer.compare(Buffer.from(b.position.id), Buffer.from(a.position.id));
-  for (let i = 1; i < items.length; i++) if (before(items[i - 1]!, items[i]!) > 0) return items.sort(before);
-  return items;
-}

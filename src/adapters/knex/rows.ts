@@ -299,6 +299,29 @@ export function runItemText(head: string, createdAt: number, finishedAt: number 
   return `${head},"created_at":"${toIso(createdAt)}","finished_at":${finished},"duration_ms":${durationMs ?? 'null'}}`;
 }
 
+/**
+ * A send's item (SendAttemptItem, CONTRACT section 4) as JSON text in two pieces rendered by SQLite (as
+ * runItemHead): its head up to `idempotency_key`, and `to` with `value_wei`; `sendItemText` adds the explorer link
+ * between them and the times after.
+ */
+export function sendItemPieces(alias: string): { head: string; middle: string } {
+  const q = (column: string): string => `json_quote(${alias}."${column}")`;
+  const head: Array<[string, string]> = [
+    ['send_id', q('send_id')], ['run_id', q('run_id')], ['step_run_id', q('step_run_id')], ['workflow', q('workflow')],
+    ['session', q('session')], ['network', q('network')], ['chain_id', q('chain_id')], ['relayer', q('relayer')],
+    ['status', q('status')], ['outcome', q('outcome')], ['tx_hash', q('tx_hash')], ['idempotency_key', q('idempotency_key')],
+  ];
+  return {
+    head: `concat(${head.map(([name, sql], i) => `'${i ? ',' : '{'}"${name}":', ${sql}`).join(', ')})`,
+    middle: `concat(',"to":', ${q('to_address')}, ',"value_wei":', ${q('value_wei')})`,
+  };
+}
+
+/** A send's item as JSON text, from the pieces SQLite rendered (sendItemPieces), its explorer link and its times. */
+export function sendItemText(head: string, explorerUrl: string | null, middle: string, createdAt: number, updatedAt: number): string {
+  return `${head},"explorer_url":${explorerUrl === null ? 'null' : JSON.stringify(explorerUrl)}${middle},"created_at":"${toIso(createdAt)}","updated_at":"${toIso(updatedAt)}"}`;
+}
+
 /** A row from the values of a packed row (see packedValues), in `columns` order. */
 export function rowOfValues(values: readonly unknown[], columns: readonly string[]): Row {
   return unpackerOf(columns)(values as unknown[]);

@@ -54,6 +54,16 @@ export class SqliteReaders {
     return rows;
   }
 
+  /**
+   * The rows of `sql`, a query of one column `line` (text fields joined by tabs, none holding a tab or a newline:
+   * JSON text, numbers, ids), as one text through the driver, each row split back into its fields.
+   */
+  async selectLines(sql: string, bindings: readonly unknown[]): Promise<string[][]> {
+    const [row] = await this.select(`SELECT group_concat(line, char(10)) AS page FROM (${sql})`, bindings);
+    const text = row?.page;
+    return typeof text === 'string' ? text.split('\n').map((line) => line.split('\t')) : [];
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const conns = await Promise.all([...this.all].map((p) => p.catch(() => undefined)));
@@ -175,4 +185,15 @@ export class QueryShape {
   get key(): string {
     return this.names.join(' ');
   }
+}
+
+/**
+ * `items`, newest first on their position (time, then id in SQLite's binary order): rows come in the order of the
+ * page's query, which an aggregate does not promise, so the order is checked and, if ever not kept, restored.
+ */
+export function newestFirst<T extends { position: { createdAt: number; id: string } }>(items: T[]): T[] {
+  const before = (a: T, b: T): number =>
+    b.position.createdAt - a.position.createdAt || Buffer.compare(Buffer.from(b.position.id), Buffer.from(a.position.id));
+  for (let i = 1; i < items.length; i++) if (before(items[i - 1]!, items[i]!) > 0) return items.sort(before);
+  return items;
 }

@@ -29,6 +29,7 @@ export class ListSends {
       fetch: (filter, page) => history.listSends(filter, page),
       position: (row) => ({ createdAt: row.createdAt, id: row.sendId }),
       item: (row) => toSendAttemptItem(row, (n, c, h) => explorer.tx(n, c, h)),
+      fetchJson: (filter, page) => history.listSendItems(filter, page, (n, c, h) => explorer.tx(n, c, h)),
       cursors,
       redactor,
       now: () => clock.now(),
@@ -43,5 +44,10 @@ export class ListSends {
   /** `query`: raw parameters (HTTP query or CLI flags), validated here. */
   async execute(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<SendAttemptItem>> {
     return this.list.page(query);
+  }
+
+  /** The page `execute` answers, as JSON text (the same text), read from items the storage renders: for the API. */
+  async executeJson(query: Readonly<Record<string, unknown>>): Promise<string> {
+    return this.list.pageJson(query);
   }
 }

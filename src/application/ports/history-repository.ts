@@ -3,7 +3,7 @@ import type { ReorgResponseRecord } from '../../domain/reorg';
 import type { Run } from '../../domain/run';
 import type { SendAttempt } from '../../domain/send-attempt';
 import type { ReplaySession, WorkflowStateRecord, WorkflowStats } from '../../domain/session';
-import type { PageRequest } from './run-repository';
+import type { ItemText, PageRequest } from './run-repository';
 
 /** Filters of a history list: exact matches on named fields (snake_case, as the API names them) and a time range. */
 export interface ListFilter {
@@ -29,6 +29,11 @@ export interface WorkflowOverview {
  */
 export interface HistoryRepository {
   listSends(filter: ListFilter, page: PageRequest): Promise<SendAttempt[]>;
+  /**
+   * The sends of `listSends`, the same page, each as the JSON text of its item (`toSendAttemptItem` with this
+   * `explorerTxUrl`, CONTRACT section 4).
+   */
+  listSendItems(filter: ListFilter, page: PageRequest, explorerTxUrl: ExplorerTxUrl): Promise<ItemText[]>;
   listApprovals(filter: ListFilter, page: PageRequest): Promise<Approval[]>;
   /** Runs parked now. */
   listWaiting(filter: ListFilter, page: PageRequest): Promise<Run[]>;
@@ -42,3 +47,6 @@ export interface HistoryRepository {
   approvalsOfRuns(runIds: readonly string[]): Promise<Approval[]>;
 }
 export const HistoryRepository = Symbol('HistoryRepository');
+
+/** A transaction's link on a block explorer, or null where none is known (see ExplorerLinks.tx). */
+export type ExplorerTxUrl = (network: string, chainId: number, txHash: string) => string | null;
