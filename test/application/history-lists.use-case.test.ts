@@ -176,6 +176,13 @@ describe('history list use cases', () => {
   });
 
   describe('ListWaiting', () => {
+    it('answers each page as JSON text, the text of the page execute answers', async () => {
+      const first = await waiting.execute({ limit: '1' });
+      for (const query of [{}, { limit: '1' }, { limit: '1', cursor: first.cursor }, { wait_kind: 'delay' }, { workflow: 'none' }]) {
+        expect(await waiting.executeJson(query)).toBe(JSON.stringify(await waiting.execute(query)));
+      }
+    });
+
     it('lists runs parked now with their wait, newest parked first', async () => {
       const page = await waiting.execute({});
       expect(page.items.map((w) => w.run_id)).toEqual(['w-event', 'w-delay', 'r-ap-p']);

@@ -2,13 +2,13 @@ import type { HistoryRepository, ListFilter } from '../../src/application/ports/
 import type { JournalWriter } from '../../src/application/ports/journal-writer';
 import type { PageRequest } from '../../src/application/ports/run-repository';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
-import { toSendAttemptItem } from '../../src/application/history/items';
+import { toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
 import {
   aFinish, aPark, aResume, aRun, aSession, aTimedRun, aTxHash, aWorkflowState, iso, HOUR, MINUTE, SECOND, T0,
 } from '../mothers/journal-events';
 
 /** The history lists of the port (the export helpers others add to it are not part of this contract). */
-export type HistoryLists = Pick<HistoryRepository, 'listSends' | 'listSendItems' | 'listApprovals' | 'listWaiting' | 'listReorgs' | 'listSessions' | 'listWorkflows'>;
+export type HistoryLists = Pick<HistoryRepository, 'listSends' | 'listSendItems' | 'listApprovals' | 'listWaiting' | 'listWaitingItems' | 'listReorgs' | 'listSessions' | 'listWorkflows'>;
 export type HistoryPorts = Pick<JournalWriter, 'append'> & HistoryLists;
 
 const ALL = { equals: {} } as const;
@@ -227,6 +227,22 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
           ...aRun({ runId: 'w-event', workflow: 'keeper', at: T0 + 3 * MINUTE, park: { waitKind: 'event', expiresAt: iso(T0 + 3 * HOUR) } }),
           ...aRun({ runId: 'done', workflow: 'payouts', at: T0 + 4 * MINUTE }),
         ]);
+      });
+
+      it('renders the page of every filter and cursor as its items, the runs of listWaiting in its order', async () => {
+        await ports.append(aRun({ runId: 'w-odd', workflow: 'q"b\\s\n\u0001 é 😀', at: '1969-12-31T23:59:58.999Z', park: { waitKind: 'delay', dueAt: '1970-01-01T00:00:00.001Z' } }));
+        const expectItemsOfList = async (f: ListFilter, p: PageRequest = page()): Promise<void> => {
+          const list = await ports.listWaiting(f, p);
+          const items = await ports.listWaitingItems(f, p);
+          expect(items.map((i) => i.position)).toEqual(list.map((r) => ({ createdAt: r.parkedAt, id: r.runId })));
+          expect(items.map((i) => i.json)).toEqual(list.map((r) => JSON.stringify(toWaitingItem(r))));
+        };
+        for (const f of [ALL, filter({ workflow: 'keeper' }), filter({ wait_kind: 'tx' }), filter({}, { since: T0 + MINUTE }), filter({ workflow: 'none' })]) {
+          await expectItemsOfList(f);
+        }
+        const [first] = await ports.listWaiting(ALL, page(1));
+        await expectItemsOfList(ALL, page(2, { createdAt: first!.parkedAt!, id: first!.runId }));
+        expect((await ports.listWaitingItems(ALL, page())).map((i) => i.position.id)).toEqual(['w-event', 'w-approval', 'w-tx', 'w-delay', 'w-odd']);
       });
 
       it('lists only runs parked now, newest parked first, with their wait', async () => {

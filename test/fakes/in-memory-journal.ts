@@ -5,7 +5,7 @@ import { emptyWorkingSet, type StoredEvent, type WorkingSet } from '../../src/do
 import type { Run } from '../../src/domain/run';
 import type { AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
 import type { ItemText, PageRequest, RunFilter, RunRepository } from '../../src/application/ports/run-repository';
-import { toRunItem, toSendAttemptItem } from '../../src/application/history/items';
+import { toRunItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
 import type { StorageHealth } from '../../src/application/ports/storage-health';
 import type { PruneCounts, RetentionRepository } from '../../src/application/ports/retention-repository';
 import type { ExplorerTxUrl, HistoryRepository, ListFilter, WorkflowOverview } from '../../src/application/ports/history-repository';
@@ -165,6 +165,10 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
     return (await this.listSends(filter, page)).map((send) => ({
       position: { createdAt: send.createdAt, id: send.sendId }, json: JSON.stringify(toSendAttemptItem(send, explorerTxUrl)),
     }));
+  }
+
+  async listWaitingItems(filter: ListFilter, page: PageRequest): Promise<ItemText[]> {
+    return (await this.listWaiting(filter, page)).map((run) => ({ position: { createdAt: run.parkedAt ?? 0, id: run.runId }, json: JSON.stringify(toWaitingItem(run)) }));
   }
 
   async listSends(filter: ListFilter, page: PageRequest): Promise<SendAttempt[]> {

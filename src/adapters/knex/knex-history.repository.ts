@@ -8,13 +8,13 @@ import type { SendAttempt } from '../../domain/send-attempt';
 import type { ReplaySession } from '../../domain/session';
 import type { ExplorerTxUrl, HistoryRepository, ListFilter, WorkflowOverview } from '../../application/ports/history-repository';
 import type { ItemText, PageRequest } from '../../application/ports/run-repository';
-import { toSendAttemptItem } from '../../application/history/items';
+import { toSendAttemptItem, toWaitingItem } from '../../application/history/items';
 import { selectIn, selectInPacked } from './bulk';
 import { newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
 import { Database } from './knex-journal.writer';
 import {
   APPROVAL_COLUMNS, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
-  rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, sendItemPieces, sendItemText, unpackRow, unpackValues,
+  rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, sendItemPieces, sendItemText, unpackRow, unpackValues, waitingItemHead, waitingItemText,
 } from './rows';
 
 /** API field names that are stored under another column name. */
@@ -42,6 +42,9 @@ const SESSIONS: ListTable = { table: 'sessions', columns: SESSION_COLUMNS, time:
 const SEND_PIECES = sendItemPieces('sends');
 const SEND_LINE = `concat(${SEND_PIECES.head}, char(9), json_quote(sends.network), char(9), sends.chain_id, char(9), ` +
   `json_quote(sends.tx_hash), char(9), ${SEND_PIECES.middle}, char(9), sends.created_at, char(9), sends.updated_at, char(9), sends.send_id) AS line`;
+
+/** A line of `listWaitingItems`' page: the head of the waiting run's item, then its times and id, tab-separated. */
+const WAITING_LINE = `concat(${waitingItemHead('runs')}, char(9), runs.parked_at, char(9), runs.due_at, char(9), runs.expires_at, char(9), runs.run_id) AS line`;
 
 /** Keyset pages over the projections; every filter is an index range on (filter, time, id) (migration 0002). */
 @injectable()
@@ -85,6 +88,23 @@ export class KnexHistoryRepository implements HistoryRepository {
 
   async listWaiting(filter: ListFilter, page: PageRequest): Promise<Run[]> {
     return (await this.page(WAITING, filter, page)).map(rowToRun);
+  }
+
+  /** As listSendItems, for the runs parked now. */
+  async listWaitingItems(filter: ListFilter, page: PageRequest): Promise<ItemText[]> {
+    const readers = readersOf(this.db);
+    const shape = this.shapeOf('waiting items', filter, page);
+    const sql = readers && this.shapes.sql(shape, () => this.pageQuery(WAITING, filter, page, [this.db.raw(WAITING_LINE)]));
+    if (!readers || sql === undefined) {
+      return (await this.listWaiting(filter, page)).map((run) => ({
+        position: { createdAt: run.parkedAt ?? 0, id: run.runId }, json: JSON.stringify(toWaitingItem(run)),
+      }));
+    }
+    const time = (text: string | undefined): number | null => (text ? Number(text) : null);
+    return newestFirst((await readers.selectLines(sql, shape.bindings)).map(([head, parked, due, expires, runId]) => ({
+      position: { createdAt: time(parked) ?? 0, id: runId! },
+      json: waitingItemText(head!, time(parked), time(due), time(expires)),
+    })));
   }
 
   async listReorgs(filter: ListFilter, page: PageRequest): Promise<ReorgResponseRecord[]> {

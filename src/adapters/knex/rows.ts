@@ -322,6 +322,18 @@ export function sendItemText(head: string, explorerUrl: string | null, middle: s
   return `${head},"explorer_url":${explorerUrl === null ? 'null' : JSON.stringify(explorerUrl)}${middle},"created_at":"${toIso(createdAt)}","updated_at":"${toIso(updatedAt)}"}`;
 }
 
+/** The head of a waiting run's item (WaitingItem) as JSON text rendered by SQLite, up to its times (as runItemHead). */
+export function waitingItemHead(alias: string): string {
+  const q = (column: string): string => `json_quote(${alias}."${column}")`;
+  return `concat('{"run_id":', ${q('run_id')}, ',"workflow":', ${q('workflow')}, ',"wait_kind":', ${q('wait_kind')}, ',"step_run_id":', ${q('wait_step_run_id')})`;
+}
+
+/** A waiting run's item as JSON text, from its head (waitingItemHead) and its times, as `toWaitingItem` has them. */
+export function waitingItemText(head: string, parkedAt: number | null, dueAt: number | null, expiresAt: number | null): string {
+  const time = (ms: number | null): string => (ms === null ? 'null' : `"${toIso(ms)}"`);
+  return `${head},"parked_at":${time(parkedAt)},"due_at":${time(dueAt)},"expires_at":${time(expiresAt)}}`;
+}
+
 /** A row from the values of a packed row (see packedValues), in `columns` order. */
 export function rowOfValues(values: readonly unknown[], columns: readonly string[]): Row {
   return unpackerOf(columns)(values as unknown[]);

@@ -27,6 +27,7 @@ export class ListWaiting {
       fetch: (filter, page) => history.listWaiting(filter, page),
       position: (row) => ({ createdAt: row.parkedAt ?? 0, id: row.runId }),
       item: toWaitingItem,
+      fetchJson: (filter, page) => history.listWaitingItems(filter, page),
       cursors,
       redactor,
       now: () => clock.now(),
@@ -41,5 +42,10 @@ export class ListWaiting {
   /** `query`: raw parameters (HTTP query or CLI flags), validated here. */
   async execute(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<WaitingItem>> {
     return this.list.page(query);
+  }
+
+  /** The page `execute` answers, as JSON text (the same text), read from items the storage renders: for the API. */
+  async executeJson(query: Readonly<Record<string, unknown>>): Promise<string> {
+    return this.list.pageJson(query);
   }
 }

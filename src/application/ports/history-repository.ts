@@ -37,6 +37,8 @@ export interface HistoryRepository {
   listApprovals(filter: ListFilter, page: PageRequest): Promise<Approval[]>;
   /** Runs parked now. */
   listWaiting(filter: ListFilter, page: PageRequest): Promise<Run[]>;
+  /** The runs of `listWaiting`, the same page, each as the JSON text of its item (`toWaitingItem`), on (parked_at, run_id). */
+  listWaitingItems(filter: ListFilter, page: PageRequest): Promise<ItemText[]>;
   listReorgs(filter: ListFilter, page: PageRequest): Promise<ReorgResponseRecord[]>;
   listSessions(filter: ListFilter, page: PageRequest): Promise<ReplaySession[]>;
   /** Workflows by name (ascending), after `afterName`, among those named in `known` or seen in the journal. */
