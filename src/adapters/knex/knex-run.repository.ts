@@ -219,4 +219,3 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
     await this.db.raw('SELECT 1');
   }
 }
-

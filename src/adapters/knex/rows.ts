@@ -282,15 +282,14 @@ export function packedValues(alias: string, columns: readonly string[]): string 
  * text at every step, and SQLite's `strftime` costs more than the rest of the row, so times are rendered here.
  */
 export function runItemHead(alias: string): string {
-  const q = (column: string): string => `json_quote(${alias}."${column}")`;
-  const fields: Array<[string, string]> = [
+  const q = quoted(alias);
+  return jsonMembers('{', [
     ['run_id', q('run_id')], ['workflow', q('workflow')], ['status', q('status')], ['trigger', q('trigger_kind')],
     ['session', q('session')], ['session_id', q('session_id')], ['network', q('network')], ['contract', q('contract')],
     ['relayers', `${alias}."relayers"`], ['tx_hashes', `${alias}."tx_hashes"`], ['block', q('block')],
     ['step_ids', `${alias}."step_ids"`], ['error_kind', q('error_kind')], ['approval_status', q('approval_status')],
     ['wait_kind', q('wait_kind')], ['replay_of', q('replay_of')],
-  ];
-  return `concat(${fields.map(([name, sql], i) => `'${i ? ',' : '{'}"${name}":', ${sql}`).join(', ')})`;
+  ]);
 }
 
 /** A run's item as JSON text, from the head SQLite rendered (runItemHead) and the run's times, as `toRunItem` has them. */
@@ -305,16 +304,13 @@ export function runItemText(head: string, createdAt: number, finishedAt: number 
  * between them and the times after.
  */
 export function sendItemPieces(alias: string): { head: string; middle: string } {
-  const q = (column: string): string => `json_quote(${alias}."${column}")`;
-  const head: Array<[string, string]> = [
+  const q = quoted(alias);
+  const head = jsonMembers('{', [
     ['send_id', q('send_id')], ['run_id', q('run_id')], ['step_run_id', q('step_run_id')], ['workflow', q('workflow')],
     ['session', q('session')], ['network', q('network')], ['chain_id', q('chain_id')], ['relayer', q('relayer')],
     ['status', q('status')], ['outcome', q('outcome')], ['tx_hash', q('tx_hash')], ['idempotency_key', q('idempotency_key')],
-  ];
-  return {
-    head: `concat(${head.map(([name, sql], i) => `'${i ? ',' : '{'}"${name}":', ${sql}`).join(', ')})`,
-    middle: `concat(',"to":', ${q('to_address')}, ',"value_wei":', ${q('value_wei')})`,
-  };
+  ]);
+  return { head, middle: jsonMembers(',', [['to', q('to_address')], ['value_wei', q('value_wei')]]) };
 }
 
 /** A send's item as JSON text, from the pieces SQLite rendered (sendItemPieces), its explorer link and its times. */
@@ -324,14 +320,27 @@ export function sendItemText(head: string, explorerUrl: string | null, middle: s
 
 /** The head of a waiting run's item (WaitingItem) as JSON text rendered by SQLite, up to its times (as runItemHead). */
 export function waitingItemHead(alias: string): string {
-  const q = (column: string): string => `json_quote(${alias}."${column}")`;
-  return `concat('{"run_id":', ${q('run_id')}, ',"workflow":', ${q('workflow')}, ',"wait_kind":', ${q('wait_kind')}, ',"step_run_id":', ${q('wait_step_run_id')})`;
+  const q = quoted(alias);
+  return jsonMembers('{', [['run_id', q('run_id')], ['workflow', q('workflow')], ['wait_kind', q('wait_kind')], ['step_run_id', q('wait_step_run_id')]]);
 }
 
 /** A waiting run's item as JSON text, from its head (waitingItemHead) and its times, as `toWaitingItem` has them. */
 export function waitingItemText(head: string, parkedAt: number | null, dueAt: number | null, expiresAt: number | null): string {
   const time = (ms: number | null): string => (ms === null ? 'null' : `"${toIso(ms)}"`);
   return `${head},"parked_at":${time(parkedAt)},"due_at":${time(dueAt)},"expires_at":${time(expiresAt)}}`;
+}
+
+/** A column of `alias` as JSON, in SQL: a string quoted and escaped, a number as it is, NULL as `null`. */
+function quoted(alias: string): (column: string) => string {
+  return (column) => `json_quote(${alias}."${column}")`;
+}
+
+/**
+ * SQL of JSON members `"name":value,…` from (name, SQL of a JSON value) pairs, after `first` (`{` to open an
+ * object, `,` to go on with one), in one `concat`. Names are written as they are: JSON-safe literals.
+ */
+function jsonMembers(first: '{' | ',', members: ReadonlyArray<readonly [string, string]>): string {
+  return `concat(${members.map(([name, sql], i) => `'${i ? ',' : first}"${name}":', ${sql}`).join(', ')})`;
 }
 
 /** A row from the values of a packed row (see packedValues), in `columns` order. */
