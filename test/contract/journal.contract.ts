@@ -8,6 +8,17 @@ import { aFinish, aPark, aResume, aRun, aTxHash, HOUR, iso, MINUTE, T0 } from '.
 
 export type JournalPorts = JournalWriter & RunRepository & StorageHealth;
 
+/** Four runs that each answer some run filters: every filter has a run to find and runs to leave out. */
+const FILTERED_RUNS = (): JournalEvent[] => [
+  ...aRun({ runId: 'r1', workflow: 'payouts', at: T0, network: 'sepolia', contract: '0xc1', block: 10, trigger: { kind: 'cron' },
+    send: { relayer: 'ops', txHash: aTxHash('t1'), stepId: 'send_payout' } }),
+  ...aRun({ runId: 'r2', workflow: 'keeper', at: T0 + MINUTE, network: 'base', block: 11, trigger: { kind: 'event' },
+    failure: { kind: 'http_error' }, steps: [{ stepId: 'fetch_price' }] }),
+  ...aRun({ runId: 'r3', workflow: 'payouts', at: T0 + 2 * MINUTE, session: 'replay', sessionId: 's1', replayOf: 'r1',
+    approval: { decision: 'rejected', by: 'carol' }, send: { relayer: 'treasury', status: 'queued' } }),
+  ...aRun({ runId: 'r4', workflow: 'keeper', at: T0 + 3 * MINUTE, park: { waitKind: 'delay' } }),
+];
+
 /**
  * What every implementation of the journal ports must do, the knex adapter and the in-memory fake alike.
  * `open` gives a fresh, empty journal; `close` releases it.
@@ -50,15 +61,7 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
     });
 
     it('answers every run filter', async () => {
-      await ports.append([
-        ...aRun({ runId: 'r1', workflow: 'payouts', at: T0, network: 'sepolia', contract: '0xc1', block: 10, trigger: { kind: 'cron' },
-          send: { relayer: 'ops', txHash: aTxHash('t1'), stepId: 'send_payout' } }),
-        ...aRun({ runId: 'r2', workflow: 'keeper', at: T0 + MINUTE, network: 'base', block: 11, trigger: { kind: 'event' },
-          failure: { kind: 'http_error' }, steps: [{ stepId: 'fetch_price' }] }),
-        ...aRun({ runId: 'r3', workflow: 'payouts', at: T0 + 2 * MINUTE, session: 'replay', sessionId: 's1',
-          approval: { decision: 'rejected', by: 'carol' }, send: { relayer: 'treasury', status: 'queued' } }),
-        ...aRun({ runId: 'r4', workflow: 'keeper', at: T0 + 3 * MINUTE, park: { waitKind: 'delay' } }),
-      ]);
+      await ports.append(FILTERED_RUNS());
       expect(await ids({ workflow: 'payouts' })).toEqual(['r3', 'r1']);
       expect(await ids({ status: 'failed' })).toEqual(['r2']);
       expect(await ids({ status: 'waiting' })).toEqual(['r4']);
@@ -100,16 +103,7 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
     };
 
     it('renders the page of every filter and cursor as its items, the runs of list in its order', async () => {
-      await ports.append([
-        ...aRun({ runId: 'r1', workflow: 'payouts', at: T0, network: 'sepolia', contract: '0xc1', block: 10, trigger: { kind: 'cron' },
-          send: { relayer: 'ops', txHash: aTxHash('t1'), stepId: 'send_payout' } }),
-        ...aRun({ runId: 'r2', workflow: 'keeper', at: T0 + MINUTE, network: 'base', block: 11, trigger: { kind: 'event' },
-          failure: { kind: 'http_error' }, steps: [{ stepId: 'fetch_price' }] }),
-        ...aRun({ runId: 'r3', workflow: 'payouts', at: T0 + 2 * MINUTE, session: 'replay', sessionId: 's1', replayOf: 'r1',
-          approval: { decision: 'rejected', by: 'carol' }, send: { relayer: 'treasury', status: 'queued' } }),
-        ...aRun({ runId: 'r4', workflow: 'keeper', at: T0 + 3 * MINUTE, park: { waitKind: 'delay' } }),
-        ...aRun({ runId: 'r5', workflow: 'keeper', at: T0 + 3 * MINUTE, status: 'running' }),
-      ]);
+      await ports.append([...FILTERED_RUNS(), ...aRun({ runId: 'r5', workflow: 'keeper', at: T0 + 3 * MINUTE, status: 'running' })]);
       const filters: RunFilter[] = [
         {}, { workflow: 'payouts' }, { status: 'waiting' }, { trigger: 'event' }, { network: 'base' }, { contract: '0xc1' },
         { relayer: 'treasury' }, { txHash: aTxHash('t1') }, { block: 11 }, { runId: 'r3' }, { stepId: 'fetch_price' },

@@ -48,8 +48,7 @@ export class SqliteReaders {
     if (typeof text !== 'string') return [];
     const rows = JSON.parse(`[${text}]`) as unknown[][];
     const { time, id } = newestFirst;
-    const before = (a: unknown[], b: unknown[]): number =>
-      Number(b[time]) - Number(a[time]) || Buffer.compare(Buffer.from(String(b[id])), Buffer.from(String(a[id])));
+    const before = (a: unknown[], b: unknown[]): number => newerFirst(Number(a[time]), String(a[id]), Number(b[time]), String(b[id]));
     for (let i = 1; i < rows.length; i++) if (before(rows[i - 1]!, rows[i]!) > 0) return rows.sort(before);
     return rows;
   }
@@ -192,8 +191,12 @@ export class QueryShape {
  * page's query, which an aggregate does not promise, so the order is checked and, if ever not kept, restored.
  */
 export function newestFirst<T extends { position: { createdAt: number; id: string } }>(items: T[]): T[] {
-  const before = (a: T, b: T): number =>
-    b.position.createdAt - a.position.createdAt || Buffer.compare(Buffer.from(b.position.id), Buffer.from(a.position.id));
+  const before = (a: T, b: T): number => newerFirst(a.position.createdAt, a.position.id, b.position.createdAt, b.position.id);
   for (let i = 1; i < items.length; i++) if (before(items[i - 1]!, items[i]!) > 0) return items.sort(before);
   return items;
+}
+
+/** Sort order of a page, newest first: later time first, then the greater id in SQLite's binary order (bytes). */
+function newerFirst(timeA: number, idA: string, timeB: number, idB: string): number {
+  return timeB - timeA || Buffer.compare(Buffer.from(idB), Buffer.from(idA));
 }
