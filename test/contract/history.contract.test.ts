@@ -24,6 +24,8 @@ historyContract('knex on a SQLite file', async () => {
     listReorgs: (f, p) => repo.listReorgs(f, p),
     listSessions: (f, p) => repo.listSessions(f, p),
     listWorkflows: (known, limit, after) => repo.listWorkflows(known, limit, after),
+    sendsOfRuns: (ids) => repo.sendsOfRuns(ids),
+    sendItemsOfRuns: (ids, explorer) => repo.sendItemsOfRuns(ids, explorer),
   };
   return {
     ports,

@@ -7,8 +7,8 @@ import {
   aFinish, aPark, aResume, aRun, aSession, aTimedRun, aTxHash, aWorkflowState, iso, HOUR, MINUTE, SECOND, T0,
 } from '../mothers/journal-events';
 
-/** The history lists of the port (the export helpers others add to it are not part of this contract). */
-export type HistoryLists = Pick<HistoryRepository, 'listSends' | 'listSendItems' | 'listApprovals' | 'listWaiting' | 'listWaitingItems' | 'listReorgs' | 'listSessions' | 'listWorkflows'>;
+/** The history lists of the port, and the sends of runs the export reads. */
+export type HistoryLists = Pick<HistoryRepository, 'listSends' | 'listSendItems' | 'listApprovals' | 'listWaiting' | 'listWaitingItems' | 'listReorgs' | 'listSessions' | 'listWorkflows' | 'sendsOfRuns' | 'sendItemsOfRuns'>;
 export type HistoryPorts = Pick<JournalWriter, 'append'> & HistoryLists;
 
 const ALL = { equals: {} } as const;
@@ -148,6 +148,24 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
         await expectItemsOfList(ALL);
         const [odd] = (await ports.listSendItems(ALL, page(), explorer)).filter((i) => i.position.id === 'odd-send');
         expect(JSON.parse(odd!.json)).toMatchObject({ workflow: awkward, explorer_url: `https://scan.example/${2 ** 31}/"net ${awkward}"/tx/${aTxHash('odd')}` });
+      });
+
+      it('reads the sends of runs oldest first, and renders them as toSendAttemptItem does, past one statement of ids', async () => {
+        const awkward = 'q"b\\s/\n\t\r\u0001\u001f\u007f é ✓ \u2028 😀';
+        await ports.append([
+          ...aRun({ runId: 'r6', at: T0 + 5 * MINUTE, send: { sendId: 's6', relayer: awkward, network: `net ${awkward}`, txHash: aTxHash('t6') } }),
+          // Sent at the same time: ordered by send id, which is not the order of their runs' ids.
+          ...aRun({ runId: 'tie-1', at: T0 - HOUR, send: { sendId: 'z-tie' } }),
+          ...aRun({ runId: 'tie-2', at: T0 - HOUR, send: { sendId: 'a-tie' } }),
+        ]);
+        // More ids than one statement takes (500), most of them of no run: the sends of those that have some.
+        const ids = [...Array.from({ length: 700 }, (_, i) => `none-${i}`), 'r5', 'tie-1', 'r1', 'r6', 'tie-2', 'r3'];
+        const sends = await ports.sendsOfRuns(ids);
+        expect(sends.map((s) => s.sendId)).toEqual(['a-tie', 'z-tie', 's1', 's3', 's5', 's6']);
+        expect(await ports.sendItemsOfRuns(ids, explorer)).toEqual(sends.map((s) => JSON.stringify(toSendAttemptItem(s, explorer))));
+        expect(JSON.parse((await ports.sendItemsOfRuns(['r6'], explorer))[0]!)).toMatchObject({ relayer: awkward, explorer_url: expect.stringContaining(aTxHash('t6')) });
+        expect(await ports.sendItemsOfRuns(['r2', 'r4'], () => null)).toEqual((await ports.sendsOfRuns(['r2', 'r4'])).map((s) => JSON.stringify(toSendAttemptItem(s, () => null))));
+        expect(await ports.sendItemsOfRuns([], explorer)).toEqual([]);
       });
 
       it("follows the send's own events: parked then submitted then settled", async () => {

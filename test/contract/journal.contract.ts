@@ -99,6 +99,7 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
       const runs = await ports.list(filter, { limit, after });
       const items = await ports.listItems(filter, { limit, after });
       expect(items.map((i) => i.position)).toEqual(runs.map((r) => ({ createdAt: r.createdAt, id: r.runId })));
+      expect(items.map((i) => i.status)).toEqual(runs.map((r) => r.status));
       expect(items.map((i) => i.json)).toEqual(runs.map((r) => JSON.stringify(toRunItem(r))));
     };
 

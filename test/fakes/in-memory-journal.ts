@@ -4,7 +4,7 @@ import { applyEvents } from '../../src/domain/journal/projector';
 import { emptyWorkingSet, type StoredEvent, type WorkingSet } from '../../src/domain/journal/working-set';
 import type { Run } from '../../src/domain/run';
 import type { AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
-import type { ItemText, PageRequest, RunFilter, RunRepository } from '../../src/application/ports/run-repository';
+import type { ItemText, PageRequest, RunFilter, RunItemText, RunRepository } from '../../src/application/ports/run-repository';
 import { toRunItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
 import type { StorageHealth } from '../../src/application/ports/storage-health';
 import type { PruneCounts, RetentionRepository } from '../../src/application/ports/retention-repository';
@@ -82,8 +82,10 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
     return [...this.ws.sends.values()].filter((s) => s.status !== 'settled').map((s) => structuredClone(s));
   }
 
-  async listItems(filter: RunFilter, page: PageRequest): Promise<ItemText[]> {
-    return (await this.list(filter, page)).map((run) => ({ position: { createdAt: run.createdAt, id: run.runId }, json: JSON.stringify(toRunItem(run)) }));
+  async listItems(filter: RunFilter, page: PageRequest): Promise<RunItemText[]> {
+    return (await this.list(filter, page)).map((run) => ({
+      position: { createdAt: run.createdAt, id: run.runId }, status: run.status, json: JSON.stringify(toRunItem(run)),
+    }));
   }
 
   async list(filter: RunFilter, page: PageRequest): Promise<Run[]> {
@@ -111,6 +113,10 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
       if (events.length) out.set(id, events);
     }
     return out;
+  }
+
+  async sendItemsOfRuns(runIds: readonly string[], explorerTxUrl: ExplorerTxUrl): Promise<string[]> {
+    return (await this.sendsOfRuns(runIds)).map((send) => JSON.stringify(toSendAttemptItem(send, explorerTxUrl)));
   }
 
   async sendsOfRuns(runIds: readonly string[]): Promise<SendAttempt[]> {

@@ -7,13 +7,13 @@ import { SqliteWriteSession, sqlLiteral, sqlTuple } from './sqlite-session';
 export type Db = Knex | Knex.Transaction | SqliteWriteSession;
 
 /** Rows per statement: SQLite and knex both stay well inside their limits at 500. */
-const MAX_ROWS = 500;
+export const MAX_ROWS = 500;
 /** Bound variables per statement (SQLite allows 32766; PostgreSQL 65535). */
 const MAX_VARS = 10000;
 /** Rows per statement when SQLite unpacks them from one JSON array. */
 const JSON_ROWS = 5000;
 
-function chunks<T>(items: readonly T[], size: number): T[][] {
+export function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;

@@ -9,7 +9,7 @@ import type { ReplaySession } from '../../domain/session';
 import type { ExplorerTxUrl, HistoryRepository, ListFilter, WorkflowOverview } from '../../application/ports/history-repository';
 import type { ItemText, PageRequest } from '../../application/ports/run-repository';
 import { toSendAttemptItem, toWaitingItem } from '../../application/history/items';
-import { selectIn, selectInPacked } from './bulk';
+import { chunks, MAX_ROWS, selectIn, selectInPacked } from './bulk';
 import { newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
 import { Database } from './knex-journal.writer';
 import {
@@ -72,14 +72,7 @@ export class KnexHistoryRepository implements HistoryRepository {
         position: { createdAt: send.createdAt, id: send.sendId }, json: JSON.stringify(toSendAttemptItem(send, explorerTxUrl)),
       }));
     }
-    return newestFirst((await readers.selectLines(sql, shape.bindings)).map(([head, network, chainId, txHash, middle, created, updated, sendId]) => {
-      const tx = jsonText(txHash!);
-      const explorerUrl = tx ? explorerTxUrl(jsonText(network!) ?? '', Number(chainId), tx) : null;
-      return {
-        position: { createdAt: Number(created), id: sendId! },
-        json: sendItemText(head!, explorerUrl, middle!, Number(created), Number(updated)),
-      };
-    }));
+    return newestFirst((await readers.selectLines(sql, shape.bindings)).map((line) => sendLineItem(line, explorerTxUrl)));
   }
 
   async listApprovals(filter: ListFilter, page: PageRequest): Promise<Approval[]> {
@@ -153,6 +146,18 @@ export class KnexHistoryRepository implements HistoryRepository {
     return rows.map(rowToSend).sort((a, b) => a.createdAt - b.createdAt || (a.sendId < b.sendId ? -1 : 1));
   }
 
+  /** As listSendItems, for `sendsOfRuns`: rendered by SQLite on a SQLite file, by `toSendAttemptItem` elsewhere. */
+  async sendItemsOfRuns(runIds: readonly string[], explorerTxUrl: ExplorerTxUrl): Promise<string[]> {
+    const readers = readersOf(this.db);
+    if (!readers) return (await this.sendsOfRuns(runIds)).map((send) => JSON.stringify(toSendAttemptItem(send, explorerTxUrl)));
+    const items: ItemText[] = [];
+    for (const part of chunks(runIds, MAX_ROWS)) {
+      const sql = `SELECT ${SEND_LINE} FROM sends WHERE run_id IN (${part.map(() => '?').join(',')})`;
+      for (const line of await readers.selectLines(sql, part)) items.push(sendLineItem(line, explorerTxUrl));
+    }
+    return items.sort((a, b) => a.position.createdAt - b.position.createdAt || (a.position.id < b.position.id ? -1 : 1)).map((item) => item.json);
+  }
+
   async approvalsOfRuns(runIds: readonly string[]): Promise<Approval[]> {
     const rows = isSqlite(this.db)
       ? await selectInPacked(this.db, 'approvals', 'run_id', runIds, APPROVAL_COLUMNS)
@@ -194,6 +199,16 @@ export class KnexHistoryRepository implements HistoryRepository {
     for (const [field, value] of Object.entries(filter.equals)) shape.add(field, value);
     return shape.page(filter.since, filter.until, page);
   }
+}
+
+/** A send's item from a line of SEND_LINE's fields, with its place in the sends' order. */
+function sendLineItem([head, network, chainId, txHash, middle, created, updated, sendId]: string[], explorerTxUrl: ExplorerTxUrl): ItemText {
+  const tx = jsonText(txHash!);
+  const explorerUrl = tx ? explorerTxUrl(jsonText(network!) ?? '', Number(chainId), tx) : null;
+  return {
+    position: { createdAt: Number(created), id: sendId! },
+    json: sendItemText(head!, explorerUrl, middle!, Number(created), Number(updated)),
+  };
 }
 
 /** The text of a JSON string or null, as `json_quote` renders it. */

@@ -2,8 +2,8 @@ import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
 import { isSqlite } from './dialect';
 import type { JournalEvent } from '../../domain/journal/journal-event';
-import type { Run } from '../../domain/run';
-import type { ItemText, PageRequest, RunFilter, RunRepository } from '../../application/ports/run-repository';
+import type { Run, RunStatus } from '../../domain/run';
+import type { PageRequest, RunItemText, RunFilter, RunRepository } from '../../application/ports/run-repository';
 import { toRunItem } from '../../application/history/items';
 import type { StorageHealth } from '../../application/ports/storage-health';
 import { Database } from './knex-journal.writer';
@@ -30,8 +30,8 @@ const LIST_FILTERS: ReadonlyArray<readonly [keyof RunFilter, { table: string; co
   ['relayer', RUN_LIST_TABLES.relayers], ['txHash', RUN_LIST_TABLES.txHashes], ['stepId', RUN_LIST_TABLES.stepIds],
 ];
 
-/** A line of `listItems`' page: the head of the run's item, then its times and id, tab-separated. */
-const ITEM_LINE = `concat(${runItemHead('r')}, char(9), r.created_at, char(9), r.finished_at, char(9), r.duration_ms, char(9), r.run_id) AS line`;
+/** A line of `listItems`' page: the head of the run's item, then its times, id and status, tab-separated. */
+const ITEM_LINE = `concat(${runItemHead('r')}, char(9), r.created_at, char(9), r.finished_at, char(9), r.duration_ms, char(9), r.run_id, char(9), r.status) AS line`;
 
 /** Where a packed run holds its time and id (the page's order). */
 const NEWEST_FIRST = { time: RUN_COLUMNS.indexOf('created_at'), id: RUN_COLUMNS.indexOf('run_id') };
@@ -53,20 +53,23 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
 
   /**
    * On a SQLite file, SQLite renders the head of each run's item (see runItemHead) and the page comes back as one
-   * text, a line per run: the head, then tab-separated its created_at, finished_at, duration_ms and run id (JSON
+   * text, a line per run: the head, then tab-separated its created_at, finished_at, duration_ms, run id and status (JSON
    * text holds no raw tab or newline; run ids match ID_PATTERN). The times are rendered here and the page's runs
    * never become objects in JavaScript: the list answers their text as it is once redacted (measured in
    * docs/benchmarks.md). Elsewhere, the runs of `list` rendered by `toRunItem`.
    */
-  async listItems(filter: RunFilter, page: PageRequest): Promise<ItemText[]> {
+  async listItems(filter: RunFilter, page: PageRequest): Promise<RunItemText[]> {
     const readers = readersOf(this.db);
     const shape = this.shapeOf('items', filter, page);
     const sql = readers && this.shapes.sql(shape, () => this.listQuery(filter, page, [this.db.raw(ITEM_LINE)]));
     if (!readers || sql === undefined) {
-      return (await this.list(filter, page)).map((run) => ({ position: { createdAt: run.createdAt, id: run.runId }, json: JSON.stringify(toRunItem(run)) }));
+      return (await this.list(filter, page)).map((run) => ({
+        position: { createdAt: run.createdAt, id: run.runId }, status: run.status, json: JSON.stringify(toRunItem(run)),
+      }));
     }
-    return newestFirst((await readers.selectLines(sql, shape.bindings)).map(([head, created, finished, duration, runId]) => ({
+    return newestFirst((await readers.selectLines(sql, shape.bindings)).map(([head, created, finished, duration, runId, status]) => ({
       position: { createdAt: Number(created), id: runId! },
+      status: status as RunStatus,
       json: runItemText(head!, Number(created), finished ? Number(finished) : null, duration || null),
     })));
   }
@@ -168,15 +171,19 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
     const out = new Map<string, JournalEvent[]>();
     const seqs = new Map<string, number[]>();
     const unsorted = new Set<string>();
-    for (let i = 0; i < runIds.length; i += STREAMS_CHUNK) {
-      const ids = runIds.slice(i, i + STREAMS_CHUNK);
-      const typeFilter = types ? ` AND type IN (${types.map(() => '?').join(',')})` : '';
-      const rows: { packed: string | null }[] = await this.db.raw(
-        `SELECT '[' || group_concat(json_quote(stream) || ',' || seq || ',' || body, ',') || ']' AS packed ` +
-        `FROM events WHERE stream IN (${ids.map(() => '?').join(',')})${typeFilter}`,
-        [...ids, ...(types ?? [])],
-      );
-      const packed = rows[0]?.packed;
+    const readers = readersOf(this.db);
+    const typeFilter = types ? ` AND type IN (${types.map(() => '?').join(',')})` : '';
+    const read = async (ids: readonly string[]): Promise<string | null | undefined> => {
+      const sql = `SELECT '[' || group_concat(json_quote(stream) || ',' || seq || ',' || body, ',') || ']' AS packed ` +
+        `FROM events WHERE stream IN (${ids.map(() => '?').join(',')})${typeFilter}`;
+      const bindings = [...ids, ...(types ?? [])];
+      const rows = (readers ? await readers.select(sql, bindings) : await this.db.raw(sql, bindings)) as { packed: string | null }[];
+      return rows[0]?.packed;
+    };
+    // Every chunk is asked for at once: on the readers they are read side by side (and while this thread works).
+    const reads: Promise<string | null | undefined>[] = [];
+    for (let i = 0; i < runIds.length; i += STREAMS_CHUNK) reads.push(read(runIds.slice(i, i + STREAMS_CHUNK)));
+    for (const packed of await Promise.all(reads)) {
       if (!packed) continue;
       const values = JSON.parse(packed) as unknown[];
       let stream = '';

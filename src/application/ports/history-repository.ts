@@ -45,6 +45,8 @@ export interface HistoryRepository {
   listWorkflows(known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]>;
   /** Every send of these runs (for exports), oldest first. */
   sendsOfRuns(runIds: readonly string[]): Promise<SendAttempt[]>;
+  /** The sends of `sendsOfRuns`, in its order, each as the JSON text of its item (as `listSendItems` renders it). */
+  sendItemsOfRuns(runIds: readonly string[], explorerTxUrl: ExplorerTxUrl): Promise<string[]>;
   /** Every approval of these runs (for exports), oldest first. */
   approvalsOfRuns(runIds: readonly string[]): Promise<Approval[]>;
 }

@@ -43,6 +43,11 @@ export interface ItemText {
   readonly json: string;
 }
 
+/** A run's item as text (ItemText), with its status: what the JSON export keeps of each run besides its place. */
+export interface RunItemText extends ItemText {
+  readonly status: RunStatus;
+}
+
 /** The key of a run in a page, and its status: what the JSON export keeps of each run to read its other sections. */
 export interface RunKey {
   readonly runId: string;
@@ -55,7 +60,7 @@ export interface RunRepository {
   /** Runs matching the filter, newest first on (created_at, run_id), at most `page.limit`. */
   list(filter: RunFilter, page: PageRequest): Promise<Run[]>;
   /** The runs of `list`, the same page, each as the JSON text of its item (`toRunItem`, CONTRACT section 4). */
-  listItems(filter: RunFilter, page: PageRequest): Promise<ItemText[]>;
+  listItems(filter: RunFilter, page: PageRequest): Promise<RunItemText[]>;
   get(runId: string): Promise<Run | undefined>;
   /** Every journal event of the run's stream (its steps, sends, approvals, reorg steps), in journal order. */
   stream(runId: string): Promise<JournalEvent[]>;
