@@ -123,6 +123,27 @@ describe('ExportHistory', () => {
     expect(spools.live).toBe(0);
   });
 
+  it('fails with the storage when a page read ahead fails, and discards its spools', async () => {
+    await journal.append(Array.from({ length: 1600 }, (_, i) => aRun({ runId: `bulk-${i}`, workflow: 'bulk', at: T0 - i * MINUTE })).flat());
+    const asked: number[] = [];
+    const failing = Object.assign(Object.create(journal) as InMemoryJournal, {
+      sendItemsOfRuns: async (ids: readonly string[]): Promise<string[]> => {
+        asked.push(ids.length);
+        // The second page fails at once, while the first is still being read: its failure waits its turn.
+        if (asked.length === 2) throw new Error('disk I/O error');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return [];
+      },
+    });
+    const exporting = new ExportHistory(journal, failing, new ExplorerLinks(), new Redactor([]), new FixedClock(T0 + DAY), spools);
+    const sink = new StringSink();
+    await expect(exporting.execute(exporting.parse({ workflow: 'bulk' }).filter, 'json', sink)).rejects.toThrow('disk I/O error');
+    // Pages of the section are asked for three ahead of the one written (the fourth once the first is written).
+    expect(asked).toEqual([500, 500, 500, 100]);
+    expect(sink.text).toContain('],"sends":[');
+    expect(spools.live).toBe(0);
+  });
+
   it('discards the spools it opened when opening another fails, and writes nothing', async () => {
     let opens = 0;
     const flaky = new (class extends InMemorySpools {

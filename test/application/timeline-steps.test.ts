@@ -1,16 +1,17 @@
-import { STEP_EVENT_TYPES, timelineEvents, timelineSteps, type StepEvent } from '../../src/application/history/timeline';
+import { exportSteps, STEP_EVENT_TYPES, timelineEvents, type ExportStep, type StepEvent } from '../../src/application/history/timeline';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import { ExplorerLinks } from '../../src/domain/explorer';
 import { aPark, aResume, aRun, aTxHash, FETCH_STEP, MINUTE, T0 } from '../mothers/journal-events';
 
-/** The step runs of the whole timeline, as the export showed them before it had timelineSteps. */
-function stepsOfTimeline(stream: readonly JournalEvent[]): StepEvent[] {
-  return timelineEvents(stream, new ExplorerLinks()).filter((e): e is StepEvent => e.kind === 'step').map((s) => ({ ...s, sends: [] }));
+/** The step runs of the whole timeline, as the export showed them before it had exportSteps: with the run first, without kind and sends. */
+function stepsOfTimeline(runId: string, stream: readonly JournalEvent[]): ExportStep[] {
+  return timelineEvents(stream, new ExplorerLinks()).filter((e): e is StepEvent => e.kind === 'step')
+    .map(({ kind: _kind, sends: _sends, ...step }) => ({ run_id: runId, ...step }));
 }
 
 const onlyStepEvents = (stream: readonly JournalEvent[]): JournalEvent[] => stream.filter((e) => STEP_EVENT_TYPES.includes(e.type));
 
-describe('timelineSteps', () => {
+describe('exportSteps', () => {
   const parkedThenResumed = [
     ...aRun({ runId: 'pr', at: T0, steps: [FETCH_STEP, { stepId: 'wait_a_bit', stepType: 'wait', unfinished: true }], status: 'running' }),
     aPark('pr', T0 + MINUTE, { waitKind: 'delay', dueAt: new Date(T0 + 5 * MINUTE).toISOString() }),
@@ -32,15 +33,17 @@ describe('timelineSteps', () => {
 
   it.each(Object.keys(streams))('shows the step runs of the timeline, in its order: %s', (name) => {
     const stream = streams[name]!;
-    const expected = stepsOfTimeline(stream);
+    const expected = stepsOfTimeline('the-run', stream);
     expect(expected.length).toBeGreaterThan(0);
-    expect(timelineSteps(stream)).toEqual(expected);
+    // The same steps, and the same text: the export writes them with JSON.stringify, in the order of their keys.
+    expect(exportSteps('the-run', stream)).toEqual(expected);
+    expect(JSON.stringify(exportSteps('the-run', stream))).toBe(JSON.stringify(expected));
     // The export reads only the events that make steps: the same steps come of them.
-    expect(timelineSteps(onlyStepEvents(stream))).toEqual(expected);
+    expect(JSON.stringify(exportSteps('the-run', onlyStepEvents(stream)))).toBe(JSON.stringify(expected));
   });
 
   it('follows a wait to its resumption', () => {
-    const steps = timelineSteps(onlyStepEvents(parkedThenResumed));
+    const steps = exportSteps('pr', onlyStepEvents(parkedThenResumed));
     expect(steps.map((s) => [s.step_id, s.status, s.wait?.resumed_at ?? null])).toEqual([
       ['fetch_quote', 'succeeded', null], ['wait_a_bit', 'running', new Date(T0 + 5 * MINUTE).toISOString()],
     ]);

@@ -1,4 +1,5 @@
 import { inject, injectable } from 'inversify';
+import type { CursorPosition } from '../../domain/cursor';
 import { ExplorerLinks } from '../../domain/explorer';
 import { Redactor } from '../../domain/redactor';
 import type { Run } from '../../domain/run';
@@ -8,10 +9,10 @@ import { RunRepository, type PageRequest, type RunFilter, type RunKey } from '..
 import { Spools, type Spool } from '../ports/spool';
 import type { TextSink } from '../ports/text-sink';
 import { QueryParser, type ParamSpecs } from '../query/query-params';
-import { FAILURE_EVENT_TYPES, RUN_CSV_COLUMNS, runCsvLine, toExportFailure, toExportSteps } from './export-items';
-import { toApprovalItem, toRunItem, toSendAttemptItem } from './items';
+import { FAILURE_EVENT_TYPES, RUN_CSV_COLUMNS, runCsvLine, toExportFailure } from './export-items';
+import { toApprovalItem, toRunItem } from './items';
 import { RUN_FILTER_PARAMS, toRunFilter } from './run-query';
-import { STEP_EVENT_TYPES, timelineSteps } from './timeline';
+import { exportSteps, STEP_EVENT_TYPES } from './timeline';
 
 export type ExportFormat = 'json' | 'csv';
 
@@ -30,6 +31,8 @@ export interface ExportReport {
 
 /** Runs read per page: memory stays bounded by one page, whatever the size of the history. */
 const PAGE = 500;
+/** Pages of a section read again that are asked for ahead of the one being written (see readAhead). */
+const READ_AHEAD = 3;
 /** JSON items joined into one write. */
 const ITEMS_PER_WRITE = 64;
 /** The sections after `runs` read again per page of runs, in the order of the JSON document. */
@@ -102,20 +105,21 @@ export class ExportHistory {
       await sink.write(first ? text : `,${text}`);
       first = false;
     };
-    const emit = async (section: keyof ExportReport, values: readonly unknown[]): Promise<void> => {
-      report[section] += values.length;
-      for (const text of this.itemTexts(values)) await write(text);
+    const emitTexts = async (section: keyof ExportReport, texts: readonly string[]): Promise<void> => {
+      report[section] += texts.length;
+      for (const text of this.redactedTexts(texts)) await write(text);
     };
-    // A page of runs, with what the gathered sections show of it (read ahead, with the page, on SQLite's thread).
-    const pages = async function* (this: ExportHistory): AsyncGenerator<{ runs: Run[]; keys: RunKey[]; gathered: unknown[][] }> {
-      for await (const runs of this.pages(filter)) {
-        const keys = runs.map((r): RunKey => ({ runId: r.runId, createdAt: r.createdAt, status: r.status }));
-        yield { runs, keys, gathered: await Promise.all(GATHERED.map((section) => this.sectionItems(section, keys))) };
+    // A page of runs as their items' text (rendered by the storage), with what the gathered sections show of it
+    // (read ahead, with the page, on SQLite's thread).
+    const pages = async function* (this: ExportHistory): AsyncGenerator<{ texts: string[]; keys: RunKey[]; gathered: unknown[][] }> {
+      for await (const items of keysetPages((page) => this.runs.listItems(filter, page), (item) => item.position)) {
+        const keys = items.map((i): RunKey => ({ runId: i.position.id, createdAt: i.position.createdAt, status: i.status }));
+        yield { texts: items.map((i) => i.json), keys, gathered: await Promise.all(GATHERED.map((section) => this.sectionItems(section, keys))) };
       }
     }.call(this);
     await sink.write('{"runs":[');
-    for await (const { runs, keys, gathered } of ahead(pages)) {
-      await emit('runs', runs.map(toRunItem));
+    for await (const { texts, keys, gathered } of ahead(pages)) {
+      await emitTexts('runs', texts);
       await spooled.keys.append(JSON.stringify(keys.map((k) => [k.runId, k.createdAt, k.status])));
       for (const [i, section] of GATHERED.entries()) {
         report[section] += gathered[i]!.length;
@@ -126,14 +130,14 @@ export class ExportHistory {
     for (const section of READ_AGAIN) {
       await sink.write(`],"${section}":[`);
       first = true;
-      const items = async function* (this: ExportHistory): AsyncGenerator<unknown[]> {
+      const keys = async function* (): AsyncGenerator<RunKey[]> {
         for await (const record of spooled.keys.records()) {
-          const keys = (JSON.parse(record) as [string, number, RunKey['status']][]).map(([runId, createdAt, status]) => ({ runId, createdAt, status }));
-          yield await this.sectionItems(section, keys);
+          yield (JSON.parse(record) as [string, number, RunKey['status']][]).map(([runId, createdAt, status]) => ({ runId, createdAt, status }));
         }
-      }.call(this);
-      for await (const values of ahead(items)) {
-        await emit(section, values);
+      };
+      for await (const { count, texts } of readAhead(keys(), (page) => this.readAgain(section, page), READ_AHEAD)) {
+        report[section] += count;
+        for (const text of texts) await write(text);
         onProgress?.(report);
       }
     }
@@ -156,16 +160,34 @@ export class ExportHistory {
     }
   }
 
-  private async sectionItems(section: Section, page: RunKey[]): Promise<unknown[]> {
+  /** Items already JSON text (not yet redacted), as `itemTexts` gives them: a few dozen to a text, redacted. */
+  private *redactedTexts(texts: readonly string[]): Generator<string> {
+    for (let i = 0; i < texts.length; i += ITEMS_PER_WRITE) {
+      yield this.redactor.redactJson(`[${texts.slice(i, i + ITEMS_PER_WRITE).join(',')}]`).slice(1, -1);
+    }
+  }
+
+  /**
+   * A page of a section read again, as the JSON text `write` takes (redacted, a few dozen items to a text). The
+   * sends come rendered by the storage; the steps are folded here from their runs' streams.
+   */
+  private async readAgain(section: (typeof READ_AGAIN)[number], page: RunKey[]): Promise<{ count: number; texts: string[] }> {
+    if (section === 'sends') {
+      const items = await this.history.sendItemsOfRuns(page.map((r) => r.runId), (n, c, h) => this.explorer.tx(n, c, h));
+      return { count: items.length, texts: [...this.redactedTexts(items)] };
+    }
+    const steps = await this.sectionItems(section, page);
+    return { count: steps.length, texts: [...this.itemTexts(steps)] };
+  }
+
+  private async sectionItems(section: Exclude<Section, 'sends'>, page: RunKey[]): Promise<unknown[]> {
     const ids = page.map((r) => r.runId);
     switch (section) {
       case 'steps': {
-        // Only the events that make steps are read, and the stream's projections are not replayed (see timelineSteps).
+        // Only the events that make steps are read, and the stream's projections are not replayed (see exportSteps).
         const streams = await this.runs.streams(ids, STEP_EVENT_TYPES);
-        return page.flatMap((run) => toExportSteps(run.runId, timelineSteps(streams.get(run.runId) ?? [])));
+        return page.flatMap((run) => exportSteps(run.runId, streams.get(run.runId) ?? []));
       }
-      case 'sends':
-        return (await this.history.sendsOfRuns(ids)).map((s) => toSendAttemptItem(s, (n, c, h) => this.explorer.tx(n, c, h)));
       case 'approvals':
         return (await this.history.approvalsOfRuns(ids)).map(toApprovalItem);
       case 'failures': {
@@ -179,7 +201,7 @@ export class ExportHistory {
 
   /** The filtered runs, newest first, a keyset page at a time. */
   private pages(filter: RunFilter): AsyncGenerator<Run[]> {
-    return keysetPages((page) => this.runs.list(filter, page));
+    return keysetPages((page) => this.runs.list(filter, page), (run) => ({ createdAt: run.createdAt, id: run.runId }));
   }
 }
 
@@ -202,13 +224,41 @@ async function* ahead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
   }
 }
 
-async function* keysetPages<T extends { createdAt: number; runId: string }>(read: (page: PageRequest) => Promise<T[]>): AsyncGenerator<T[]> {
-  let after: { createdAt: number; id: string } | undefined;
+/** Every page `read` answers, `PAGE` rows at a time, each page read after the `position` of the last row. */
+/**
+ * `read` of each key of `source`, in order, up to `depth` of them asked for at once: the storage reads the next
+ * pages (side by side where it can) while the caller works on the current one.
+ */
+async function* readAhead<K, V>(source: AsyncIterator<K>, read: (key: K) => Promise<V>, depth: number): AsyncGenerator<V> {
+  const pending: Promise<V>[] = [];
+  let exhausted = false;
+  try {
+    for (;;) {
+      while (!exhausted && pending.length < depth) {
+        const next = await source.next();
+        if (next.done) exhausted = true;
+        else {
+          const value = read(next.value);
+          // Handled here too, so that a failure is not reported unhandled while an earlier page is awaited.
+          value.catch(() => undefined);
+          pending.push(value);
+        }
+      }
+      const value = pending.shift();
+      if (!value) return;
+      yield await value;
+    }
+  } finally {
+    await source.return?.();
+  }
+}
+
+async function* keysetPages<T>(read: (page: PageRequest) => Promise<T[]>, position: (row: T) => CursorPosition): AsyncGenerator<T[]> {
+  let after: CursorPosition | undefined;
   for (;;) {
     const page = await read({ limit: PAGE, after });
     if (page.length) yield page;
     if (page.length < PAGE) return;
-    const last = page[page.length - 1]!;
-    after = { createdAt: last.createdAt, id: last.runId };
+    after = position(page[page.length - 1]!);
   }
 }

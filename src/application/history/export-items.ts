@@ -2,14 +2,6 @@ import type { JournalEvent } from '../../domain/journal/journal-event';
 import type { RunKey } from '../ports/run-repository';
 import { parseRfc3339, toIso } from '../../domain/time';
 import { toRunItem, type RunItem } from './items';
-import type { StepEvent } from './timeline';
-
-/** A step run in an export: the timeline's step, with its run, without the sends (they have their own list). */
-export type ExportStep = Omit<StepEvent, 'kind' | 'sends'> & { run_id: string };
-
-export function toExportSteps(runId: string, steps: readonly StepEvent[]): ExportStep[] {
-  return steps.map(({ kind: _kind, sends: _sends, ...step }) => ({ run_id: runId, ...step }));
-}
 
 /** A failed or dead-lettered run, with the error that ended it. */
 export interface ExportFailure {

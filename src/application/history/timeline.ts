@@ -94,7 +94,11 @@ export function buildTimeline(run: Run, stream: readonly JournalEvent[], explore
 export function timelineEvents(stream: readonly JournalEvent[], explorer: ExplorerLinks): TimelineEvent[] {
   const ws = replay(stream);
   const events: TimelineEvent[] = [];
-  const steps = new StepFold();
+  const steps = new StepFold((e, at): StepEvent => ({
+    kind: 'step', at, step_run_id: e.step_run_id, step_id: e.step_id, step_type: e.step_type,
+    status: 'running', attempts: [], input: null, output: null, error: null, simulation: null,
+    budget_checks: [], sends: [], wait: null,
+  }));
   let trigger: TriggerEvent | undefined;
 
   for (const e of stream) {
@@ -136,14 +140,19 @@ export function timelineEvents(stream: readonly JournalEvent[], explorer: Explor
 }
 
 /**
- * The step runs of a timeline alone, without their sends: what the export's `steps` section shows. The same
- * fold as `timelineEvents` (and the same order: the timeline's steps keep their relative order), without
- * replaying the stream's projections, which only the sends, approvals and reorg steps need. Reads only the
- * events of STEP_EVENT_TYPES, so a caller may pass the stream with every other event left out.
+ * The step runs of a timeline alone, without their sends, each with its run's id first: what the export's `steps`
+ * section shows (ExportStep). The same fold as `timelineEvents` (and the same order: the timeline's steps keep their
+ * relative order), without replaying the stream's projections, which only the sends, approvals and reorg steps
+ * need. Reads only the events of STEP_EVENT_TYPES, so a caller may pass the stream with every other event left out.
+ * The steps are built in their export shape (no copy of each without its `kind` and `sends`: exports fold millions).
  */
-export function timelineSteps(stream: readonly JournalEvent[]): StepEvent[] {
-  const steps = new StepFold();
-  const events: StepEvent[] = [];
+export function exportSteps(runId: string, stream: readonly JournalEvent[]): ExportStep[] {
+  const steps = new StepFold((e, at): ExportStep => ({
+    run_id: runId, at, step_run_id: e.step_run_id, step_id: e.step_id, step_type: e.step_type,
+    status: 'running', attempts: [], input: null, output: null, error: null, simulation: null,
+    budget_checks: [], wait: null,
+  }));
+  const events: ExportStep[] = [];
   for (const e of stream) {
     const created = steps.apply(e);
     if (created) events.push(created);
@@ -161,28 +170,36 @@ function byTime<T extends { at: string }>(events: T[]): T[] {
   return events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
-/** The step runs of a stream, folded event by event (attempts, simulation, budget checks, outcome, wait parking). */
-class StepFold {
-  private readonly steps = new Map<string, StepEvent>();
+/** What the fold fills in of a step run, whatever else its shape holds (the timeline's kind and sends, the export's run id). */
+type FoldedStep = Omit<StepEvent, 'kind' | 'sends'>;
+
+/** A step run in an export: the timeline's step, with its run, without the sends (they have their own list). */
+export type ExportStep = { run_id: string } & FoldedStep;
+
+/**
+ * The step runs of a stream, folded event by event (attempts, simulation, budget checks, outcome, wait parking).
+ * `create` makes a step run in its shape from its first step.started, with its time already rendered, status
+ * `running` and nothing else filled in.
+ */
+class StepFold<S extends FoldedStep> {
+  private readonly steps = new Map<string, S>();
   private openWait: WaitInfo | undefined;
 
-  get(stepRunId: string): StepEvent | undefined {
+  constructor(private readonly create: (e: Extract<JournalEvent, { type: 'step.started' }>, at: string) => S) {}
+
+  get(stepRunId: string): S | undefined {
     return this.steps.get(stepRunId);
   }
 
   /** Applies one event; returns the step run it started, if it is a new one. Other events are ignored. */
-  apply(e: JournalEvent): StepEvent | undefined {
+  apply(e: JournalEvent): S | undefined {
     const steps = this.steps;
     switch (e.type) {
       case 'step.started': {
         let step = steps.get(e.step_run_id);
-        let created: StepEvent | undefined;
+        let created: S | undefined;
         if (!step) {
-          step = {
-            kind: 'step', at: iso(e.at), step_run_id: e.step_run_id, step_id: e.step_id, step_type: e.step_type,
-            status: 'running', attempts: [], input: null, output: null, error: null, simulation: null,
-            budget_checks: [], sends: [], wait: null,
-          };
+          step = this.create(e, iso(e.at));
           steps.set(e.step_run_id, step);
           created = step;
         }
