@@ -31,8 +31,11 @@ export interface ExportReport {
 
 /** Runs read per page: memory stays bounded by one page, whatever the size of the history. */
 const PAGE = 500;
-/** Pages of a section read again that are asked for ahead of the one being written (see readAhead). */
-const READ_AHEAD = 3;
+/**
+ * Pages of a section read again that are asked for ahead of the one being written (see readAhead). Three made no
+ * faster export of 1M runs than two, and its peak RSS grew by about 10 MB (docs/benchmarks.md).
+ */
+const READ_AHEAD = 2;
 /** JSON items joined into one write. */
 const ITEMS_PER_WRITE = 64;
 /** The sections after `runs` read again per page of runs, in the order of the JSON document. */
