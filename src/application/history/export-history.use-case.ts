@@ -163,7 +163,7 @@ export class ExportHistory {
     }
   }
 
-  /** Items already JSON text (not yet redacted), as `itemTexts` gives them: a few dozen to a text, redacted. */
+  /** Items that are JSON text already (not yet redacted), in the pieces `itemTexts` makes: a few dozen to a text, redacted. */
   private *redactedTexts(texts: readonly string[]): Generator<string> {
     for (let i = 0; i < texts.length; i += ITEMS_PER_WRITE) {
       yield this.redactor.redactJson(`[${texts.slice(i, i + ITEMS_PER_WRITE).join(',')}]`).slice(1, -1);
@@ -227,7 +227,6 @@ async function* ahead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
   }
 }
 
-/** Every page `read` answers, `PAGE` rows at a time, each page read after the `position` of the last row. */
 /**
  * `read` of each key of `source`, in order, up to `depth` of them asked for at once: the storage reads the next
  * pages (side by side where it can) while the caller works on the current one.
@@ -256,6 +255,7 @@ async function* readAhead<K, V>(source: AsyncIterator<K>, read: (key: K) => Prom
   }
 }
 
+/** Every page `read` answers, `PAGE` rows at a time, each page read after the `position` of the last row. */
 async function* keysetPages<T>(read: (page: PageRequest) => Promise<T[]>, position: (row: T) => CursorPosition): AsyncGenerator<T[]> {
   let after: CursorPosition | undefined;
   for (;;) {
