@@ -39,6 +39,8 @@ export interface SpendFigures {
   readonly budgetNative: Stats;
   /** The gas-cap check again after BUDGET_WARMUP more calls (V8 has compiled its path). */
   readonly budgetWarm: Stats;
+  /** The gas and native-value check again after BUDGET_WARMUP more calls. */
+  readonly budgetNativeWarm: Stats;
   readonly budgetJournaled: Stats;
 }
 
@@ -192,6 +194,13 @@ export async function benchSpend(options: { work: string; entries: number; reuse
     }, options.iterations * 5, options.warmup);
     log(`spend budget check (gas + native value caps): p50 ${budgetNative.p50.toFixed(3)} ms p99 ${budgetNative.p99.toFixed(3)} ms`);
     k = 0;
+    const budgetNativeWarm = await measure(async () => {
+      const i = k++ % nativeRuns.length;
+      const v = await guard.evaluate({ runId: nativeRuns[i]!, stepRunId: `${nativeRuns[i]!}.send`, workflow: WORKFLOWS[12]!, relayer: budgetRelayers[1]!, valueWei: 10n ** 15n });
+      if (!v.allowed || v.checks.length !== 2) throw new Error('budget check: expected gas and native value checks');
+    }, options.iterations * 5, BUDGET_WARMUP);
+    log(`spend budget check (gas + native value caps), warm (after ${BUDGET_WARMUP} more calls): p50 ${budgetNativeWarm.p50.toFixed(3)} ms p99 ${budgetNativeWarm.p99.toFixed(3)} ms`);
+    k = 0;
     const journaledRuns = runIds('journaled');
     await journal.append(journaledRuns.map((run_id) => ({ type: 'run.started' as const, at, run_id, workflow: WORKFLOWS[0]!, session: 'live' as const, trigger: { kind: 'cron' } })));
     const budgetJournaled = await measure(async () => {
@@ -199,7 +208,7 @@ export async function benchSpend(options: { work: string; entries: number; reuse
       if (!v.allowed) throw new Error('budget check: expected allowed');
     }, options.iterations * 5, options.warmup);
     log(`spend budget check + its own journal append: p50 ${budgetJournaled.p50.toFixed(3)} ms p99 ${budgetJournaled.p99.toFixed(3)} ms`);
-    return { budgetJournaled, entries: n, reused, appendPerSec: appendSeconds ? n / appendSeconds : 0, appendSeconds, cases: results, bruteAllMs: bruteAll, budget, budgetWarm, budgetNative };
+    return { budgetJournaled, entries: n, reused, appendPerSec: appendSeconds ? n / appendSeconds : 0, appendSeconds, cases: results, bruteAllMs: bruteAll, budget, budgetWarm, budgetNative, budgetNativeWarm };
   } finally {
     client?.close();
     if (server) await new Promise<void>((res) => server!.close(() => res()));
@@ -214,12 +223,13 @@ export function renderSpend(f: SpendFigures): { text: string; pass: boolean } {
     f.reused ? '- Ledger append: not measured (ledger reused)' : `- Ledger append (KnexSpendLedger.append, batches of ${BATCH}, rollups included): **${f.appendPerSec.toFixed(0)} entries/s** (${f.appendSeconds.toFixed(1)} s) — target ≥ 20,000: ${ok(f.appendPerSec >= 20_000)}`,
     `- Budget check before a send (BudgetGuard.evaluate, gas cap; its budget.checked event rides on the send's next journal write), warm (after ${BUDGET_WARMUP} calls): p50 ${f.budgetWarm.p50.toFixed(3)} ms, **p99 ${f.budgetWarm.p99.toFixed(3)} ms** — target p99 ≤ 2 ms: ${ok(f.budgetWarm.p99 <= 2)}`,
     `- The same, its first calls after start (V8 still compiling the path): p50 ${f.budget.p50.toFixed(3)} ms, p99 ${f.budget.p99.toFixed(3)} ms`,
-    `- Budget check with gas and native-value caps: p50 ${f.budgetNative.p50.toFixed(3)} ms, p99 ${f.budgetNative.p99.toFixed(3)} ms`,
+    `- Budget check with gas and native-value caps, warm (after ${BUDGET_WARMUP} calls): p50 ${f.budgetNativeWarm.p50.toFixed(3)} ms, **p99 ${f.budgetNativeWarm.p99.toFixed(3)} ms** — target p99 ≤ 2 ms: ${ok(f.budgetNativeWarm.p99 <= 2)}`,
+    `- The same, its first calls: p50 ${f.budgetNative.p50.toFixed(3)} ms, p99 ${f.budgetNative.p99.toFixed(3)} ms`,
     `- Budget check journaled in its own append (BudgetGuard.check): p50 ${f.budgetJournaled.p50.toFixed(3)} ms, p99 ${f.budgetJournaled.p99.toFixed(3)} ms`,
     '', '| `/api/spend` case | query | HTTP p50 ms | HTTP p99 ms | use case p50 ms | BigInt sum of every matching entry, ms | ratio | exact |', '|---|---|---|---|---|---|---|---|',
     ...f.cases.map((c) => `| ${c.name} | \`${c.query}\` | ${c.http.p50.toFixed(2)} | ${c.http.p99.toFixed(2)} | ${c.useCase.p50.toFixed(2)} | ${c.bruteMs.toFixed(0)} | ${(c.bruteMs / c.http.p50).toFixed(0)}× | ${c.exact ? 'yes' : 'NO'} |`),
     '', `Target: HTTP p50 ≤ 25 ms in every case: ${ok(f.cases.every((c) => c.http.p50 <= 25))}`, '',
   ];
-  const pass = f.cases.every((c) => c.http.p50 <= 25 && c.exact) && f.budgetWarm.p99 <= 2 && (f.reused || f.appendPerSec >= 20_000);
+  const pass = f.cases.every((c) => c.http.p50 <= 25 && c.exact) && f.budgetWarm.p99 <= 2 && f.budgetNativeWarm.p99 <= 2 && (f.reused || f.appendPerSec >= 20_000);
   return { text: lines.join('\n'), pass };
 }
