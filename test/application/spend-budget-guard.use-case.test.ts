@@ -199,6 +199,38 @@ describe('BudgetGuard', () => {
     });
   });
 
+  describe('several budgets charging one send', () => {
+    const guard = (): BudgetGuard => guardOf(configOf({
+      gas_all: { windowMs: WINDOW, maxGasSpendWei: 10n ** 30n },
+      value_ops: { windowMs: WINDOW, maxNativeValueWei: 10n ** 30n, scope: { relayers: ['ops'] } },
+      gas_recent: { windowMs: 90 * MINUTE, maxGasSpendWei: 10n ** 30n },
+    }, { payouts: ['gas_all', 'value_ops', 'gas_recent'], keeper: ['gas_all'] }));
+
+    beforeEach(async () => {
+      await spend.append([
+        spent('p-ops.pay', 10n, { valueWei: 100n }),
+        spent('p-hot.pay', 20n, { valueWei: 200n, relayer: 'hot' }),
+        spent('k-ops.pay', 40n, { valueWei: 400n, workflow: 'keeper' }),
+        spent('p-early.pay', 80n, { valueWei: 800n, recordedAt: NOW - 2 * HOUR }),
+      ]);
+    });
+
+    it('count for each budget only what its own window and scope recorded', async () => {
+      const verdict = await guard().evaluate(request());
+      expect(verdict.checks).toEqual([
+        expect.objectContaining({ budget: 'gas_all', cap: 'max_gas_spend', spentWei: 150n }),
+        expect.objectContaining({ budget: 'value_ops', cap: 'max_native_value', spentWei: 900n }),
+        expect.objectContaining({ budget: 'gas_recent', cap: 'max_gas_spend', spentWei: 30n }),
+      ]);
+    });
+
+    it('read the ledger once per window, not once per budget', async () => {
+      const totals = jest.spyOn(spend, 'totals');
+      await guard().evaluate(request());
+      expect(totals).toHaveBeenCalledTimes(2);
+    });
+  });
+
   describe('max_token_value (a reservation per token)', () => {
     const tokenGuard = (): BudgetGuard =>
       guardOf(configOf({ tokens: { windowMs: WINDOW, maxTokenValue: 100n } }, { payouts: ['tokens'] }));

@@ -65,9 +65,9 @@ export class BudgetGuard {
   async evaluate(request: BudgetCheckRequest): Promise<BudgetVerdict> {
     const now = this.clock.now();
     const checks: CapCheck[] = [];
-    for (const rule of this.rules.filter((r) => charges(r, request.workflow, request.relayer))) {
-      checks.push(...(await this.checkRule(rule, request, now)));
-    }
+    const rules = this.rules.filter((r) => charges(r, request.workflow, request.relayer));
+    const recorded = await this.recorded(rules, now);
+    for (const rule of rules) checks.push(...(await this.checkRule(rule, request, now, recorded.get(rule))));
     const events = checks.map((c) => this.event(request, c, now));
     const message = refusal(checks);
     if (message !== undefined) return { allowed: false, checks, events, error: { kind: 'budget_exceeded', message } };
@@ -80,18 +80,42 @@ export class BudgetGuard {
     return { allowed: true, checks, events };
   }
 
-  private async checkRule(rule: BudgetRule, request: BudgetCheckRequest, now: number): Promise<CapCheck[]> {
-    const since = now - rule.windowMs;
-    const out: CapCheck[] = [];
-    const needsLedger = rule.maxGasSpendWei !== undefined || rule.maxNativeValueWei !== undefined;
-    let gas = 0n;
-    let value = 0n;
-    if (needsLedger) {
-      for (const c of await this.ledger.totals({ workflows: rule.workflows, relayers: rule.relayers, since, until: now })) {
-        gas += c.gasSpendWei;
-        value += c.valueWei;
+  /**
+   * What the ledger recorded in each rule's window (gas spent, value moved), for the rules with a gas or native-value
+   * cap. Rules sharing a window share one read of the ledger: its totals come per (workflow, relayer, network), so
+   * one read over the union of their scopes is split exactly between them. A send charged by a gas budget and a
+   * value budget thus waits for the storage once, not once per budget (docs/benchmarks.md, issue #14, seventh pass).
+   */
+  private async recorded(rules: readonly BudgetRule[], now: number): Promise<Map<BudgetRule, { gas: bigint; value: bigint }>> {
+    const out = new Map<BudgetRule, { gas: bigint; value: bigint }>();
+    const byWindow = new Map<number, BudgetRule[]>();
+    for (const rule of rules) {
+      if (rule.maxGasSpendWei === undefined && rule.maxNativeValueWei === undefined) continue;
+      const group = byWindow.get(rule.windowMs);
+      if (group) group.push(rule);
+      else byWindow.set(rule.windowMs, [rule]);
+    }
+    for (const [windowMs, group] of byWindow) {
+      const workflows = [...new Set(group.flatMap((r) => r.workflows))];
+      const relayers = group.some((r) => r.relayers === undefined) ? undefined : [...new Set(group.flatMap((r) => r.relayers ?? []))];
+      const combos = await this.ledger.totals({ workflows, relayers, since: now - windowMs, until: now });
+      for (const rule of group) {
+        const sum = { gas: 0n, value: 0n };
+        for (const c of combos) {
+          if (!rule.workflows.includes(c.workflow) || (rule.relayers !== undefined && !rule.relayers.includes(c.relayer))) continue;
+          sum.gas += c.gasSpendWei;
+          sum.value += c.valueWei;
+        }
+        out.set(rule, sum);
       }
     }
+    return out;
+  }
+
+  private async checkRule(rule: BudgetRule, request: BudgetCheckRequest, now: number, recorded = { gas: 0n, value: 0n }): Promise<CapCheck[]> {
+    const since = now - rule.windowMs;
+    const out: CapCheck[] = [];
+    const { gas, value } = recorded;
     if (rule.maxGasSpendWei !== undefined) out.push(gasCheck(rule.name, gas, rule.maxGasSpendWei));
     if (rule.maxNativeValueWei !== undefined) {
       const inFlight = await this.reservations.valueInFlight(rule.workflows, rule.relayers);
