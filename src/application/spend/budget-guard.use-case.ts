@@ -102,7 +102,7 @@ export class BudgetGuard {
       for (const rule of group) {
         const sum = { gas: 0n, value: 0n };
         for (const c of combos) {
-          if (!rule.workflows.includes(c.workflow) || (rule.relayers !== undefined && !rule.relayers.includes(c.relayer))) continue;
+          if (!charges(rule, c.workflow, c.relayer)) continue;
           sum.gas += c.gasSpendWei;
           sum.value += c.valueWei;
         }
