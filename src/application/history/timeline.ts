@@ -147,17 +147,28 @@ export function timelineEvents(stream: readonly JournalEvent[], explorer: Explor
  * The steps are built in their export shape (no copy of each without its `kind` and `sends`: exports fold millions).
  */
 export function exportSteps(runId: string, stream: readonly JournalEvent[]): ExportStep[] {
-  const steps = new StepFold((e, at): ExportStep => ({
+  return foldExportSteps(runId, undefined, stream).steps as ExportStep[];
+}
+
+/**
+ * `exportSteps` a part of a stream at a time: the fold of `events` picked up where the fold of the stream's earlier
+ * events left it (`from`, whose steps it takes over and changes). Its steps are in exportSteps' order (by time,
+ * ties in journal order: the steps folded before keep their order, ahead of the new ones on a tie), so that folding
+ * a stream in any number of parts gives exportSteps of the whole stream.
+ */
+export function foldExportSteps(runId: string, from: StepFoldState<ExportStep> | undefined, events: readonly JournalEvent[]): StepFoldState<ExportStep> {
+  const fold = new StepFold((e, at): ExportStep => ({
     run_id: runId, at, step_run_id: e.step_run_id, step_id: e.step_id, step_type: e.step_type,
     status: 'running', attempts: [], input: null, output: null, error: null, simulation: null,
     budget_checks: [], wait: null,
-  }));
-  const events: ExportStep[] = [];
-  for (const e of stream) {
-    const created = steps.apply(e);
-    if (created) events.push(created);
+  }), from);
+  const created: ExportStep[] = [];
+  for (const e of events) {
+    const step = fold.apply(e);
+    if (step) created.push(step);
   }
-  return byTime(events);
+  const { last, openWait } = fold.state();
+  return { steps: byTime([...(from?.steps ?? []), ...created]), last, openWait };
 }
 
 /** The journal event types that make up a timeline's step runs (see StepFold). */
@@ -176,19 +187,42 @@ type FoldedStep = Omit<StepEvent, 'kind' | 'sends'>;
 /** A step run in an export: the timeline's step, with its run, without the sends (they have their own list). */
 export type ExportStep = { run_id: string } & FoldedStep;
 
+/** Where a fold of step runs picks up: the step runs folded so far, and what of the stream's state they do not show. */
+export interface StepFoldState<S> {
+  /** The step runs folded so far (in any order: the fold looks them up by id). */
+  readonly steps: readonly S[];
+  /** The step run started last: where a `run.parked` without a step_run_id parks. */
+  readonly last: string | null;
+  /** The step run whose wait is still open (a `run.resumed` or `run.finished` stamps its resumed_at), if any. */
+  readonly openWait: string | null;
+}
+
 /**
  * The step runs of a stream, folded event by event (attempts, simulation, budget checks, outcome, wait parking).
  * `create` makes a step run in its shape from its first step.started, with its time already rendered, status
- * `running` and nothing else filled in.
+ * `running` and nothing else filled in. `from`: the state a fold of the stream's earlier events left (see `state`),
+ * so that a stream can be folded a part at a time (the export's projection of step runs, kept by the writer).
  */
-class StepFold<S extends FoldedStep> {
+export class StepFold<S extends FoldedStep> {
   private readonly steps = new Map<string, S>();
-  private openWait: WaitInfo | undefined;
+  private last: S | undefined;
+  private open: { step: S | undefined; wait: WaitInfo } | undefined;
 
-  constructor(private readonly create: (e: Extract<JournalEvent, { type: 'step.started' }>, at: string) => S) {}
+  constructor(private readonly create: (e: Extract<JournalEvent, { type: 'step.started' }>, at: string) => S, from?: StepFoldState<S>) {
+    if (!from) return;
+    for (const step of from.steps) this.steps.set(step.step_run_id, step);
+    this.last = from.last === null ? undefined : this.steps.get(from.last);
+    const openStep = from.openWait === null ? undefined : this.steps.get(from.openWait);
+    if (openStep?.wait) this.open = { step: openStep, wait: openStep.wait };
+  }
 
   get(stepRunId: string): S | undefined {
     return this.steps.get(stepRunId);
+  }
+
+  /** What a later fold of the same stream starts from (`steps` are this fold's own objects). */
+  state(): StepFoldState<S> {
+    return { steps: [...this.steps.values()], last: this.last?.step_run_id ?? null, openWait: this.open?.step?.step_run_id ?? null };
   }
 
   /** Applies one event; returns the step run it started, if it is a new one. Other events are ignored. */
@@ -201,6 +235,7 @@ class StepFold<S extends FoldedStep> {
         if (!step) {
           step = this.create(e, iso(e.at));
           steps.set(e.step_run_id, step);
+          this.last = step;
           created = step;
         }
         step.status = 'running';
@@ -230,18 +265,19 @@ class StepFold<S extends FoldedStep> {
         return undefined;
       }
       case 'run.parked': {
-        this.openWait = { wait_kind: e.wait_kind, parked_at: iso(e.at), due_at: e.due_at ? iso(e.due_at) : null, expires_at: e.expires_at ? iso(e.expires_at) : null, resumed_at: null };
-        const step = e.step_run_id ? steps.get(e.step_run_id) : [...steps.values()].pop();
+        const wait: WaitInfo = { wait_kind: e.wait_kind, parked_at: iso(e.at), due_at: e.due_at ? iso(e.due_at) : null, expires_at: e.expires_at ? iso(e.expires_at) : null, resumed_at: null };
+        const step = e.step_run_id ? steps.get(e.step_run_id) : this.last;
+        this.open = { step, wait };
         if (step) {
-          step.wait = this.openWait;
+          step.wait = wait;
           if (step.status === 'running') step.status = 'waiting';
         }
         return undefined;
       }
       case 'run.resumed':
       case 'run.finished':
-        if (this.openWait) this.openWait.resumed_at = iso(e.at);
-        this.openWait = undefined;
+        if (this.open) this.open.wait.resumed_at = iso(e.at);
+        this.open = undefined;
         for (const step of steps.values()) if (step.status === 'waiting') step.status = 'running';
         return undefined;
       default:
