@@ -22,6 +22,7 @@ journalContract('knex on a SQLite file', async () => {
     get: (id) => repo.get(id),
     stream: (id) => repo.stream(id),
     streams: (ids, types) => repo.streams(ids, types),
+    stepItemsOfRuns: (ids) => repo.stepItemsOfRuns(ids),
     ping: () => repo.ping(),
     sizes: () => repo.sizes(),
   };

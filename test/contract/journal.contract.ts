@@ -4,7 +4,8 @@ import type { JournalWriter } from '../../src/application/ports/journal-writer';
 import type { RunFilter, RunRepository } from '../../src/application/ports/run-repository';
 import type { StorageHealth } from '../../src/application/ports/storage-health';
 import { toRunItem } from '../../src/application/history/items';
-import { aFinish, aPark, aResume, aRun, aTxHash, HOUR, iso, MINUTE, T0 } from '../mothers/journal-events';
+import { exportSteps } from '../../src/application/history/timeline';
+import { aFinish, aPark, aResume, aRun, aTxHash, FETCH_STEP, HOUR, iso, MINUTE, T0 } from '../mothers/journal-events';
 
 export type JournalPorts = JournalWriter & RunRepository & StorageHealth;
 
@@ -329,6 +330,56 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
         expect(await ports.append(events)).toEqual({ applied: 0, duplicates: events.length });
         expect(await ports.get('cycle')).toEqual(run);
         expect(await ports.stream('cycle')).toEqual(JSON.parse(JSON.stringify(events)));
+      });
+    });
+
+    describe("the export's step runs", () => {
+      /** Runs whose step runs take every turn of the fold: retries, simulation and budget checks, parks on a step and on none, a resumption, no steps at all. */
+      const journal = (): JournalEvent[] => [
+        ...aRun({
+          runId: 'x1', at: T0, steps: [{ ...FETCH_STEP, failedAttempts: 2, retryError: { kind: 'http_status', message: '503' } }],
+          send: { txHash: aTxHash('x1'), simulation: { ok: true, gasEstimate: '21000' }, budgetChecks: [{ budget: 'daily', spentWei: '5', capWei: '10', allowed: true }] },
+        }),
+        ...aRun({ runId: 'x2', at: T0 + MINUTE, steps: [FETCH_STEP, { stepId: 'cool_down', stepType: 'delay', unfinished: true }], park: { waitKind: 'delay', dueAt: iso(T0 + 2 * MINUTE) } }),
+        aResume('x2', T0 + 2 * MINUTE),
+        // A park without a step run id: on the step run started last.
+        aPark('x2', T0 + 3 * MINUTE, { waitKind: 'event' }),
+        aResume('x2', T0 + 4 * MINUTE),
+        { type: 'step.finished', at: iso(T0 + 5 * MINUTE), run_id: 'x2', step_run_id: 'x2.cool_down', status: 'succeeded', output: { waited: '10m' } },
+        aFinish('x2', T0 + 6 * MINUTE),
+        ...aRun({ runId: 'x3', at: T0 + 2 * MINUTE, steps: [] }),
+        ...aRun({ runId: 'x4', at: T0 + 3 * MINUTE, approval: {}, park: { waitKind: 'approval', expiresAt: iso(T0 + HOUR) } }),
+      ];
+      const ids = ['x4', 'x3', 'x2', 'x1', 'nothing'];
+
+      /** What the export shows of each run: exportSteps of its stream as stored. */
+      const expected = async (): Promise<{ count: number; texts: string[] }> => {
+        const steps = await Promise.all(ids.map(async (id) => exportSteps(id, await ports.stream(id))));
+        return { count: steps.flat().length, texts: steps.filter((s) => s.length).map((s) => JSON.stringify(s).slice(1, -1)) };
+      };
+
+      it('keeps the step runs of one append as exportSteps folds the runs\' streams, in the order asked', async () => {
+        await ports.append(journal());
+        const want = await expected();
+        expect(want.count).toBe(5);
+        expect(want.texts.map((t) => (JSON.parse(`[${t}]`) as { run_id: string }[])[0]!.run_id)).toEqual(['x4', 'x2', 'x1']);
+        expect(await ports.stepItemsOfRuns(ids)).toEqual(want);
+      });
+
+      it('keeps them when every event is an append of its own, and when the same events are appended again', async () => {
+        for (const e of journal()) await ports.append([e]);
+        expect(await ports.stepItemsOfRuns(ids)).toEqual(await expected());
+        await ports.append(journal());
+        expect(await ports.stepItemsOfRuns(ids)).toEqual(await expected());
+      });
+
+      it.each([1, 2, 3, 5])('keeps them across a stream of batches of %i events', async (size) => {
+        const events = journal();
+        async function* batches(): AsyncGenerator<JournalEvent[]> {
+          for (let i = 0; i < events.length; i += size) yield events.slice(i, i + size);
+        }
+        await ports.appendAll(batches());
+        expect(await ports.stepItemsOfRuns(ids)).toEqual(await expected());
       });
     });
 

@@ -58,6 +58,8 @@ describe.each(adapters)('retention contract: %s', (_name, open) => {
     expect(await ports.runs.list({ relayer: 'ops' }, { limit: 10 })).toHaveLength(1);
     expect(await ports.runs.list({ txHash: aTxHash('o1') }, { limit: 10 })).toHaveLength(0);
     expect((await ports.runs.stream('new-1')).length).toBeGreaterThan(0);
+    // The export's step runs of the pruned runs go with them (a run pruned, then journaled again, starts afresh).
+    expect((await ports.runs.stepItemsOfRuns(['old-1', 'old-2', 'new-1'])).texts.map((t) => t.slice(0, 20))).toEqual(['{"run_id":"new-1","a']);
     expect(await ports.retention.countBefore(T0 - 5 * DAY)).toEqual({ runs: 0, events: 0, sends: 0, approvals: 0, reorgs: 0 });
   });
 });

@@ -32,6 +32,7 @@ function knexStorage(db: Knex): SpendStorage {
       get: (id) => runs.get(id),
       stream: (id) => runs.stream(id),
       streams: (ids) => runs.streams(ids),
+      stepItemsOfRuns: (ids) => runs.stepItemsOfRuns(ids),
     },
     retention: new KnexRetentionRepository(db),
     reservations: new KnexBudgetReservations(db),

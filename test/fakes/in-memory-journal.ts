@@ -4,7 +4,8 @@ import { applyEvents } from '../../src/domain/journal/projector';
 import { emptyWorkingSet, type StoredEvent, type WorkingSet } from '../../src/domain/journal/working-set';
 import type { Run } from '../../src/domain/run';
 import type { AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
-import type { ItemText, PageRequest, RunFilter, RunItemText, RunRepository } from '../../src/application/ports/run-repository';
+import type { ItemText, PageRequest, RunFilter, RunItemText, RunRepository, StepItemsText } from '../../src/application/ports/run-repository';
+import { exportSteps, STEP_EVENT_TYPES } from '../../src/application/history/timeline';
 import { toRunItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
 import type { StorageHealth } from '../../src/application/ports/storage-health';
 import type { PruneCounts, RetentionRepository } from '../../src/application/ports/retention-repository';
@@ -113,6 +114,20 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
       if (events.length) out.set(id, events);
     }
     return out;
+  }
+
+  /** Folded from each run's stream as it stands (the knex adapter keeps them as events are appended). */
+  async stepItemsOfRuns(runIds: readonly string[]): Promise<StepItemsText> {
+    const streams = await this.streams(runIds, STEP_EVENT_TYPES);
+    let count = 0;
+    const texts: string[] = [];
+    for (const id of runIds) {
+      const steps = exportSteps(id, streams.get(id) ?? []);
+      if (!steps.length) continue;
+      count += steps.length;
+      texts.push(JSON.stringify(steps).slice(1, -1));
+    }
+    return { count, texts };
   }
 
   async sendItemsOfRuns(runIds: readonly string[], explorerTxUrl: ExplorerTxUrl): Promise<string[]> {

@@ -11,6 +11,7 @@ import { SqliteWriteSession } from './sqlite-session';
 import { RUN_LIST_TABLES } from './migrations';
 import { addPending, appendEntries, entryKey } from './spend-store';
 import { addWorkflowStats } from './workflow-stats-store';
+import { loadStepRuns, writeStepRuns, type StepRuns } from './step-runs-store';
 import {
   APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, WORKFLOW_COLUMNS,
   approvalToRow, reorgToRow, rowToApproval, rowToReorg, rowToRun, rowToSend, rowToSession, rowToWorkflow, runToRow,
@@ -44,6 +45,8 @@ interface Loaded {
   readonly storedRuns: Map<string, unknown[]>;
   /** Every stream whose stored events (keys and next ordinal) this batch knows in full. */
   readonly streams: Set<string>;
+  /** The export's step runs of the loaded runs that have some (see step-runs-store), as stored or as the batch before leaves them. */
+  readonly stepRuns: Map<string, StepRuns>;
   /**
    * Read ahead (see `applyPipelined`): the ledger entries stored for the step runs the batch refers to, as `entryKey`s; the
    * batch's own entries are added as they are written. Otherwise undefined: the ledger append checks for itself.
@@ -255,14 +258,25 @@ export class KnexJournalWriter implements JournalWriter {
     const columns = withEvents
       ? "runs.*, (SELECT json_group_array(json_array(seq, hash)) FROM events WHERE events.stream = runs.run_id) AS event_keys"
       : '*';
-    for (const row of await select('runs', 'run_id', carry(runIds, ws.runs, prev?.ws.runs), columns)) {
+    const runsToRead = carry(runIds, ws.runs, prev?.ws.runs);
+    const stepRuns = new Map<string, StepRuns>();
+    if (prev) {
+      for (const runId of ws.runs.keys()) {
+        const held = prev.stepRuns.get(runId);
+        if (held) stepRuns.set(runId, held);
+      }
+    }
+    const storedRunIds: string[] = [];
+    for (const row of await select('runs', 'run_id', runsToRead, columns)) {
       const run = rowToRun(row);
       ws.runs.set(run.runId, run);
+      storedRunIds.push(run.runId);
       if (withEvents) {
         for (const [seq, hash] of JSON.parse(String(row.event_keys)) as [number, string][]) noteEvent(run.runId, seq, hash);
         streams.add(run.runId);
       }
     }
+    for (const [runId, state] of await loadStepRuns(trx, storedRunIds, !!ahead)) stepRuns.set(runId, state);
     // A run's row as stored: as read, or as the batch before writes it.
     for (const run of ws.runs.values()) storedRuns.set(run.runId, runToRow(run));
     for (const row of await select('sessions', 'session_id', carry(refs.sessionIds, ws.sessions, prev?.ws.sessions))) {
@@ -295,7 +309,7 @@ export class KnexJournalWriter implements JournalWriter {
         if (seq !== undefined) nextSeq.set(stream, seq);
       }
     }
-    if (!ahead) return { ws, nextSeq, storedRuns, streams };
+    if (!ahead) return { ws, nextSeq, storedRuns, streams, stepRuns };
     // The ledger entries a batch's landed settles may repeat: those of its step runs (a settle's entry is its send's).
     const stepRunIds = new Set<string>();
     for (const e of events) if ('step_run_id' in e && typeof e.step_run_id === 'string') stepRunIds.add(e.step_run_id);
@@ -303,11 +317,11 @@ export class KnexJournalWriter implements JournalWriter {
     const ledgerKeys = new Set<string>();
     for (const row of await select('spend_entries', 'step_run_id', stepRunIds, 'step_run_id, tx_hash')) ledgerKeys.add(entryKey({ stepRunId: row.step_run_id as string, txHash: row.tx_hash as string }));
     if (prev?.ledgerKeys) for (const key of prev.ledgerKeys) if (stepRunIds.has(key.slice(0, key.indexOf('\n')))) ledgerKeys.add(key);
-    return { ws, nextSeq, storedRuns, streams, ledgerKeys };
+    return { ws, nextSeq, storedRuns, streams, stepRuns, ledgerKeys };
   }
 
   /** Writes the changed rows and the new events of a batch. */
-  private async write(trx: Db, ws: WorkingSet, ch: ChangeSet, { nextSeq, storedRuns, streams, ledgerKeys }: Omit<Loaded, 'ws'>): Promise<void> {
+  private async write(trx: Db, ws: WorkingSet, ch: ChangeSet, { nextSeq, storedRuns, streams, stepRuns, ledgerKeys }: Omit<Loaded, 'ws'>): Promise<void> {
     const pick = <T>(keys: Set<string>, map: Map<string, T>): T[] => [...keys].map((k) => map.get(k)!);
     const lists = pick(ch.runLists, ws.runs);
     const events = ch.events.map((e) => {
@@ -334,6 +348,7 @@ export class KnexJournalWriter implements JournalWriter {
       () => insertRows(trx, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] }),
       () => addWorkflowStats(trx, pick(ch.workflowStats, ws.workflowStats)),
       () => insertRows(trx, 'events', ['stream', 'seq', 'hash', 'type', 'at', 'body'], events, { jsonColumns: ['body'] }),
+      () => writeStepRuns(trx, ch.events, stepRuns),
       () => addPending(trx, ch.ledger.flatMap((l) => (l.kind === 'pending' ? [l.pending] : []))),
     ];
     // One statement at a time: SQLite runs one statement per connection anyway, and queuing them all at once

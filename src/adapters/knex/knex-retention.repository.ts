@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { PruneCounts, RetentionRepository } from '../../application/ports/retention-repository';
 import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
+import { STEP_RUNS_TABLE } from './step-runs-store';
 
 const OLD_RUNS = 'SELECT run_id FROM runs WHERE created_at < ?';
 
@@ -12,6 +13,7 @@ const DEPENDENTS: ReadonlyArray<readonly [keyof PruneCounts | null, string, stri
   ['sends', 'sends', `run_id IN (${OLD_RUNS})`],
   ['approvals', 'approvals', `run_id IN (${OLD_RUNS})`],
   ['reorgs', 'reorgs', `run_id IN (${OLD_RUNS})`],
+  [null, STEP_RUNS_TABLE, `run_id IN (${OLD_RUNS})`],
   ...Object.values(RUN_LIST_TABLES).map(({ table }) => [null, table, 'created_at < ?'] as const),
 ];
 

@@ -3,12 +3,13 @@ import type { Knex } from 'knex';
 import { isSqlite } from './dialect';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import type { Run, RunStatus } from '../../domain/run';
-import type { PageRequest, RunItemText, RunFilter, RunRepository } from '../../application/ports/run-repository';
+import type { PageRequest, RunItemText, RunFilter, RunRepository, StepItemsText } from '../../application/ports/run-repository';
 import { toRunItem } from '../../application/history/items';
 import type { StorageHealth } from '../../application/ports/storage-health';
 import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
+import { stepItemsOfRuns } from './step-runs-store';
 import { newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
 import { packedColumns, rowToRun, RUN_COLUMNS, runItemHead, runItemText, unpackRow, unpackValues } from './rows';
 
@@ -157,6 +158,11 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
     const out = new Map<string, JournalEvent[]>();
     for (const [stream, events] of bySeq) out.set(stream, events.filter((e) => e !== undefined));
     return out;
+  }
+
+  /** Read from the step runs the journal's writer keeps (see step-runs-store). */
+  stepItemsOfRuns(runIds: readonly string[]): Promise<StepItemsText> {
+    return stepItemsOfRuns(this.db, runIds);
   }
 
   /**

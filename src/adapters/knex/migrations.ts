@@ -8,6 +8,7 @@ import { engine } from './migration-engine';
 import { relayerTopups } from './migration-relayers';
 import { sends } from './migration-sends';
 import { waitingCounts } from './migration-waiting';
+import { stepRunsMigration } from './step-runs-store';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -157,6 +158,7 @@ const initial: Migration = {
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0001_journal', initial], ['0002_history_lists', listIndexes], ['0003_bearers', bearers], ['0004_spend', spend], ['0005_engine', engine],
   ['0006_relayer_topups', relayerTopups], ['0007_sends', sends], ['0008_perf_read_waiting', waitingCounts],
+  ['0009_export_step_runs', stepRunsMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

@@ -55,6 +55,12 @@ export interface RunKey {
   readonly status: RunStatus;
 }
 
+/** The step runs of some runs as text (see RunRepository.stepItemsOfRuns), and how many they are. */
+export interface StepItemsText {
+  readonly count: number;
+  readonly texts: string[];
+}
+
 /** Reads the run projection and the journal streams of runs. */
 export interface RunRepository {
   /** Runs matching the filter, newest first on (created_at, run_id), at most `page.limit`. */
@@ -69,5 +75,10 @@ export interface RunRepository {
    * `types`, only the events of those types, still in journal order (a run with none of them is absent).
    */
   streams(runIds: readonly string[], types?: readonly JournalEvent['type'][]): Promise<Map<string, JournalEvent[]>>;
+  /**
+   * The step runs of these runs as the export shows them (`exportSteps` of each run's stream; not yet redacted):
+   * each run's as the JSON text of its items joined by commas, in `runIds`' order, a run without step runs left out.
+   */
+  stepItemsOfRuns(runIds: readonly string[]): Promise<StepItemsText>;
 }
 export const RunRepository = Symbol('RunRepository');
