@@ -144,6 +144,26 @@ describe('ExportHistory', () => {
     expect(spools.live).toBe(0);
   });
 
+  it('fails with the storage when the approvals of a page of runs, read beside the next page, fail', async () => {
+    await journal.append(Array.from({ length: 1600 }, (_, i) => aRun({ runId: `bulk-${i}`, workflow: 'bulk', at: T0 - i * MINUTE })).flat());
+    let asked = 0;
+    const failing = Object.assign(Object.create(journal) as InMemoryJournal, {
+      approvalsOfRuns: async (ids: readonly string[]) => {
+        // The second page's approvals fail at once, while the first page is still being written.
+        if (++asked === 2) throw new Error('disk I/O error');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return journal.approvalsOfRuns(ids);
+      },
+    });
+    const exporting = new ExportHistory(journal, failing, new ExplorerLinks(), new Redactor([]), new FixedClock(T0 + DAY), spools);
+    const sink = new StringSink();
+    await expect(exporting.execute(exporting.parse({ workflow: 'bulk' }).filter, 'json', sink)).rejects.toThrow('disk I/O error');
+    // The first page of runs was written; nothing after the runs section was.
+    expect(sink.text.startsWith('{"runs":[')).toBe(true);
+    expect(sink.text).not.toContain('"steps"');
+    expect(spools.live).toBe(0);
+  });
+
   it('discards the spools it opened when opening another fails, and writes nothing', async () => {
     let opens = 0;
     const flaky = new (class extends InMemorySpools {

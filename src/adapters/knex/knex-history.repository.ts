@@ -39,6 +39,8 @@ const SESSIONS: ListTable = { table: 'sessions', columns: SESSION_COLUMNS, time:
  * A line of `listSendItems`' page: the pieces of the send's item SQLite renders (see sendItemPieces), and between
  * them what the explorer link and the times are made of, tab-separated (JSON text holds no raw tab or newline).
  */
+/** Runs whose sends one statement of `sendItemsOfRuns` renders: an export's page of runs is read in a few, side by side. */
+const SEND_ITEMS_CHUNK = 100;
 const SEND_PIECES = sendItemPieces('sends');
 const SEND_LINE = `concat(${SEND_PIECES.head}, char(9), json_quote(sends.network), char(9), sends.chain_id, char(9), ` +
   `json_quote(sends.tx_hash), char(9), ${SEND_PIECES.middle}, char(9), sends.created_at, char(9), sends.updated_at, char(9), sends.send_id) AS line`;
@@ -151,9 +153,11 @@ export class KnexHistoryRepository implements HistoryRepository {
     const readers = readersOf(this.db);
     if (!readers) return (await this.sendsOfRuns(runIds)).map((send) => JSON.stringify(toSendAttemptItem(send, explorerTxUrl)));
     const items: ItemText[] = [];
-    for (const part of chunks(runIds, MAX_ROWS)) {
-      const sql = `SELECT ${SEND_LINE} FROM sends WHERE run_id IN (${part.map(() => '?').join(',')})`;
-      for (const line of await readers.selectLines(sql, part)) items.push(sendLineItem(line, explorerTxUrl));
+    // A statement per chunk of runs, all asked for at once: the readers render them side by side.
+    const read = (part: readonly string[]): Promise<string[][]> =>
+      readers.selectLines(`SELECT ${SEND_LINE} FROM sends WHERE run_id IN (${part.map(() => '?').join(',')})`, part);
+    for (const lines of await Promise.all(chunks(runIds, SEND_ITEMS_CHUNK).map(read))) {
+      for (const line of lines) items.push(sendLineItem(line, explorerTxUrl));
     }
     return items.sort((a, b) => a.position.createdAt - b.position.createdAt || (a.position.id < b.position.id ? -1 : 1)).map((item) => item.json);
   }

@@ -12,7 +12,6 @@ import { QueryParser, type ParamSpecs } from '../query/query-params';
 import { FAILURE_EVENT_TYPES, RUN_CSV_COLUMNS, runCsvLine, toExportFailure } from './export-items';
 import { toApprovalItem, toRunItem } from './items';
 import { RUN_FILTER_PARAMS, toRunFilter } from './run-query';
-import { exportSteps, STEP_EVENT_TYPES } from './timeline';
 
 export type ExportFormat = 'json' | 'csv';
 
@@ -36,13 +35,17 @@ const PAGE = 500;
  * faster export of 1M runs than two, and its peak RSS grew by about 10 MB (docs/benchmarks.md).
  */
 const READ_AHEAD = 2;
+/**
+ * Pages of runs asked for ahead of the one being written: their reads are a chain (each starts after the last row
+ * of the one before), kept going while the caller writes.
+ */
+const RUN_PAGES_AHEAD = 2;
 /** JSON items joined into one write. */
 const ITEMS_PER_WRITE = 64;
 /** The sections after `runs` read again per page of runs, in the order of the JSON document. */
 const READ_AGAIN = ['steps', 'sends'] as const;
 /** The sections after those, gathered while `runs` is written (they are small: a run has few of each). */
 const GATHERED = ['approvals', 'failures'] as const;
-type Section = (typeof READ_AGAIN)[number] | (typeof GATHERED)[number];
 
 /**
  * The redacted audit export: every run matching the run filters, streamed. CSV is one row per run; JSON is
@@ -112,33 +115,37 @@ export class ExportHistory {
       report[section] += texts.length;
       for (const text of this.redactedTexts(texts)) await write(text);
     };
-    // A page of runs as their items' text (rendered by the storage), with what the gathered sections show of it
-    // (read ahead, with the page, on SQLite's thread).
-    const pages = async function* (this: ExportHistory): AsyncGenerator<{ texts: string[]; keys: RunKey[]; gathered: unknown[][] }> {
+    // A page of runs as their items' text (rendered by the storage), with what the gathered sections show of it. The
+    // pages are a chain of reads (each starts after the last row of the one before), so a page's gathered sections
+    // are read beside the next page, not before it: the chain never waits for them.
+    const pages = async function* (this: ExportHistory): AsyncGenerator<{ texts: string[]; keys: RunKey[]; gathered: Promise<unknown[][]> }> {
       for await (const items of keysetPages((page) => this.runs.listItems(filter, page), (item) => item.position)) {
         const keys = items.map((i): RunKey => ({ runId: i.position.id, createdAt: i.position.createdAt, status: i.status }));
-        yield { texts: items.map((i) => i.json), keys, gathered: await Promise.all(GATHERED.map((section) => this.sectionItems(section, keys))) };
+        const gathered = Promise.all(GATHERED.map((section) => this.sectionItems(section, keys)));
+        // Handled here too: a failure is thrown where it is awaited, not reported unhandled before.
+        gathered.catch(() => undefined);
+        yield { texts: items.map((i) => i.json), keys, gathered };
       }
     }.call(this);
     await sink.write('{"runs":[');
-    for await (const { texts, keys, gathered } of ahead(pages)) {
+    for await (const { texts, keys, gathered } of ahead(pages, RUN_PAGES_AHEAD)) {
       await emitTexts('runs', texts);
-      await spooled.keys.append(JSON.stringify(keys.map((k) => [k.runId, k.createdAt, k.status])));
+      // The sections read again need the runs' ids alone (ids hold no tab: ID_PATTERN).
+      await spooled.keys.append(keys.map((k) => k.runId).join('\t'));
+      const sections = await gathered;
       for (const [i, section] of GATHERED.entries()) {
-        report[section] += gathered[i]!.length;
-        for (const text of this.itemTexts(gathered[i]!)) await spooled[section].append(text);
+        report[section] += sections[i]!.length;
+        for (const text of this.itemTexts(sections[i]!)) await spooled[section].append(text);
       }
       onProgress?.(report);
     }
     for (const section of READ_AGAIN) {
       await sink.write(`],"${section}":[`);
       first = true;
-      const keys = async function* (): AsyncGenerator<RunKey[]> {
-        for await (const record of spooled.keys.records()) {
-          yield (JSON.parse(record) as [string, number, RunKey['status']][]).map(([runId, createdAt, status]) => ({ runId, createdAt, status }));
-        }
+      const ids = async function* (): AsyncGenerator<string[]> {
+        for await (const record of spooled.keys.records()) yield record.split('\t');
       };
-      for await (const { count, texts } of readAhead(keys(), (page) => this.readAgain(section, page), READ_AHEAD)) {
+      for await (const { count, texts } of readAhead(ids(), (page) => this.readAgain(section, page), READ_AHEAD)) {
         report[section] += count;
         for (const text of texts) await write(text);
         onProgress?.(report);
@@ -171,26 +178,22 @@ export class ExportHistory {
   }
 
   /**
-   * A page of a section read again, as the JSON text `write` takes (redacted, a few dozen items to a text). The
-   * sends come rendered by the storage; the steps are folded here from their runs' streams.
+   * A page of a section read again, as the JSON text `write` takes (redacted, a few dozen items to a text), both
+   * rendered by the storage: the sends as the txs list renders them, the steps as the storage keeps them (a run's
+   * step runs as `exportSteps` folds its stream).
    */
-  private async readAgain(section: (typeof READ_AGAIN)[number], page: RunKey[]): Promise<{ count: number; texts: string[] }> {
+  private async readAgain(section: (typeof READ_AGAIN)[number], ids: string[]): Promise<{ count: number; texts: string[] }> {
     if (section === 'sends') {
-      const items = await this.history.sendItemsOfRuns(page.map((r) => r.runId), (n, c, h) => this.explorer.tx(n, c, h));
+      const items = await this.history.sendItemsOfRuns(ids, (n, c, h) => this.explorer.tx(n, c, h));
       return { count: items.length, texts: [...this.redactedTexts(items)] };
     }
-    const steps = await this.sectionItems(section, page);
-    return { count: steps.length, texts: [...this.itemTexts(steps)] };
+    const { count, texts } = await this.runs.stepItemsOfRuns(ids);
+    return { count, texts: [...this.redactedTexts(texts)] };
   }
 
-  private async sectionItems(section: Exclude<Section, 'sends'>, page: RunKey[]): Promise<unknown[]> {
+  private async sectionItems(section: (typeof GATHERED)[number], page: RunKey[]): Promise<unknown[]> {
     const ids = page.map((r) => r.runId);
     switch (section) {
-      case 'steps': {
-        // Only the events that make steps are read, and the stream's projections are not replayed (see exportSteps).
-        const streams = await this.runs.streams(ids, STEP_EVENT_TYPES);
-        return page.flatMap((run) => exportSteps(run.runId, streams.get(run.runId) ?? []));
-      }
       case 'approvals':
         return (await this.history.approvalsOfRuns(ids)).map(toApprovalItem);
       case 'failures': {
@@ -209,21 +212,23 @@ export class ExportHistory {
 }
 
 /**
- * `source`, read one item ahead: the next item is asked for as soon as the current one is handed out, so that its
- * reads run while the caller works on the current one.
+ * `source`, read `depth` items ahead: the next item is asked for as soon as one is handed out, so that its reads run
+ * while the caller works on the current one (and, deeper, so that a chain of reads never waits for the caller).
  */
-async function* ahead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
-  let next = source.next();
-  try {
-    for (;;) {
-      const item = await next;
-      if (item.done) return;
-      next = source.next();
-      yield item.value;
-    }
-  } finally {
-    // Stopped early (the sink failed): the read under way is let go, its failure is not left unhandled.
+async function* ahead<T>(source: AsyncGenerator<T>, depth = 1): AsyncGenerator<T> {
+  const queue: Promise<IteratorResult<T>>[] = [];
+  const pull = (): void => {
+    const next = source.next();
+    // Handled here too: a failure is thrown where it is awaited, not reported unhandled while an earlier item is.
     next.catch(() => undefined);
+    queue.push(next);
+  };
+  for (let i = 0; i < depth; i++) pull();
+  for (;;) {
+    const item = await queue.shift()!;
+    if (item.done) return;
+    pull();
+    yield item.value;
   }
 }
 
