@@ -11,7 +11,7 @@ import { SqliteWriteSession } from './sqlite-session';
 import { RUN_LIST_TABLES } from './migrations';
 import { addPending, appendEntries, entryKey } from './spend-store';
 import { addWorkflowStats } from './workflow-stats-store';
-import { loadStepRuns, writeStepRuns, type StepRuns } from './step-runs-store';
+import { loadStepRuns, RUNS_WITH_STEP_RUNS, STEP_RUNS_COLUMNS, stepRunsOfRow, writeStepRuns, type StepRuns } from './step-runs-store';
 import {
   APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, WORKFLOW_COLUMNS,
   approvalToRow, reorgToRow, rowToApproval, rowToReorg, rowToRun, rowToSend, rowToSession, rowToWorkflow, runToRow,
@@ -253,10 +253,11 @@ export class KnexJournalWriter implements JournalWriter {
       ws.eventKeys.add(`${stream}\n${hash}`);
       nextSeq.set(stream, Math.max(nextSeq.get(stream) ?? 1, seq + 1));
     };
-    // On SQLite a run's stored events come with its row (one query for both: one driver trip fewer per append).
+    // On SQLite a run's stored events and its step runs come with its row (one query for all: fewer driver trips
+    // per append, which the engine makes at every step).
     const withEvents = isSqlite(trx);
     const columns = withEvents
-      ? "runs.*, (SELECT json_group_array(json_array(seq, hash)) FROM events WHERE events.stream = runs.run_id) AS event_keys"
+      ? `runs.*, (SELECT json_group_array(json_array(seq, hash)) FROM events WHERE events.stream = runs.run_id) AS event_keys, ${STEP_RUNS_COLUMNS}`
       : '*';
     const runsToRead = carry(runIds, ws.runs, prev?.ws.runs);
     const stepRuns = new Map<string, StepRuns>();
@@ -267,16 +268,18 @@ export class KnexJournalWriter implements JournalWriter {
       }
     }
     const storedRunIds: string[] = [];
-    for (const row of await select('runs', 'run_id', runsToRead, columns)) {
+    for (const row of await select(withEvents ? RUNS_WITH_STEP_RUNS : 'runs', 'runs.run_id', runsToRead, columns)) {
       const run = rowToRun(row);
       ws.runs.set(run.runId, run);
       storedRunIds.push(run.runId);
       if (withEvents) {
         for (const [seq, hash] of JSON.parse(String(row.event_keys)) as [number, string][]) noteEvent(run.runId, seq, hash);
         streams.add(run.runId);
+        const state = stepRunsOfRow(row);
+        if (state) stepRuns.set(run.runId, state);
       }
     }
-    for (const [runId, state] of await loadStepRuns(trx, storedRunIds, !!ahead)) stepRuns.set(runId, state);
+    if (!withEvents) for (const [runId, state] of await loadStepRuns(trx, storedRunIds, !!ahead)) stepRuns.set(runId, state);
     // A run's row as stored: as read, or as the batch before writes it.
     for (const run of ws.runs.values()) storedRuns.set(run.runId, runToRow(run));
     for (const row of await select('sessions', 'session_id', carry(refs.sessionIds, ws.sessions, prev?.ws.sessions))) {
