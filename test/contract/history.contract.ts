@@ -409,6 +409,20 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
         ...aRun({ runId: 'k-ok', workflow: 'keeper', at: T0 - HOUR, send: { txHash: aTxHash('k1') } }),
       ];
 
+      it('pages through many workflows by name, the same rows on every call (the knex adapter reads them in one round up to 200)', async () => {
+        const names = Array.from({ length: 230 }, (_, i) => `wf-${String(i).padStart(3, '0')}`);
+        await ports.append(names.flatMap((workflow, i) => aRun({ runId: `many-${i}`, workflow, at: T0 + i * MINUTE, ...(i % 7 ? {} : { park: { waitKind: 'delay' } }) })));
+        const pageAfter = async (after?: string): Promise<string[]> => (await ports.listWorkflows(['aa-configured'], 100, after)).map((r) => r.workflow);
+        const first = await ports.listWorkflows(['aa-configured'], 100);
+        expect(first.map((r) => r.workflow)).toEqual(['aa-configured', ...names.slice(0, 99)]);
+        expect(first[1]).toMatchObject({ workflow: 'wf-000', runsWaiting: 1, stats: expect.objectContaining({ successCount: 0 }) });
+        expect(first[2]).toMatchObject({ workflow: 'wf-001', runsWaiting: 0, stats: expect.objectContaining({ successCount: 1 }) });
+        // Asked again (having now seen more than 200 workflows) and page by page: the same rows.
+        expect(await ports.listWorkflows(['aa-configured'], 100)).toEqual(first);
+        expect(await pageAfter('wf-098')).toEqual(names.slice(99, 199));
+        expect(await pageAfter('wf-198')).toEqual(names.slice(199));
+      });
+
       it('lists configured workflows with no runs, workflows seen in the journal, by name', async () => {
         await ports.append([...mixed(), aWorkflowState({ workflow: 'state-only', trigger: 'event', cursorBlock: 10, headBlock: 15 })]);
         const rows = await ports.listWorkflows(['zeta-idle', 'alpha-idle', 'payouts'], 100);
