@@ -74,14 +74,17 @@ describe('limitHeap', () => {
     expect(used).toEqual([90]);
   });
 
-  it('holds the young generation once it reaches 16 MB, and gives V8 back its growth factor when stopped', () => {
+  it('holds the young generation once it reaches 16 MB, looking every 5 ms until then, and gives V8 back its growth factor when stopped', () => {
     const flags: string[] = [];
-    const young = [8 * MB, 8 * MB, 16 * MB, 16 * MB, 16 * MB];
+    const young = [8 * MB, 8 * MB, 8 * MB, 16 * MB, 16 * MB];
     const stop = limitHeap(40, { heapUsed: () => 0, collect: jest.fn(), youngSize: () => young.shift() ?? 16 * MB, setFlags: (f) => void flags.push(f) });
-    jest.advanceTimersByTime(50);
+    jest.advanceTimersByTime(10);
     expect(flags).toEqual([]);
-    jest.advanceTimersByTime(100);
+    jest.advanceTimersByTime(5);
     expect(flags).toEqual(['--semi-space-growth-factor=1']);
+    // Held: the young generation is not looked at again.
+    jest.advanceTimersByTime(500);
+    expect(young).toEqual([16 * MB]);
     stop();
     expect(flags).toEqual(['--semi-space-growth-factor=1', '--semi-space-growth-factor=2']);
   });
