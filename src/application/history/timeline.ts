@@ -167,7 +167,7 @@ export function foldExportSteps(runId: string, from: StepFoldState<ExportStep> |
     const step = fold.apply(e);
     if (step) created.push(step);
   }
-  const { last, openWait } = fold.state();
+  const { last, openWait } = fold.position();
   return { steps: byTime([...(from?.steps ?? []), ...created]), last, openWait };
 }
 
@@ -203,7 +203,7 @@ export interface StepFoldState<S> {
  * `running` and nothing else filled in. `from`: the state a fold of the stream's earlier events left (see `state`),
  * so that a stream can be folded a part at a time (the export's projection of step runs, kept by the writer).
  */
-export class StepFold<S extends FoldedStep> {
+class StepFold<S extends FoldedStep> {
   private readonly steps = new Map<string, S>();
   private last: S | undefined;
   private open: { step: S | undefined; wait: WaitInfo } | undefined;
@@ -220,9 +220,9 @@ export class StepFold<S extends FoldedStep> {
     return this.steps.get(stepRunId);
   }
 
-  /** What a later fold of the same stream starts from (`steps` are this fold's own objects). */
-  state(): StepFoldState<S> {
-    return { steps: [...this.steps.values()], last: this.last?.step_run_id ?? null, openWait: this.open?.step?.step_run_id ?? null };
+  /** Where a later fold of the same stream picks up, besides the step runs themselves (see StepFoldState). */
+  position(): Omit<StepFoldState<S>, 'steps'> {
+    return { last: this.last?.step_run_id ?? null, openWait: this.open?.step?.step_run_id ?? null };
   }
 
   /** Applies one event; returns the step run it started, if it is a new one. Other events are ignored. */
