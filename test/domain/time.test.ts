@@ -30,8 +30,19 @@ describe('toIso agrees with Date#toISOString', () => {
     expect(toIso(ms)).toBe(new Date(ms).toISOString());
   });
 
-  it('falls back for times before 1970', () => {
+  it('falls back for times before 1970 and past 9999', () => {
     expect(toIso(-1)).toBe('1969-12-31T23:59:59.999Z');
+    const y10k = Date.UTC(10000, 0, 1);
+    expect(toIso(y10k - 1)).toBe('9999-12-31T23:59:59.999Z');
+    expect(toIso(y10k)).toBe('+010000-01-01T00:00:00.000Z');
+    expect(toIso(y10k + 86_400_001)).toBe(new Date(y10k + 86_400_001).toISOString());
+  });
+
+  it('agrees however its times alternate between days, and past the days it keeps', () => {
+    const times: number[] = [];
+    for (let k = 0; k < 3000; k++) times.push(Date.UTC(2026, 0, 1) + ((k * 7919) % 2000) * 86_400_000 + ((k * 104_729) % 86_400_000));
+    for (const ms of times) expect(toIso(ms)).toBe(new Date(ms).toISOString());
+    for (const ms of times.reverse()) expect(toIso(ms)).toBe(new Date(ms).toISOString());
   });
 });
 
