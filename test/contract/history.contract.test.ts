@@ -20,6 +20,7 @@ historyContract('knex on a SQLite file', async () => {
     listSendItems: (f, p, explorer) => repo.listSendItems(f, p, explorer),
     listApprovals: (f, p) => repo.listApprovals(f, p),
     listWaiting: (f, p) => repo.listWaiting(f, p),
+    listApprovalItems: (f, p) => repo.listApprovalItems(f, p),
     listWaitingItems: (f, p) => repo.listWaitingItems(f, p),
     listReorgs: (f, p) => repo.listReorgs(f, p),
     listSessions: (f, p) => repo.listSessions(f, p),

@@ -2,13 +2,13 @@ import type { HistoryRepository, ListFilter } from '../../src/application/ports/
 import type { JournalWriter } from '../../src/application/ports/journal-writer';
 import type { PageRequest } from '../../src/application/ports/run-repository';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
-import { toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
+import { toApprovalItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
 import {
   aFinish, aPark, aResume, aRun, aSession, aTimedRun, aTxHash, aWorkflowState, iso, HOUR, MINUTE, SECOND, T0,
 } from '../mothers/journal-events';
 
 /** The history lists of the port, and the sends of runs the export reads. */
-export type HistoryLists = Pick<HistoryRepository, 'listSends' | 'listSendItems' | 'listApprovals' | 'listWaiting' | 'listWaitingItems' | 'listReorgs' | 'listSessions' | 'listWorkflows' | 'sendsOfRuns' | 'sendItemsOfRuns'>;
+export type HistoryLists = Pick<HistoryRepository, 'listSends' | 'listSendItems' | 'listApprovals' | 'listApprovalItems' | 'listWaiting' | 'listWaitingItems' | 'listReorgs' | 'listSessions' | 'listWorkflows' | 'sendsOfRuns' | 'sendItemsOfRuns'>;
 export type HistoryPorts = Pick<JournalWriter, 'append'> & HistoryLists;
 
 const ALL = { equals: {} } as const;
@@ -193,6 +193,27 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
           ...aRun({ runId: 'a3', workflow: 'payouts', at: T0 + 2 * MINUTE, approval: { approvalId: 'ap3', decision: 'rejected', by: 'carol', reason: 'not on allow-list' } }),
           ...aRun({ runId: 'a4', workflow: 'payouts', at: T0 + 3 * MINUTE, approval: { approvalId: 'ap4', decision: 'expired', expiresAt: iso(T0 + 4 * MINUTE) } }),
         ]);
+      });
+
+      it('renders the page of every filter and cursor as its items, the approvals of listApprovals in its order', async () => {
+        await ports.append(aRun({
+          runId: 'a-odd', workflow: 'q"b\\s\n\u0001 é 😀', at: '1969-12-31T23:59:58.999Z',
+          approval: { approvalId: 'ap-odd', message: 'pay "1" ETH\\?\n\t✓ \u2028 😀', decision: 'rejected', by: 'eve\u0001', reason: 'q"\\', expiresAt: '1970-01-01T00:00:00.001Z' },
+        }));
+        const expectItemsOfList = async (f: ListFilter, p: PageRequest = page()): Promise<void> => {
+          const list = await ports.listApprovals(f, p);
+          const items = await ports.listApprovalItems(f, p);
+          expect(items.map((i) => i.position)).toEqual(list.map((a) => ({ createdAt: a.requestedAt, id: a.approvalId })));
+          expect(items.map((i) => i.json)).toEqual(list.map((a) => JSON.stringify(toApprovalItem(a))));
+        };
+        for (const f of [ALL, filter({ workflow: 'payouts' }), filter({ status: 'pending' }), filter({ status: 'rejected' }), filter({}, { since: T0 + MINUTE }), filter({ workflow: 'none' })]) {
+          await expectItemsOfList(f);
+        }
+        const [first] = await ports.listApprovals(ALL, page(1));
+        await expectItemsOfList(ALL, page(2, { createdAt: first!.requestedAt, id: first!.approvalId }));
+        expect((await ports.listApprovalItems(ALL, page())).map((i) => i.position.id)).toEqual(['ap4', 'ap3', 'ap2', 'ap1', 'ap-odd']);
+        const odd = JSON.parse((await ports.listApprovalItems(filter({ status: 'rejected' }), page()))[1]!.json);
+        expect(odd).toMatchObject({ approval_id: 'ap-odd', message: 'pay "1" ETH\\?\n\t✓ \u2028 😀', decided_by: 'eve\u0001', reason: 'q"\\', expires_at: '1970-01-01T00:00:00.001Z' });
       });
 
       it('lists pending and decided approvals newest request first, with who decided and why', async () => {

@@ -6,7 +6,7 @@ import type { Run } from '../../src/domain/run';
 import type { AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
 import type { ItemText, PageRequest, RunFilter, RunItemText, RunRepository, StepItemsText } from '../../src/application/ports/run-repository';
 import { exportSteps, STEP_EVENT_TYPES } from '../../src/application/history/timeline';
-import { toRunItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
+import { toApprovalItem, toRunItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
 import type { StorageHealth } from '../../src/application/ports/storage-health';
 import type { PruneCounts, RetentionRepository } from '../../src/application/ports/retention-repository';
 import type { ExplorerTxUrl, HistoryRepository, ListFilter, WorkflowOverview } from '../../src/application/ports/history-repository';
@@ -198,6 +198,10 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
 
   async listApprovals(filter: ListFilter, page: PageRequest): Promise<Approval[]> {
     return keysetPage([...this.ws.approvals.values()], filter, page, (a) => a.requestedAt, (a) => a.approvalId);
+  }
+
+  async listApprovalItems(filter: ListFilter, page: PageRequest): Promise<ItemText[]> {
+    return (await this.listApprovals(filter, page)).map((a) => ({ position: { createdAt: a.requestedAt, id: a.approvalId }, json: JSON.stringify(toApprovalItem(a)) }));
   }
 
   async listWaiting(filter: ListFilter, page: PageRequest): Promise<Run[]> {

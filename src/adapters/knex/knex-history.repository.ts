@@ -8,13 +8,13 @@ import type { SendAttempt } from '../../domain/send-attempt';
 import type { ReplaySession } from '../../domain/session';
 import type { ExplorerTxUrl, HistoryRepository, ListFilter, WorkflowOverview } from '../../application/ports/history-repository';
 import type { ItemText, PageRequest } from '../../application/ports/run-repository';
-import { toSendAttemptItem, toWaitingItem } from '../../application/history/items';
+import { toApprovalItem, toSendAttemptItem, toWaitingItem } from '../../application/history/items';
 import { chunks, MAX_ROWS, selectIn, selectInPacked } from './bulk';
-import { newestFirst, QueryShape, readersOf, readRows, ShapedSql, type SqliteReaders } from './sqlite-readers';
+import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql, type SqliteReaders } from './sqlite-readers';
 import { Database } from './knex-journal.writer';
 import {
-  APPROVAL_COLUMNS, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
-  rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, sendItemPieces, sendItemText, unpackRow, unpackValues, waitingItemHead, waitingItemText,
+  APPROVAL_COLUMNS, approvalItemPieces, approvalItemText, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
+  rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, sendItemOfStored, unpackRow, unpackValues, waitingItemHead, waitingItemText,
 } from './rows';
 
 /** API field names that are stored under another column name. */
@@ -36,14 +36,19 @@ const REORGS: ListTable = { table: 'reorgs', columns: REORG_COLUMNS, time: 'crea
 const SESSIONS: ListTable = { table: 'sessions', columns: SESSION_COLUMNS, time: 'created_at', id: 'session_id' };
 
 /**
- * A line of `listSendItems`' page: the pieces of the send's item SQLite renders (see sendItemPieces), and between
- * them what the explorer link and the times are made of, tab-separated (JSON text holds no raw tab or newline).
+ * A line of `listSendItems`' page: the send's stored item (migration 0010: its two pieces, already tab-separated),
+ * then what the explorer link and the times are made of, and its id, tab-separated (JSON text holds no raw tab or
+ * newline). Eight fields, cut by `sendItemsOfText`.
  */
+const SEND_LINE = 'concat(sends.item, char(9), json_quote(sends.network), char(9), sends.chain_id, char(9), json_quote(sends.tx_hash), ' +
+  'char(9), sends.created_at, char(9), sends.updated_at, char(9), sends.send_id) AS line';
 /** Runs whose sends one statement of `sendItemsOfRuns` renders: an export's page of runs is read in a few, side by side. */
 const SEND_ITEMS_CHUNK = 100;
-const SEND_PIECES = sendItemPieces('sends');
-const SEND_LINE = `concat(${SEND_PIECES.head}, char(9), json_quote(sends.network), char(9), sends.chain_id, char(9), ` +
-  `json_quote(sends.tx_hash), char(9), ${SEND_PIECES.middle}, char(9), sends.created_at, char(9), sends.updated_at, char(9), sends.send_id) AS line`;
+
+/** A line of `listApprovalItems`' page: the pieces of the approval's item, its times between them, and its id, tab-separated. */
+const APPROVAL_PIECES = approvalItemPieces('approvals');
+const APPROVAL_LINE = `concat(${APPROVAL_PIECES.head}, char(9), approvals.requested_at, char(9), approvals.expires_at, char(9), approvals.decided_at, ` +
+  `char(9), ${APPROVAL_PIECES.tail}, char(9), approvals.approval_id) AS line`;
 
 /** A line of `listWaitingItems`' page: the head of the waiting run's item, then its times and id, tab-separated. */
 const WAITING_LINE = `concat(${waitingItemHead('runs')}, char(9), runs.parked_at, char(9), runs.due_at, char(9), runs.expires_at, char(9), runs.run_id) AS line`;
@@ -87,11 +92,32 @@ export class KnexHistoryRepository implements HistoryRepository {
         position: { createdAt: send.createdAt, id: send.sendId }, json: JSON.stringify(toSendAttemptItem(send, explorerTxUrl)),
       }));
     }
-    return newestFirst((await readers.selectLines(sql, shape.bindings)).map((line) => sendLineItem(line, explorerTxUrl)));
+    return newestFirst(sendItemsOfText(await readers.selectText(sql, shape.bindings), explorerTxUrl));
   }
 
   async listApprovals(filter: ListFilter, page: PageRequest): Promise<Approval[]> {
     return (await this.page(APPROVALS, filter, page)).map(rowToApproval);
+  }
+
+  /** As listSendItems, for the approvals. */
+  async listApprovalItems(filter: ListFilter, page: PageRequest): Promise<ItemText[]> {
+    const readers = readersOf(this.db);
+    const shape = this.shapeOf('approval items', filter, page);
+    const sql = readers && this.shapes.sql(shape, () => this.pageQuery(APPROVALS, filter, page, [this.db.raw(APPROVAL_LINE)]));
+    if (!readers || sql === undefined) {
+      return (await this.listApprovals(filter, page)).map((a) => ({
+        position: { createdAt: a.requestedAt, id: a.approvalId }, json: JSON.stringify(toApprovalItem(a)),
+      }));
+    }
+    const items: ItemText[] = [];
+    eachLine(await readers.selectText(sql, shape.bindings), 6, (line, at) => {
+      const requested = Number(fieldOf(line, at, 1));
+      items.push({
+        position: { createdAt: requested, id: fieldOf(line, at, 5) },
+        json: approvalItemText(fieldOf(line, at, 0), requested, timeOf(line, at, 2), timeOf(line, at, 3), fieldOf(line, at, 4)),
+      });
+    });
+    return newestFirst(items);
   }
 
   async listWaiting(filter: ListFilter, page: PageRequest): Promise<Run[]> {
@@ -108,11 +134,12 @@ export class KnexHistoryRepository implements HistoryRepository {
         position: { createdAt: run.parkedAt ?? 0, id: run.runId }, json: JSON.stringify(toWaitingItem(run)),
       }));
     }
-    const time = (text: string | undefined): number | null => (text ? Number(text) : null);
-    return newestFirst((await readers.selectLines(sql, shape.bindings)).map(([head, parked, due, expires, runId]) => ({
-      position: { createdAt: time(parked) ?? 0, id: runId! },
-      json: waitingItemText(head!, time(parked), time(due), time(expires)),
-    })));
+    const items: ItemText[] = [];
+    eachLine(await readers.selectText(sql, shape.bindings), 5, (line, at) => {
+      const parked = timeOf(line, at, 1);
+      items.push({ position: { createdAt: parked ?? 0, id: fieldOf(line, at, 4) }, json: waitingItemText(fieldOf(line, at, 0), parked, timeOf(line, at, 2), timeOf(line, at, 3)) });
+    });
+    return newestFirst(items);
   }
 
   async listReorgs(filter: ListFilter, page: PageRequest): Promise<ReorgResponseRecord[]> {
@@ -187,13 +214,10 @@ export class KnexHistoryRepository implements HistoryRepository {
   async sendItemsOfRuns(runIds: readonly string[], explorerTxUrl: ExplorerTxUrl): Promise<string[]> {
     const readers = readersOf(this.db);
     if (!readers) return (await this.sendsOfRuns(runIds)).map((send) => JSON.stringify(toSendAttemptItem(send, explorerTxUrl)));
-    const items: ItemText[] = [];
-    // A statement per chunk of runs, all asked for at once: the readers render them side by side.
-    const read = (part: readonly string[]): Promise<string[][]> =>
-      readers.selectLines(`SELECT ${SEND_LINE} FROM sends WHERE run_id IN (${part.map(() => '?').join(',')})`, part);
-    for (const lines of await Promise.all(chunks(runIds, SEND_ITEMS_CHUNK).map(read))) {
-      for (const line of lines) items.push(sendLineItem(line, explorerTxUrl));
-    }
+    // A statement per chunk of runs, all asked for at once: the readers read them side by side.
+    const read = (part: readonly string[]): Promise<string> =>
+      readers.selectText(`SELECT ${SEND_LINE} FROM sends WHERE run_id IN (${part.map(() => '?').join(',')})`, part);
+    const items = (await Promise.all(chunks(runIds, SEND_ITEMS_CHUNK).map(read))).flatMap((text) => sendItemsOfText(text, explorerTxUrl));
     return items.sort((a, b) => a.position.createdAt - b.position.createdAt || (a.position.id < b.position.id ? -1 : 1)).map((item) => item.json);
   }
 
@@ -240,14 +264,24 @@ export class KnexHistoryRepository implements HistoryRepository {
   }
 }
 
-/** A send's item from a line of SEND_LINE's fields, with its place in the sends' order. */
-function sendLineItem([head, network, chainId, txHash, middle, created, updated, sendId]: string[], explorerTxUrl: ExplorerTxUrl): ItemText {
-  const tx = jsonText(txHash!);
-  const explorerUrl = tx ? explorerTxUrl(jsonText(network!) ?? '', Number(chainId), tx) : null;
-  return {
-    position: { createdAt: Number(created), id: sendId! },
-    json: sendItemText(head!, explorerUrl, middle!, Number(created), Number(updated)),
-  };
+/** The sends' items of a text of SEND_LINE lines, each with its place in the sends' order. */
+function sendItemsOfText(text: string, explorerTxUrl: ExplorerTxUrl): ItemText[] {
+  const items: ItemText[] = [];
+  eachLine(text, 8, (line, at) => {
+    const tx = jsonText(fieldOf(line, at, 4));
+    const created = Number(fieldOf(line, at, 5));
+    const explorerUrl = tx ? explorerTxUrl(jsonText(fieldOf(line, at, 2)) ?? '', Number(fieldOf(line, at, 3)), tx) : null;
+    items.push({
+      position: { createdAt: created, id: fieldOf(line, at, 7) },
+      json: sendItemOfStored(fieldOf(line, at, 0), explorerUrl, fieldOf(line, at, 1), created, Number(fieldOf(line, at, 6))),
+    });
+  });
+  return items;
+}
+
+/** A time field of a line (epoch ms), null when empty (NULL in SQL). */
+function timeOf(line: string, at: Int32Array, i: number): number | null {
+  return at[i + 1]! - 1 > at[i]! ? Number(fieldOf(line, at, i)) : null;
 }
 
 /** The text of a JSON string or null, as `json_quote` renders it. */

@@ -18,6 +18,9 @@ import {
   sendToRow, sessionToRow, workflowToRow,
 } from './rows';
 
+/** The columns of `sends` the writer reads back. */
+const SENDS_READ = SEND_COLUMNS.map((c) => `"${c}"`).join(', ');
+
 export const Database = Symbol('Database');
 
 /** Appends smaller than this skip the page-cache widening (three statements that cost more than they save). */
@@ -230,7 +233,8 @@ export class KnexJournalWriter implements JournalWriter {
     };
     const refs = references(events);
     const ws = emptyWorkingSet();
-    for (const row of await select('sends', 'send_id', carry(refs.sendIds, ws.sends, prev?.ws.sends))) {
+    // Not the stored `item` (migration 0010): the rows become SendAttempts.
+    for (const row of await select('sends', 'send_id', carry(refs.sendIds, ws.sends, prev?.ws.sends), SENDS_READ)) {
       const send = rowToSend(row);
       ws.sends.set(send.sendId, send);
     }

@@ -10,7 +10,7 @@ import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
 import { stepItemsOfRuns } from './step-runs-store';
-import { newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
+import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
 import { packedColumns, rowToRun, RUN_COLUMNS, runItemHead, runItemText, unpackRow, unpackValues } from './rows';
 
 /**
@@ -68,11 +68,17 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
         position: { createdAt: run.createdAt, id: run.runId }, status: run.status, json: JSON.stringify(toRunItem(run)),
       }));
     }
-    return newestFirst((await readers.selectLines(sql, shape.bindings)).map(([head, created, finished, duration, runId, status]) => ({
-      position: { createdAt: Number(created), id: runId! },
-      status: status as RunStatus,
-      json: runItemText(head!, Number(created), finished ? Number(finished) : null, duration || null),
-    })));
+    const items: RunItemText[] = [];
+    eachLine(await readers.selectText(sql, shape.bindings), 6, (line, at) => {
+      const created = Number(fieldOf(line, at, 1));
+      const finished = fieldOf(line, at, 2);
+      items.push({
+        position: { createdAt: created, id: fieldOf(line, at, 4) },
+        status: fieldOf(line, at, 5) as RunStatus,
+        json: runItemText(fieldOf(line, at, 0), created, finished ? Number(finished) : null, fieldOf(line, at, 3) || null),
+      });
+    });
+    return newestFirst(items);
   }
 
   /**

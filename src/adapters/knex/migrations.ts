@@ -7,7 +7,9 @@ import { spend } from './migration-spend';
 import { engine } from './migration-engine';
 import { relayerTopups } from './migration-relayers';
 import { sends } from './migration-sends';
+import { sendItemsMigration, sendsColumns } from './migration-send-items';
 import { waitingCounts } from './migration-waiting';
+import { waitingPagesMigration } from './migration-waiting-pages';
 import { stepRunsMigration } from './step-runs-store';
 
 interface Migration {
@@ -86,23 +88,8 @@ const initial: Migration = {
     }
 
     await db.schema.createTable('sends', (t) => {
-      t.string('send_id', 128).primary();
-      t.string('run_id', 128).notNullable().index('sends_run');
-      t.string('step_run_id', 128).notNullable();
-      t.string('workflow').notNullable();
-      t.string('session', 8).notNullable();
-      t.string('network').notNullable();
-      t.bigInteger('chain_id').notNullable();
-      t.string('relayer').notNullable();
-      t.string('status', 16).notNullable();
-      t.string('outcome', 16);
-      t.string('tx_hash');
-      t.string('idempotency_key').notNullable();
-      t.string('to_address').notNullable();
-      t.text('value_wei').notNullable();
-      t.text('receipt');
-      t.bigInteger('created_at').notNullable();
-      t.bigInteger('updated_at').notNullable();
+      sendsColumns(t);
+      t.index(['run_id'], 'sends_run');
     });
     await db.schema.createTable('approvals', (t) => {
       t.string('approval_id', 128).primary();
@@ -158,7 +145,8 @@ const initial: Migration = {
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0001_journal', initial], ['0002_history_lists', listIndexes], ['0003_bearers', bearers], ['0004_spend', spend], ['0005_engine', engine],
   ['0006_relayer_topups', relayerTopups], ['0007_sends', sends], ['0008_perf_read_waiting', waitingCounts],
-  ['0009_export_step_runs', stepRunsMigration],
+  ['0009_export_step_runs', stepRunsMigration], ['0010_send_items', sendItemsMigration],
+  ['0011_waiting_pages', waitingPagesMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

@@ -300,8 +300,8 @@ export function runItemText(head: string, createdAt: number, finishedAt: number 
 
 /**
  * A send's item (SendAttemptItem, CONTRACT section 4) as JSON text in two pieces rendered by SQLite (as
- * runItemHead): its head up to `idempotency_key`, and `to` with `value_wei`; `sendItemText` adds the explorer link
- * between them and the times after.
+ * runItemHead): its head up to `idempotency_key`, and `to` with `value_wei`. The sends' stored `item` is made of
+ * them (migration 0010); `sendItemOfStored` adds the explorer link between them and the times after.
  */
 export function sendItemPieces(alias: string): { head: string; middle: string } {
   const q = quoted(alias);
@@ -313,9 +313,31 @@ export function sendItemPieces(alias: string): { head: string; middle: string } 
   return { head, middle: jsonMembers(',', [['to', q('to_address')], ['value_wei', q('value_wei')]]) };
 }
 
-/** A send's item as JSON text, from the pieces SQLite rendered (sendItemPieces), its explorer link and its times. */
-export function sendItemText(head: string, explorerUrl: string | null, middle: string, createdAt: number, updatedAt: number): string {
-  return `${head},"explorer_url":${explorerUrl === null ? 'null' : JSON.stringify(explorerUrl)}${middle},"created_at":"${toIso(createdAt)}","updated_at":"${toIso(updatedAt)}"}`;
+/**
+ * A send's item as JSON text, from its stored `item` cut at its tab (`head` ends with `"explorer_url":`, `tail` holds
+ * `to` and `value_wei`), its explorer link and its times: the text JSON.stringify makes of `toSendAttemptItem`.
+ */
+export function sendItemOfStored(head: string, explorerUrl: string | null, tail: string, createdAt: number, updatedAt: number): string {
+  return `${head}${explorerUrl === null ? 'null' : JSON.stringify(explorerUrl)}${tail},"created_at":"${toIso(createdAt)}","updated_at":"${toIso(updatedAt)}"}`;
+}
+
+/**
+ * An approval's item (ApprovalItem, CONTRACT section 4) as JSON text in two pieces rendered by SQLite (as
+ * runItemHead): its head up to `message`, and `decided_by` with `reason`; `approvalItemText` adds the times between.
+ */
+export function approvalItemPieces(alias: string): { head: string; tail: string } {
+  const q = quoted(alias);
+  return {
+    head: jsonMembers('{', [['approval_id', q('approval_id')], ['run_id', q('run_id')], ['step_run_id', q('step_run_id')], ['workflow', q('workflow')],
+      ['status', q('status')], ['message', q('message')]]),
+    tail: jsonMembers(',', [['decided_by', q('decided_by')], ['reason', q('reason')]]),
+  };
+}
+
+/** An approval's item as JSON text, from its pieces (approvalItemPieces) and its times, as `toApprovalItem` has them. */
+export function approvalItemText(head: string, requestedAt: number, expiresAt: number | null, decidedAt: number | null, tail: string): string {
+  const time = (ms: number | null): string => (ms === null ? 'null' : `"${toIso(ms)}"`);
+  return `${head},"requested_at":"${toIso(requestedAt)}","expires_at":${time(expiresAt)},"decided_at":${time(decidedAt)}${tail}}`;
 }
 
 /** The head of a waiting run's item (WaitingItem) as JSON text rendered by SQLite, up to its times (as runItemHead). */
@@ -330,9 +352,9 @@ export function waitingItemText(head: string, parkedAt: number | null, dueAt: nu
   return `${head},"parked_at":${time(parkedAt)},"due_at":${time(dueAt)},"expires_at":${time(expiresAt)}}`;
 }
 
-/** A column of `alias` as JSON, in SQL: a string quoted and escaped, a number as it is, NULL as `null`. */
+/** A column of `alias` (of the row itself when '') as JSON, in SQL: a string quoted and escaped, a number as it is, NULL as `null`. */
 function quoted(alias: string): (column: string) => string {
-  return (column) => `json_quote(${alias}."${column}")`;
+  return alias ? (column) => `json_quote(${alias}."${column}")` : (column) => `json_quote("${column}")`;
 }
 
 /**

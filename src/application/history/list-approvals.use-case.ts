@@ -27,6 +27,7 @@ export class ListApprovals {
       fetch: (filter, page) => history.listApprovals(filter, page),
       position: (row) => ({ createdAt: row.requestedAt, id: row.approvalId }),
       item: toApprovalItem,
+      fetchJson: (filter, page) => history.listApprovalItems(filter, page),
       cursors,
       redactor,
       now: () => clock.now(),
@@ -41,5 +42,10 @@ export class ListApprovals {
   /** `query`: raw parameters (HTTP query or CLI flags), validated here. */
   async execute(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<ApprovalItem>> {
     return this.list.page(query);
+  }
+
+  /** The page `execute` answers, as JSON text (the same text), read from items the storage renders: for the API. */
+  async executeJson(query: Readonly<Record<string, unknown>>): Promise<string> {
+    return this.list.pageJson(query);
   }
 }

@@ -35,6 +35,8 @@ export interface HistoryRepository {
    */
   listSendItems(filter: ListFilter, page: PageRequest, explorerTxUrl: ExplorerTxUrl): Promise<ItemText[]>;
   listApprovals(filter: ListFilter, page: PageRequest): Promise<Approval[]>;
+  /** The approvals of `listApprovals`, the same page, each as the JSON text of its item (`toApprovalItem`). */
+  listApprovalItems(filter: ListFilter, page: PageRequest): Promise<ItemText[]>;
   /** Runs parked now. */
   listWaiting(filter: ListFilter, page: PageRequest): Promise<Run[]>;
   /** The runs of `listWaiting`, the same page, each as the JSON text of its item (`toWaitingItem`), on (parked_at, run_id). */

@@ -10,7 +10,7 @@ import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repositor
 import { migrationSource } from '../../../src/adapters/knex/migrations';
 import { HistogramCache, packedValues } from '../../../src/adapters/knex/rows';
 import { plusPlaceholders } from '../../../src/adapters/knex/sqlite-client';
-import { readersOf, ShapedSql } from '../../../src/adapters/knex/sqlite-readers';
+import { eachLine, readersOf, ShapedSql } from '../../../src/adapters/knex/sqlite-readers';
 import { DurationHistogram } from '../../../src/domain/duration-histogram';
 import type { RunFilter } from '../../../src/application/ports/run-repository';
 import { aFinish, aResume, aRun, aTxHash, HOUR, MINUTE, T0 } from '../../mothers/journal-events';
@@ -107,6 +107,20 @@ describe('SQLite read path of the history lists', () => {
     const values = "SELECT json_array(column1, column2) AS packed FROM (VALUES (1, 'a'), (3, 'c'), (2, 'b'), (3, 'd'))";
     expect(await readers.selectPacked(values, [], { time: 0, id: 1 })).toEqual([[3, 'd'], [3, 'c'], [2, 'b'], [1, 'a']]);
     expect(await readers.selectPacked(`${values} WHERE column1 > 9`, [], { time: 0, id: 1 })).toEqual([]);
+  });
+
+  it('reads a page of lines as one text, and cuts each line into its fields, empty ones too', async () => {
+    const readers = readersOf(db)!;
+    const lines = "SELECT concat(column1, char(9), column2, char(9), column3) AS line FROM (VALUES ('a', '', 'c'), ('', 'x y', ''), ('{\"k\":1}', '7', 'id'))";
+    const text = await readers.selectText(lines, []);
+    expect(text).toBe('a\t\tc\n\tx y\t\n{"k":1}\t7\tid');
+    const cut: string[][] = [];
+    eachLine(text, 3, (line, at) => void cut.push([0, 1, 2].map((i) => line.slice(at[i]!, at[i + 1]! - 1))));
+    expect(cut).toEqual([['a', '', 'c'], ['', 'x y', ''], ['{"k":1}', '7', 'id']]);
+    expect(await readers.selectText(`${lines} WHERE column2 = 'none'`, [])).toBe('');
+    eachLine('', 3, () => {
+      throw new Error('no line in an empty page');
+    });
   });
 
   it('reads on connections that refuse to write', async () => {
