@@ -54,11 +54,16 @@ const BY_NAME: ReadonlyMap<string, number> = new Map([
 
 /** Resolves explorer base URLs: configured overrides first, then the built-in map by chain id, then by name. */
 export class ExplorerLinks {
-  constructor(private readonly overrides: ReadonlyMap<string, string> = new Map()) {}
+  /** The configured bases without their trailing slashes (made once: a txs page asks for fifty links). */
+  private readonly overrides: ReadonlyMap<string, string>;
+
+  constructor(overrides: ReadonlyMap<string, string> = new Map()) {
+    this.overrides = new Map([...overrides].filter(([, base]) => base).map(([network, base]) => [network, base.replace(/\/+$/, '')]));
+  }
 
   base(network: string, chainId?: number | null): string | null {
     const configured = this.overrides.get(network);
-    if (configured) return configured.replace(/\/+$/, '');
+    if (configured !== undefined) return configured;
     if (chainId !== undefined && chainId !== null) {
       const byId = BY_CHAIN_ID.get(chainId);
       if (byId) return byId;
@@ -69,16 +74,24 @@ export class ExplorerLinks {
 
   tx(network: string, chainId: number | null | undefined, txHash: string): string | null {
     const base = this.base(network, chainId);
-    return base ? `${base}/tx/${encodeURIComponent(txHash)}` : null;
+    return base ? `${base}/tx/${pathSegment(txHash)}` : null;
   }
 
   address(network: string, chainId: number | null | undefined, address: string): string | null {
     const base = this.base(network, chainId);
-    return base ? `${base}/address/${encodeURIComponent(address)}` : null;
+    return base ? `${base}/address/${pathSegment(address)}` : null;
   }
 
   block(network: string, chainId: number | null | undefined, block: number): string | null {
     const base = this.base(network, chainId);
     return base ? `${base}/block/${block}` : null;
   }
+}
+
+/** Letters and digits only: what encodeURIComponent leaves as it is (hashes and addresses are such). */
+const PLAIN = /^[0-9A-Za-z]*$/;
+
+/** `text` as a URL path segment: encodeURIComponent's text, without its cost for a hash or an address. */
+function pathSegment(text: string): string {
+  return PLAIN.test(text) ? text : encodeURIComponent(text);
 }

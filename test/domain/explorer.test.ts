@@ -14,6 +14,16 @@ describe('ExplorerLinks', () => {
     expect(links.tx('base', 8453, '0x1')).toBe('https://my-explorer.example/tx/0x1');
   });
 
+  it('encodes what is not a plain hash or address, as encodeURIComponent does', () => {
+    for (const odd of ['0x/../x?y=1#z', 'a b', 'é✓😀', 'q"\\', '']) {
+      expect(links.tx('mainnet', 1, odd)).toBe(`https://etherscan.io/tx/${encodeURIComponent(odd)}`);
+      expect(links.address('mainnet', 1, odd)).toBe(`https://etherscan.io/address/${encodeURIComponent(odd)}`);
+    }
+    expect(links.tx('mainnet', 1, '0xAbC123')).toBe('https://etherscan.io/tx/0xAbC123');
+    // A configured base loses its trailing slashes.
+    expect(new ExplorerLinks(new Map([['x', 'https://x.example//']])).tx('x', null, '0x1')).toBe('https://x.example/tx/0x1');
+  });
+
   it('gives no link for an unknown network', () => {
     expect(links.tx('devnet-local', 31337, '0x1')).toBeNull();
     expect(links.base('nowhere')).toBeNull();

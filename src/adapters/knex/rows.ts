@@ -318,7 +318,7 @@ export function sendItemPieces(alias: string): { head: string; middle: string } 
  * `to` and `value_wei`), its explorer link and its times: the text JSON.stringify makes of `toSendAttemptItem`.
  */
 export function sendItemOfStored(head: string, explorerUrl: string | null, tail: string, createdAt: number, updatedAt: number): string {
-  return `${head}${explorerUrl === null ? 'null' : JSON.stringify(explorerUrl)}${tail},"created_at":"${toIso(createdAt)}","updated_at":"${toIso(updatedAt)}"}`;
+  return `${head}${explorerUrl === null ? 'null' : jsonString(explorerUrl)}${tail},"created_at":"${toIso(createdAt)}","updated_at":"${toIso(updatedAt)}"}`;
 }
 
 /**
@@ -338,6 +338,14 @@ export function approvalItemPieces(alias: string): { head: string; tail: string 
 export function approvalItemText(head: string, requestedAt: number, expiresAt: number | null, decidedAt: number | null, tail: string): string {
   const time = (ms: number | null): string => (ms === null ? 'null' : `"${toIso(ms)}"`);
   return `${head},"requested_at":"${toIso(requestedAt)}","expires_at":${time(expiresAt)},"decided_at":${time(decidedAt)}${tail}}`;
+}
+
+/** What JSON.stringify escapes in a string (a surrogate, paired or not, is left to it). */
+const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify(text), without its cost for text it writes as it is between quotes (a link of a hash). */
+export function jsonString(text: string): string {
+  return JSON_ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
 /** The head of a waiting run's item (WaitingItem) as JSON text rendered by SQLite, up to its times (as runItemHead). */

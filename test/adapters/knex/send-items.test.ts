@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import type { Knex } from 'knex';
 import { openDatabase } from '../../../src/adapters/knex/connection';
 import { KnexHistoryRepository } from '../../../src/adapters/knex/knex-history.repository';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { migrationSource } from '../../../src/adapters/knex/migrations';
+import { jsonString } from '../../../src/adapters/knex/rows';
 import { toSendAttemptItem } from '../../../src/application/history/items';
 import { aRun, MINUTE, T0 } from '../../mothers/journal-events';
 
@@ -75,5 +77,12 @@ describe("the sends' stored items on SQLite (migration 0010)", () => {
     // A stored generated column: no statement can write it, so none can leave it stale.
     await expect(db.raw("UPDATE sends SET item = 'x'")).rejects.toThrow(/update of sends failed/);
     expect(await pageAndExpected()).toEqual([page, expected]);
+  });
+
+  it('writes a link as JSON.stringify does, whatever it holds', () => {
+    fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.string()), (text) => {
+      expect(jsonString(text)).toBe(JSON.stringify(text));
+    }), { numRuns: 2000 });
+    for (const text of ['https://x.example/tx/0xab', 'q"', 'b\\', '\u0000\u001f', '\u2028', '\ud800', '😀', '']) expect(jsonString(text)).toBe(JSON.stringify(text));
   });
 });
