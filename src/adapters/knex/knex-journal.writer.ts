@@ -18,8 +18,9 @@ import {
   sendToRow, sessionToRow, workflowToRow,
 } from './rows';
 
-/** The columns of `sends` the writer reads back. */
+/** The columns of `sends` and `runs` the writer reads back: not their stored `item` (migration 0010). */
 const SENDS_READ = SEND_COLUMNS.map((c) => `"${c}"`).join(', ');
+const RUNS_READ = RUN_COLUMNS.map((c) => `runs."${c}"`).join(', ');
 
 export const Database = Symbol('Database');
 
@@ -233,7 +234,6 @@ export class KnexJournalWriter implements JournalWriter {
     };
     const refs = references(events);
     const ws = emptyWorkingSet();
-    // Not the stored `item` (migration 0010): the rows become SendAttempts.
     for (const row of await select('sends', 'send_id', carry(refs.sendIds, ws.sends, prev?.ws.sends), SENDS_READ)) {
       const send = rowToSend(row);
       ws.sends.set(send.sendId, send);
@@ -261,8 +261,8 @@ export class KnexJournalWriter implements JournalWriter {
     // per append, which the engine makes at every step).
     const withEvents = isSqlite(trx);
     const columns = withEvents
-      ? `runs.*, (SELECT json_group_array(json_array(seq, hash)) FROM events WHERE events.stream = runs.run_id) AS event_keys, ${STEP_RUNS_COLUMNS}`
-      : '*';
+      ? `${RUNS_READ}, (SELECT json_group_array(json_array(seq, hash)) FROM events WHERE events.stream = runs.run_id) AS event_keys, ${STEP_RUNS_COLUMNS}`
+      : RUNS_READ;
     const runsToRead = carry(runIds, ws.runs, prev?.ws.runs);
     const stepRuns = new Map<string, StepRuns>();
     if (prev) {

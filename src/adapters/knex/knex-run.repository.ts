@@ -11,7 +11,7 @@ import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
 import { stepItemsOfRuns } from './step-runs-store';
 import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
-import { packedColumns, rowToRun, RUN_COLUMNS, runItemHead, runItemText, unpackRow, unpackValues } from './rows';
+import { packedColumns, rowToRun, RUN_COLUMNS, runItemText, unpackRow, unpackValues } from './rows';
 
 /**
  * Runs whose events one statement of `streams` reads: about 100 KB of JSON text, below V8's large-object size
@@ -31,8 +31,8 @@ const LIST_FILTERS: ReadonlyArray<readonly [keyof RunFilter, { table: string; co
   ['relayer', RUN_LIST_TABLES.relayers], ['txHash', RUN_LIST_TABLES.txHashes], ['stepId', RUN_LIST_TABLES.stepIds],
 ];
 
-/** A line of `listItems`' page: the head of the run's item, then its times, id and status, tab-separated. */
-const ITEM_LINE = `concat(${runItemHead('r')}, char(9), r.created_at, char(9), r.finished_at, char(9), r.duration_ms, char(9), r.run_id, char(9), r.status) AS line`;
+/** A line of `listItems`' page: the run's stored item (migration 0010: its head, runItemHead), then its times, id and status, tab-separated. */
+const ITEM_LINE = `concat(r.item, char(9), r.created_at, char(9), r.finished_at, char(9), r.duration_ms, char(9), r.run_id, char(9), r.status) AS line`;
 
 /** Where a packed run holds its time and id (the page's order). */
 const NEWEST_FIRST = { time: RUN_COLUMNS.indexOf('created_at'), id: RUN_COLUMNS.indexOf('run_id') };
@@ -53,8 +53,8 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   }
 
   /**
-   * On a SQLite file, SQLite renders the head of each run's item (see runItemHead) and the page comes back as one
-   * text, a line per run: the head, then tab-separated its created_at, finished_at, duration_ms, run id and status
+   * On a SQLite file, each run's row keeps the head of its item (see runItemHead; stored by SQLite, migration 0010)
+   * and the page comes back as one text, a line per run: the head, then tab-separated its created_at, finished_at, duration_ms, run id and status
    * (JSON text holds no raw tab or newline; run ids match ID_PATTERN). The times are rendered here and the page's
    * runs never become objects in JavaScript: the list answers their text as it is once redacted (measured in
    * docs/benchmarks.md). Elsewhere, the runs of `list` rendered by `toRunItem`.

@@ -7,7 +7,7 @@ import { spend } from './migration-spend';
 import { engine } from './migration-engine';
 import { relayerTopups } from './migration-relayers';
 import { sends } from './migration-sends';
-import { sendItemsMigration, sendsColumns } from './migration-send-items';
+import { runsColumns, sendsColumns, storedItemsMigration } from './migration-items';
 import { waitingCounts } from './migration-waiting';
 import { waitingPagesMigration } from './migration-waiting-pages';
 import { stepRunsMigration } from './step-runs-store';
@@ -51,29 +51,7 @@ const initial: Migration = {
     await withoutRowid(db, 'events');
 
     await db.schema.createTable('runs', (t) => {
-      t.string('run_id', 128).primary();
-      t.string('workflow').notNullable();
-      t.string('status', 16).notNullable();
-      t.string('trigger_kind').notNullable();
-      t.string('session', 8).notNullable();
-      t.string('session_id', 128);
-      t.string('network');
-      t.string('contract');
-      t.bigInteger('block');
-      t.text('relayers').notNullable();
-      t.text('tx_hashes').notNullable();
-      t.text('step_ids').notNullable();
-      t.string('error_kind');
-      t.string('approval_status', 16);
-      t.string('wait_kind', 16);
-      t.bigInteger('parked_at');
-      t.string('wait_step_run_id', 128);
-      t.bigInteger('due_at');
-      t.bigInteger('expires_at');
-      t.string('replay_of', 128);
-      t.bigInteger('created_at').notNullable();
-      t.bigInteger('finished_at');
-      t.bigInteger('duration_ms');
+      runsColumns(t);
       t.index(['created_at', 'run_id'], 'runs_page');
       for (const column of RUN_FILTER_COLUMNS) t.index([column, 'created_at', 'run_id'], `runs_by_${column}`);
     });
@@ -145,7 +123,7 @@ const initial: Migration = {
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0001_journal', initial], ['0002_history_lists', listIndexes], ['0003_bearers', bearers], ['0004_spend', spend], ['0005_engine', engine],
   ['0006_relayer_topups', relayerTopups], ['0007_sends', sends], ['0008_perf_read_waiting', waitingCounts],
-  ['0009_export_step_runs', stepRunsMigration], ['0010_send_items', sendItemsMigration],
+  ['0009_export_step_runs', stepRunsMigration], ['0010_stored_items', storedItemsMigration],
   ['0011_waiting_pages', waitingPagesMigration],
 ];
 

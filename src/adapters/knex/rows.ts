@@ -286,8 +286,8 @@ export function runItemHead(alias: string): string {
   return jsonMembers('{', [
     ['run_id', q('run_id')], ['workflow', q('workflow')], ['status', q('status')], ['trigger', q('trigger_kind')],
     ['session', q('session')], ['session_id', q('session_id')], ['network', q('network')], ['contract', q('contract')],
-    ['relayers', `${alias}."relayers"`], ['tx_hashes', `${alias}."tx_hashes"`], ['block', q('block')],
-    ['step_ids', `${alias}."step_ids"`], ['error_kind', q('error_kind')], ['approval_status', q('approval_status')],
+    ['relayers', column(alias, 'relayers')], ['tx_hashes', column(alias, 'tx_hashes')], ['block', q('block')],
+    ['step_ids', column(alias, 'step_ids')], ['error_kind', q('error_kind')], ['approval_status', q('approval_status')],
     ['wait_kind', q('wait_kind')], ['replay_of', q('replay_of')],
   ]);
 }
@@ -360,9 +360,14 @@ export function waitingItemText(head: string, parkedAt: number | null, dueAt: nu
   return `${head},"parked_at":${time(parkedAt)},"due_at":${time(dueAt)},"expires_at":${time(expiresAt)}}`;
 }
 
+/** A column of `alias` (of the row itself when ''), in SQL. */
+function column(alias: string, name: string): string {
+  return alias ? `${alias}."${name}"` : `"${name}"`;
+}
+
 /** A column of `alias` (of the row itself when '') as JSON, in SQL: a string quoted and escaped, a number as it is, NULL as `null`. */
-function quoted(alias: string): (column: string) => string {
-  return alias ? (column) => `json_quote(${alias}."${column}")` : (column) => `json_quote("${column}")`;
+function quoted(alias: string): (name: string) => string {
+  return (name) => `json_quote(${column(alias, name)})`;
 }
 
 /**

@@ -1,0 +1,103 @@
+import type { Knex } from 'knex';
+import { isSqlite } from './dialect';
+import { RUN_COLUMNS, runItemHead, SEND_COLUMNS, sendItemPieces } from './rows';
+
+/** The columns of `runs` (the run projection), as migration 0001 made them and as 0010 makes them again. */
+export function runsColumns(t: Knex.CreateTableBuilder): void {
+  t.string('run_id', 128).primary();
+  t.string('workflow').notNullable();
+  t.string('status', 16).notNullable();
+  t.string('trigger_kind').notNullable();
+  t.string('session', 8).notNullable();
+  t.string('session_id', 128);
+  t.string('network');
+  t.string('contract');
+  t.bigInteger('block');
+  t.text('relayers').notNullable();
+  t.text('tx_hashes').notNullable();
+  t.text('step_ids').notNullable();
+  t.string('error_kind');
+  t.string('approval_status', 16);
+  t.string('wait_kind', 16);
+  t.bigInteger('parked_at');
+  t.string('wait_step_run_id', 128);
+  t.bigInteger('due_at');
+  t.bigInteger('expires_at');
+  t.string('replay_of', 128);
+  t.bigInteger('created_at').notNullable();
+  t.bigInteger('finished_at');
+  t.bigInteger('duration_ms');
+}
+
+/** The columns of `sends` (CONTRACT section 4's send attempts), as migration 0001 made them and as 0010 makes them again. */
+export function sendsColumns(t: Knex.CreateTableBuilder): void {
+  t.string('send_id', 128).primary();
+  t.string('run_id', 128).notNullable();
+  t.string('step_run_id', 128).notNullable();
+  t.string('workflow').notNullable();
+  t.string('session', 8).notNullable();
+  t.string('network').notNullable();
+  t.bigInteger('chain_id').notNullable();
+  t.string('relayer').notNullable();
+  t.string('status', 16).notNullable();
+  t.string('outcome', 16);
+  t.string('tx_hash');
+  t.string('idempotency_key').notNullable();
+  t.string('to_address').notNullable();
+  t.text('value_wei').notNullable();
+  t.text('receipt');
+  t.bigInteger('created_at').notNullable();
+  t.bigInteger('updated_at').notNullable();
+}
+
+/**
+ * A send's item (SendAttemptItem) as SQLite renders it from the row: its members up to `"explorer_url":`, a tab where
+ * the link goes (configuration, so never stored), then `to` and `value_wei`, without the times and the closing brace
+ * (see sendItemOfStored).
+ */
+const SEND_ITEM = ((): string => {
+  const { head, middle } = sendItemPieces('');
+  return `concat(${head}, ',"explorer_url":', char(9), ${middle})`;
+})();
+
+/** A run's item (RunItem) up to its times, as SQLite renders it from the row (runItemHead; runItemText adds the times). */
+const RUN_ITEM = runItemHead('');
+
+/** The tables that keep their rendered item: its SQL, and what makes the table again. */
+const STORED_ITEMS = [
+  { table: 'runs', columns: runsColumns, names: RUN_COLUMNS, item: RUN_ITEM },
+  { table: 'sends', columns: sendsColumns, names: SEND_COLUMNS, item: SEND_ITEM },
+] as const;
+
+/**
+ * Migration 0010, on a SQLite file: `runs` and `sends` keep the item of each row (`item`, a stored generated column),
+ * which SQLite computes on every insert and update of the row, in the same statement, so no writer can leave it stale
+ * and none can write it. The runs and txs pages and the export read it instead of rendering a dozen values a row
+ * (docs/decisions.md, Read path). SQLite adds a stored generated column only to a new table, so each table is made
+ * again: its rows copied in their order, its indexes and triggers made again from their SQL as they were. Elsewhere
+ * nothing changes: those pages are rendered in JavaScript there.
+ */
+export const storedItemsMigration = {
+  async up(db: Knex): Promise<void> {
+    if (isSqlite(db)) for (const t of STORED_ITEMS) await rebuild(db, t.table, t.columns, t.names, t.item);
+  },
+  async down(db: Knex): Promise<void> {
+    if (isSqlite(db)) for (const t of STORED_ITEMS) await rebuild(db, t.table, t.columns, t.names);
+  },
+};
+
+/** `table` made again by `columns` (and `item`, when given, as a stored generated column), with its rows, indexes and triggers. */
+async function rebuild(db: Knex, table: string, columns: (t: Knex.CreateTableBuilder) => void, names: readonly string[], item?: string): Promise<void> {
+  const schema = (await db.raw(`SELECT sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name = ? AND sql IS NOT NULL`, [table])) as Array<{ sql: string }>;
+  const rebuilt = `${table}_rebuilt`;
+  await db.schema.createTable(rebuilt, (t) => {
+    columns(t);
+    if (item) t.specificType('item', `text GENERATED ALWAYS AS (${item}) STORED`);
+  });
+  const list = names.map((c) => `"${c}"`).join(', ');
+  await db.raw(`INSERT INTO ${rebuilt} (${list}) SELECT ${list} FROM ${table} ORDER BY rowid`);
+  // Its indexes and triggers go with it, to be made again on the new table once it has the name.
+  await db.schema.dropTable(table);
+  await db.raw(`ALTER TABLE ${rebuilt} RENAME TO ${table}`);
+  for (const { sql } of schema) await db.raw(sql);
+}

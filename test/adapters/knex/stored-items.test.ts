@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import type { Knex } from 'knex';
+import { openDatabase } from '../../../src/adapters/knex/connection';
+import { KnexHistoryRepository } from '../../../src/adapters/knex/knex-history.repository';
+import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
+import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
+import { migrationSource } from '../../../src/adapters/knex/migrations';
+import { jsonString } from '../../../src/adapters/knex/rows';
+import { toRunItem, toSendAttemptItem } from '../../../src/application/history/items';
+import { aFinish, aResume, aRun, MINUTE, T0 } from '../../mothers/journal-events';
+
+type Row = Record<string, unknown>;
+
+describe("the runs' and sends' stored items on SQLite (migration 0010)", () => {
+  let dir: string;
+  let db: Knex;
+  let writer: KnexJournalWriter;
+  let history: KnexHistoryRepository;
+  let runs: KnexRunRepository;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'chainflow-stored-items-'));
+    db = await openDatabase(`sqlite:${join(dir, 'journal.db')}`);
+    writer = new KnexJournalWriter(db);
+    history = new KnexHistoryRepository(db);
+    runs = new KnexRunRepository(db);
+  });
+  afterEach(async () => {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const explorer = (network: string, chainId: number, txHash: string): string | null => `https://scan.example/${network}/${chainId}/tx/${txHash}`;
+  const ALL = { equals: {} };
+  const awkward = 'q"b\\s/\n\t\r\u0001 é ✓ \u2028 😀';
+  const rows = async (sql: string): Promise<Row[]> => (await db.raw(sql)) as Row[];
+  /** The indexes and triggers of both tables, as SQLite keeps them. */
+  const schema = (): Promise<Row[]> => rows("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN ('runs', 'sends') ORDER BY name");
+  const order = (): Promise<Row[]> => rows("SELECT 'run', rowid, run_id FROM runs UNION ALL SELECT 'send', rowid, send_id FROM sends ORDER BY 1, 2");
+  /** The pages of every run and every send, and what list and listSends render of them: they must be the same text. */
+  const pagesAndExpected = async (): Promise<string[][]> => {
+    const sendItems = await history.listSendItems(ALL, { limit: 100 }, explorer);
+    const sends = await history.listSends(ALL, { limit: 100 });
+    const runItems = await runs.listItems({}, { limit: 100 });
+    const list = await runs.list({}, { limit: 100 });
+    return [sendItems.map((i) => i.json), sends.map((s) => JSON.stringify(toSendAttemptItem(s, explorer))), runItems.map((i) => i.json), list.map((r) => JSON.stringify(toRunItem(r)))];
+  };
+  const waitingCounts = (): Promise<Row[]> => rows("SELECT workflow, runs FROM workflow_waiting WHERE runs > 0 ORDER BY workflow");
+
+  it('rebuilds a journal written before it with every item, index, trigger and row order, and takes the items away on the way down', async () => {
+    await writer.append([
+      ...aRun({ runId: 'r1', at: T0, send: { sendId: 's1' } }),
+      ...aRun({ runId: 'r2', at: T0 + MINUTE, send: { sendId: 's2', status: 'queued' }, status: 'running' }),
+      ...aRun({ runId: 'r3', workflow: awkward, at: '1969-12-31T23:59:58.999Z', send: { sendId: 's3', relayer: awkward, network: `net ${awkward}`, chainId: 2 ** 31 } }),
+      ...aRun({ runId: 'parked', workflow: 'keeper', at: T0 + 2 * MINUTE, park: { waitKind: 'delay' } }),
+    ]);
+    const before = await pagesAndExpected();
+    expect(before[0]).toEqual(before[1]);
+    expect(before[2]).toEqual(before[3]);
+    expect(before[0]).toHaveLength(3);
+    expect(before[2]).toHaveLength(4);
+    const schemaBefore = await schema();
+    expect(schemaBefore.filter((r) => r.type === 'trigger').map((r) => r.name)).toEqual(['runs_waiting_delete', 'runs_waiting_insert', 'runs_waiting_update']);
+    expect(schemaBefore.filter((r) => r.type === 'index').length).toBeGreaterThan(20);
+    const orderBefore = await order();
+
+    await db.migrate.down({ migrationSource, name: '0010_stored_items' });
+    await expect(db.raw('SELECT item FROM sends')).rejects.toThrow(/no such column/);
+    await expect(db.raw('SELECT item FROM runs')).rejects.toThrow(/no such column/);
+    expect(await schema()).toEqual(schemaBefore);
+    expect((await history.listSends(ALL, { limit: 100 })).map((s) => s.sendId)).toEqual(['s2', 's1', 's3']);
+
+    await db.migrate.latest({ migrationSource });
+    expect(await pagesAndExpected()).toEqual(before);
+    expect(await schema()).toEqual(schemaBefore);
+    expect(await order()).toEqual(orderBefore);
+
+    // The triggers made again keep counting: the parked run resumes and ends.
+    expect(await waitingCounts()).toEqual([{ workflow: 'keeper', runs: 1 }]);
+    await writer.append([aResume('parked', T0 + 3 * MINUTE), aFinish('parked', T0 + 4 * MINUTE)]);
+    expect(await waitingCounts()).toEqual([]);
+  });
+
+  it('keeps the items current through their own events, however they are written', async () => {
+    await writer.append(aRun({ runId: 'life', at: T0, send: { sendId: 'life', status: 'queued' }, status: 'running' }));
+    const item = async (): Promise<Row> => JSON.parse((await history.listSendItems(ALL, { limit: 10 }, explorer))[0]!.json) as Row;
+    expect(await item()).toMatchObject({ status: 'queued', tx_hash: null, explorer_url: null });
+    await writer.append([{ type: 'send.submitted', at: new Date(T0 + MINUTE).toISOString(), send_id: 'life', tx_hash: '0xabc', nonce: 1 }]);
+    expect(await item()).toMatchObject({ status: 'submitted', tx_hash: '0xabc', explorer_url: 'https://scan.example/sepolia/11155111/tx/0xabc' });
+    await writer.append([aFinish('life', T0 + 2 * MINUTE)]);
+    const pages = await pagesAndExpected();
+    expect(pages[0]).toEqual(pages[1]);
+    expect(pages[2]).toEqual(pages[3]);
+    expect(JSON.parse(pages[2]![0]!)).toMatchObject({ run_id: 'life', status: 'succeeded', tx_hashes: ['0xabc'] });
+    // A stored generated column: no statement can write it, so none can leave it stale.
+    await expect(db.raw("UPDATE sends SET item = 'x'")).rejects.toThrow(/update of sends failed/);
+    await expect(db.raw("UPDATE runs SET item = 'x'")).rejects.toThrow(/update of runs failed/);
+    expect(await pagesAndExpected()).toEqual(pages);
+  });
+
+  it('writes a link as JSON.stringify does, whatever it holds', () => {
+    fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.string()), (text) => {
+      expect(jsonString(text)).toBe(JSON.stringify(text));
+    }), { numRuns: 2000 });
+    for (const text of ['https://x.example/tx/0xab', 'q"', 'b\\', '\u0000\u001f', '\u2028', '\ud800', '😀', '']) expect(jsonString(text)).toBe(JSON.stringify(text));
+  });
+});
