@@ -13,7 +13,7 @@ import { chunks, MAX_ROWS, selectIn, selectInPacked } from './bulk';
 import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql, type SqliteReaders } from './sqlite-readers';
 import { Database } from './knex-journal.writer';
 import {
-  APPROVAL_COLUMNS, approvalItemPieces, approvalItemText, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
+  APPROVAL_COLUMNS, approvalItemText, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
   rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, sendItemOfStored, unpackRow, unpackValues, waitingItemHead, waitingItemText,
 } from './rows';
 
@@ -45,10 +45,12 @@ const SEND_LINE = 'concat(sends.item, char(9), json_quote(sends.network), char(9
 /** Runs whose sends one statement of `sendItemsOfRuns` renders: an export's page of runs is read in a few, side by side. */
 const SEND_ITEMS_CHUNK = 100;
 
-/** A line of `listApprovalItems`' page: the pieces of the approval's item, its times between them, and its id, tab-separated. */
-const APPROVAL_PIECES = approvalItemPieces('approvals');
-const APPROVAL_LINE = `concat(${APPROVAL_PIECES.head}, char(9), approvals.requested_at, char(9), approvals.expires_at, char(9), approvals.decided_at, ` +
-  `char(9), ${APPROVAL_PIECES.tail}, char(9), approvals.approval_id) AS line`;
+/**
+ * A line of `listApprovalItems`' page: the approval's stored item (migration 0012: its two pieces, already
+ * tab-separated), then its times and its id, tab-separated. Six fields.
+ */
+const APPROVAL_LINE = 'concat(approvals.item, char(9), approvals.requested_at, char(9), approvals.expires_at, char(9), approvals.decided_at, ' +
+  'char(9), approvals.approval_id) AS line';
 
 /** A line of `listWaitingItems`' page: the head of the waiting run's item, then its times and id, tab-separated. */
 const WAITING_LINE = `concat(${waitingItemHead('runs')}, char(9), runs.parked_at, char(9), runs.due_at, char(9), runs.expires_at, char(9), runs.run_id) AS line`;
@@ -111,10 +113,10 @@ export class KnexHistoryRepository implements HistoryRepository {
     }
     const items: ItemText[] = [];
     eachLine(await readers.selectText(sql, shape.bindings), 6, (line, at) => {
-      const requested = Number(fieldOf(line, at, 1));
+      const requested = Number(fieldOf(line, at, 2));
       items.push({
         position: { createdAt: requested, id: fieldOf(line, at, 5) },
-        json: approvalItemText(fieldOf(line, at, 0), requested, timeOf(line, at, 2), timeOf(line, at, 3), fieldOf(line, at, 4)),
+        json: approvalItemText(fieldOf(line, at, 0), requested, timeOf(line, at, 3), timeOf(line, at, 4), fieldOf(line, at, 1)),
       });
     });
     return newestFirst(items);

@@ -18,8 +18,9 @@ import {
   sendToRow, sessionToRow, workflowToRow,
 } from './rows';
 
-/** The columns of `sends` and `runs` the writer reads back: not their stored `item` (migration 0010). */
+/** The columns of `sends`, `approvals` and `runs` the writer reads back: not their stored `item` (migrations 0010, 0012). */
 const SENDS_READ = SEND_COLUMNS.map((c) => `"${c}"`).join(', ');
+const APPROVALS_READ = APPROVAL_COLUMNS.map((c) => `"${c}"`).join(', ');
 const RUNS_READ = RUN_COLUMNS.map((c) => `runs."${c}"`).join(', ');
 
 export const Database = Symbol('Database');
@@ -238,7 +239,7 @@ export class KnexJournalWriter implements JournalWriter {
       const send = rowToSend(row);
       ws.sends.set(send.sendId, send);
     }
-    for (const row of await select('approvals', 'approval_id', carry(refs.approvalIds, ws.approvals, prev?.ws.approvals))) {
+    for (const row of await select('approvals', 'approval_id', carry(refs.approvalIds, ws.approvals, prev?.ws.approvals), APPROVALS_READ)) {
       const approval = rowToApproval(row);
       ws.approvals.set(approval.approvalId, approval);
     }

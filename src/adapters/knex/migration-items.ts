@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isSqlite } from './dialect';
-import { RUN_COLUMNS, runItemHead, SEND_COLUMNS, sendItemPieces } from './rows';
+import { APPROVAL_COLUMNS, approvalItemPieces, RUN_COLUMNS, runItemHead, SEND_COLUMNS, sendItemPieces } from './rows';
 
 /** The columns of `runs` (the run projection), as migration 0001 made them and as 0010 makes them again. */
 export function runsColumns(t: Knex.CreateTableBuilder): void {
@@ -50,6 +50,21 @@ export function sendsColumns(t: Knex.CreateTableBuilder): void {
   t.bigInteger('updated_at').notNullable();
 }
 
+/** The columns of `approvals`, as migration 0001 made them and as 0012 makes them again. */
+export function approvalsColumns(t: Knex.CreateTableBuilder): void {
+  t.string('approval_id', 128).primary();
+  t.string('run_id', 128).notNullable();
+  t.string('step_run_id', 128).notNullable();
+  t.string('workflow').notNullable();
+  t.string('status', 16).notNullable();
+  t.text('message');
+  t.bigInteger('requested_at').notNullable();
+  t.bigInteger('expires_at');
+  t.bigInteger('decided_at');
+  t.string('decided_by');
+  t.text('reason');
+}
+
 /**
  * A send's item (SendAttemptItem) as SQLite renders it from the row: its members up to `"explorer_url":`, a tab where
  * the link goes (configuration, so never stored), then `to` and `value_wei`, without the times and the closing brace
@@ -62,6 +77,12 @@ const SEND_ITEM = ((): string => {
 
 /** A run's item (RunItem) up to its times, as SQLite renders it from the row (runItemHead; runItemText adds the times). */
 const RUN_ITEM = runItemHead('');
+
+/** An approval's item (ApprovalItem) without its times: its members up to `message`, a tab where the times go, `decided_by` and `reason`. */
+const APPROVAL_ITEM = ((): string => {
+  const { head, tail } = approvalItemPieces('');
+  return `concat(${head}, char(9), ${tail})`;
+})();
 
 /** The tables that keep their rendered item: its SQL, and what makes the table again. */
 const STORED_ITEMS = [
@@ -101,3 +122,13 @@ async function rebuild(db: Knex, table: string, columns: (t: Knex.CreateTableBui
   await db.raw(`ALTER TABLE ${rebuilt} RENAME TO ${table}`);
   for (const { sql } of schema) await db.raw(sql);
 }
+
+/** Migration 0012, on a SQLite file: `approvals` keeps its rows' items too, as 0010 made `runs` and `sends` keep theirs. */
+export const approvalItemsMigration = {
+  async up(db: Knex): Promise<void> {
+    if (isSqlite(db)) await rebuild(db, 'approvals', approvalsColumns, APPROVAL_COLUMNS, APPROVAL_ITEM);
+  },
+  async down(db: Knex): Promise<void> {
+    if (isSqlite(db)) await rebuild(db, 'approvals', approvalsColumns, APPROVAL_COLUMNS);
+  },
+};

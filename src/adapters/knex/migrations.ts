@@ -7,7 +7,7 @@ import { spend } from './migration-spend';
 import { engine } from './migration-engine';
 import { relayerTopups } from './migration-relayers';
 import { sends } from './migration-sends';
-import { runsColumns, sendsColumns, storedItemsMigration } from './migration-items';
+import { approvalItemsMigration, approvalsColumns, runsColumns, sendsColumns, storedItemsMigration } from './migration-items';
 import { waitingCounts } from './migration-waiting';
 import { waitingPagesMigration } from './migration-waiting-pages';
 import { stepRunsMigration } from './step-runs-store';
@@ -70,17 +70,8 @@ const initial: Migration = {
       t.index(['run_id'], 'sends_run');
     });
     await db.schema.createTable('approvals', (t) => {
-      t.string('approval_id', 128).primary();
-      t.string('run_id', 128).notNullable().index('approvals_run');
-      t.string('step_run_id', 128).notNullable();
-      t.string('workflow').notNullable();
-      t.string('status', 16).notNullable();
-      t.text('message');
-      t.bigInteger('requested_at').notNullable();
-      t.bigInteger('expires_at');
-      t.bigInteger('decided_at');
-      t.string('decided_by');
-      t.text('reason');
+      approvalsColumns(t);
+      t.index(['run_id'], 'approvals_run');
     });
     await db.schema.createTable('reorgs', (t) => {
       t.string('reorg_id', 128).primary();
@@ -124,7 +115,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0001_journal', initial], ['0002_history_lists', listIndexes], ['0003_bearers', bearers], ['0004_spend', spend], ['0005_engine', engine],
   ['0006_relayer_topups', relayerTopups], ['0007_sends', sends], ['0008_perf_read_waiting', waitingCounts],
   ['0009_export_step_runs', stepRunsMigration], ['0010_stored_items', storedItemsMigration],
-  ['0011_waiting_pages', waitingPagesMigration],
+  ['0011_waiting_pages', waitingPagesMigration], ['0012_approval_items', approvalItemsMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

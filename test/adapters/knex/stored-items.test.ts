@@ -9,12 +9,12 @@ import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.write
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
 import { migrationSource } from '../../../src/adapters/knex/migrations';
 import { jsonString } from '../../../src/adapters/knex/rows';
-import { toRunItem, toSendAttemptItem } from '../../../src/application/history/items';
-import { aFinish, aResume, aRun, MINUTE, T0 } from '../../mothers/journal-events';
+import { toApprovalItem, toRunItem, toSendAttemptItem } from '../../../src/application/history/items';
+import { aFinish, aResume, aRun, HOUR, MINUTE, T0 } from '../../mothers/journal-events';
 
 type Row = Record<string, unknown>;
 
-describe("the runs' and sends' stored items on SQLite (migration 0010)", () => {
+describe("the runs', sends' and approvals' stored items on SQLite (migrations 0010, 0012)", () => {
   let dir: string;
   let db: Knex;
   let writer: KnexJournalWriter;
@@ -38,15 +38,20 @@ describe("the runs' and sends' stored items on SQLite (migration 0010)", () => {
   const awkward = 'q"b\\s/\n\t\r\u0001 é ✓ \u2028 😀';
   const rows = async (sql: string): Promise<Row[]> => (await db.raw(sql)) as Row[];
   /** The indexes and triggers of both tables, as SQLite keeps them. */
-  const schema = (): Promise<Row[]> => rows("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN ('runs', 'sends') ORDER BY name");
-  const order = (): Promise<Row[]> => rows("SELECT 'run', rowid, run_id FROM runs UNION ALL SELECT 'send', rowid, send_id FROM sends ORDER BY 1, 2");
+  const schema = (): Promise<Row[]> => rows("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN ('runs', 'sends', 'approvals') ORDER BY name");
+  const order = (): Promise<Row[]> => rows("SELECT 'run', rowid, run_id FROM runs UNION ALL SELECT 'send', rowid, send_id FROM sends UNION ALL SELECT 'approval', rowid, approval_id FROM approvals ORDER BY 1, 2");
   /** The pages of every run and every send, and what list and listSends render of them: they must be the same text. */
   const pagesAndExpected = async (): Promise<string[][]> => {
     const sendItems = await history.listSendItems(ALL, { limit: 100 }, explorer);
     const sends = await history.listSends(ALL, { limit: 100 });
     const runItems = await runs.listItems({}, { limit: 100 });
     const list = await runs.list({}, { limit: 100 });
-    return [sendItems.map((i) => i.json), sends.map((s) => JSON.stringify(toSendAttemptItem(s, explorer))), runItems.map((i) => i.json), list.map((r) => JSON.stringify(toRunItem(r)))];
+    const approvalItems = await history.listApprovalItems(ALL, { limit: 100 });
+    const approvals = await history.listApprovals(ALL, { limit: 100 });
+    return [
+      sendItems.map((i) => i.json), sends.map((s) => JSON.stringify(toSendAttemptItem(s, explorer))), runItems.map((i) => i.json), list.map((r) => JSON.stringify(toRunItem(r))),
+      approvalItems.map((i) => i.json), approvals.map((a) => JSON.stringify(toApprovalItem(a))),
+    ];
   };
   const waitingCounts = (): Promise<Row[]> => rows("SELECT workflow, runs FROM workflow_waiting WHERE runs > 0 ORDER BY workflow");
 
@@ -56,20 +61,24 @@ describe("the runs' and sends' stored items on SQLite (migration 0010)", () => {
       ...aRun({ runId: 'r2', at: T0 + MINUTE, send: { sendId: 's2', status: 'queued' }, status: 'running' }),
       ...aRun({ runId: 'r3', workflow: awkward, at: '1969-12-31T23:59:58.999Z', send: { sendId: 's3', relayer: awkward, network: `net ${awkward}`, chainId: 2 ** 31 } }),
       ...aRun({ runId: 'parked', workflow: 'keeper', at: T0 + 2 * MINUTE, park: { waitKind: 'delay' } }),
+      ...aRun({ runId: 'asked', at: T0 + 3 * MINUTE, approval: { approvalId: 'ap1', message: awkward, expiresAt: '1970-01-01T00:00:00.001Z' }, park: { waitKind: 'approval' } }),
+      ...aRun({ runId: 'decided', at: T0 + 4 * MINUTE, approval: { approvalId: 'ap2', decision: 'rejected', by: awkward, reason: 'q"' } }),
     ]);
     const before = await pagesAndExpected();
     expect(before[0]).toEqual(before[1]);
     expect(before[2]).toEqual(before[3]);
+    expect(before[4]).toEqual(before[5]);
+    expect(before[4]).toHaveLength(2);
     expect(before[0]).toHaveLength(3);
-    expect(before[2]).toHaveLength(4);
+    expect(before[2]).toHaveLength(6);
     const schemaBefore = await schema();
     expect(schemaBefore.filter((r) => r.type === 'trigger').map((r) => r.name)).toEqual(['runs_waiting_delete', 'runs_waiting_insert', 'runs_waiting_update']);
     expect(schemaBefore.filter((r) => r.type === 'index').length).toBeGreaterThan(20);
     const orderBefore = await order();
 
+    await db.migrate.down({ migrationSource, name: '0012_approval_items' });
     await db.migrate.down({ migrationSource, name: '0010_stored_items' });
-    await expect(db.raw('SELECT item FROM sends')).rejects.toThrow(/no such column/);
-    await expect(db.raw('SELECT item FROM runs')).rejects.toThrow(/no such column/);
+    for (const table of ['runs', 'sends', 'approvals']) await expect(db.raw(`SELECT item FROM ${table}`)).rejects.toThrow(/no such column/);
     expect(await schema()).toEqual(schemaBefore);
     expect((await history.listSends(ALL, { limit: 100 })).map((s) => s.sendId)).toEqual(['s2', 's1', 's3']);
 
@@ -79,9 +88,9 @@ describe("the runs' and sends' stored items on SQLite (migration 0010)", () => {
     expect(await order()).toEqual(orderBefore);
 
     // The triggers made again keep counting: the parked run resumes and ends.
-    expect(await waitingCounts()).toEqual([{ workflow: 'keeper', runs: 1 }]);
+    expect(await waitingCounts()).toEqual([{ workflow: 'keeper', runs: 1 }, { workflow: 'payouts', runs: 1 }]);
     await writer.append([aResume('parked', T0 + 3 * MINUTE), aFinish('parked', T0 + 4 * MINUTE)]);
-    expect(await waitingCounts()).toEqual([]);
+    expect(await waitingCounts()).toEqual([{ workflow: 'payouts', runs: 1 }]);
   });
 
   it('keeps the items current through their own events, however they are written', async () => {
@@ -91,13 +100,18 @@ describe("the runs' and sends' stored items on SQLite (migration 0010)", () => {
     await writer.append([{ type: 'send.submitted', at: new Date(T0 + MINUTE).toISOString(), send_id: 'life', tx_hash: '0xabc', nonce: 1 }]);
     expect(await item()).toMatchObject({ status: 'submitted', tx_hash: '0xabc', explorer_url: 'https://scan.example/sepolia/11155111/tx/0xabc' });
     await writer.append([aFinish('life', T0 + 2 * MINUTE)]);
+    await writer.append(aRun({ runId: 'ask', at: T0 + HOUR, approval: { approvalId: 'ask-1' }, park: { waitKind: 'approval' } }));
+    await writer.append([{ type: 'approval.decided', at: new Date(T0 + 2 * HOUR).toISOString(), approval_id: 'ask-1', decision: 'approved', by: 'dave' }]);
+    expect(JSON.parse((await history.listApprovalItems(ALL, { limit: 10 }))[0]!.json)).toMatchObject({ status: 'approved', decided_by: 'dave', decided_at: new Date(T0 + 2 * HOUR).toISOString() });
     const pages = await pagesAndExpected();
     expect(pages[0]).toEqual(pages[1]);
     expect(pages[2]).toEqual(pages[3]);
-    expect(JSON.parse(pages[2]![0]!)).toMatchObject({ run_id: 'life', status: 'succeeded', tx_hashes: ['0xabc'] });
+    expect(JSON.parse(pages[2]!.find((text) => text.includes('"run_id":"life"'))!)).toMatchObject({ run_id: 'life', status: 'succeeded', tx_hashes: ['0xabc'] });
+    expect(pages[4]).toEqual(pages[5]);
     // A stored generated column: no statement can write it, so none can leave it stale.
     await expect(db.raw("UPDATE sends SET item = 'x'")).rejects.toThrow(/update of sends failed/);
     await expect(db.raw("UPDATE runs SET item = 'x'")).rejects.toThrow(/update of runs failed/);
+    await expect(db.raw("UPDATE approvals SET item = 'x'")).rejects.toThrow(/update of approvals failed/);
     expect(await pagesAndExpected()).toEqual(pages);
   });
 
