@@ -13,9 +13,10 @@ import { chunks, MAX_ROWS, selectIn, selectInPacked } from './bulk';
 import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql, type SqliteReaders } from './sqlite-readers';
 import { Database } from './knex-journal.writer';
 import {
-  APPROVAL_COLUMNS, approvalItemText, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
-  rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, sendItemOfStored, unpackRow, unpackValues, waitingItemHead, waitingItemText,
+  APPROVAL_COLUMNS, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
+  rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, unpackRow, unpackValues,
 } from './rows';
+import { approvalItemText, sendItemOfStored, waitingItemHead, waitingItemText } from './item-sql';
 
 /** API field names that are stored under another column name. */
 const COLUMN: Readonly<Record<string, string>> = { to: 'to_address' };

@@ -11,7 +11,8 @@ import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
 import { stepItemsOfRuns } from './step-runs-store';
 import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
-import { packedColumns, rowToRun, RUN_COLUMNS, runItemText, unpackRow, unpackValues } from './rows';
+import { runItemText } from './item-sql';
+import { packedColumns, rowToRun, RUN_COLUMNS, unpackRow, unpackValues } from './rows';
 
 /**
  * Runs whose events one statement of `streams` reads: about 100 KB of JSON text, below V8's large-object size

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { isSqlite } from './dialect';
-import { APPROVAL_COLUMNS, approvalItemPieces, RUN_COLUMNS, runItemHead, SEND_COLUMNS, sendItemPieces } from './rows';
+import { approvalItemPieces, runItemHead, sendItemPieces } from './item-sql';
+import { APPROVAL_COLUMNS, RUN_COLUMNS, SEND_COLUMNS } from './rows';
 
 /** The columns of `runs` (the run projection), as migration 0001 made them and as 0010 makes them again. */
 export function runsColumns(t: Knex.CreateTableBuilder): void {

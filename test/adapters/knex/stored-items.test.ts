@@ -8,7 +8,7 @@ import { KnexHistoryRepository } from '../../../src/adapters/knex/knex-history.r
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
 import { migrationSource } from '../../../src/adapters/knex/migrations';
-import { jsonString } from '../../../src/adapters/knex/rows';
+import { jsonString } from '../../../src/adapters/knex/item-sql';
 import { toApprovalItem, toRunItem, toSendAttemptItem } from '../../../src/application/history/items';
 import { aFinish, aResume, aRun, HOUR, MINUTE, T0 } from '../../mothers/journal-events';
 

@@ -1,0 +1,111 @@
+import { toIso } from '../../domain/time';
+
+/**
+ * The history's items (CONTRACT section 4) as SQLite renders them from a row, in SQL, and what JavaScript adds to
+ * them when it reads them (times, links): the list pages and the export answer this text without making objects of
+ * their rows. The stored items of migrations 0010 and 0012 are made of the same SQL.
+ */
+
+/**
+ * The head of a run's item (RunItem, CONTRACT section 4) as JSON text, rendered by SQLite: what `toRunItem` and
+ * JSON.stringify make of the run up to its times, `{"run_id":…,"replay_of":…` (no closing brace); `runItemText`
+ * adds the times. Strings and numbers go through `json_quote` (NULL gives `null`), the JSON text columns are
+ * spliced in as stored (written by JSON.stringify). One `concat` (SQLite 3.44+) per row: a chain of `||` copies the
+ * text at every step, and SQLite's `strftime` costs more than the rest of the row, so times are rendered here.
+ */
+export function runItemHead(alias: string): string {
+  const q = quoted(alias);
+  return jsonMembers('{', [
+    ['run_id', q('run_id')], ['workflow', q('workflow')], ['status', q('status')], ['trigger', q('trigger_kind')],
+    ['session', q('session')], ['session_id', q('session_id')], ['network', q('network')], ['contract', q('contract')],
+    ['relayers', column(alias, 'relayers')], ['tx_hashes', column(alias, 'tx_hashes')], ['block', q('block')],
+    ['step_ids', column(alias, 'step_ids')], ['error_kind', q('error_kind')], ['approval_status', q('approval_status')],
+    ['wait_kind', q('wait_kind')], ['replay_of', q('replay_of')],
+  ]);
+}
+
+/** A run's item as JSON text, from the head SQLite rendered (runItemHead) and the run's times, as `toRunItem` has them. */
+export function runItemText(head: string, createdAt: number, finishedAt: number | null, durationMs: string | null): string {
+  const finished = finishedAt === null ? 'null' : `"${toIso(finishedAt)}"`;
+  return `${head},"created_at":"${toIso(createdAt)}","finished_at":${finished},"duration_ms":${durationMs ?? 'null'}}`;
+}
+
+/**
+ * A send's item (SendAttemptItem, CONTRACT section 4) as JSON text in two pieces rendered by SQLite (as
+ * runItemHead): its head up to `idempotency_key`, and `to` with `value_wei`. The sends' stored `item` is made of
+ * them (migration 0010); `sendItemOfStored` adds the explorer link between them and the times after.
+ */
+export function sendItemPieces(alias: string): { head: string; middle: string } {
+  const q = quoted(alias);
+  const head = jsonMembers('{', [
+    ['send_id', q('send_id')], ['run_id', q('run_id')], ['step_run_id', q('step_run_id')], ['workflow', q('workflow')],
+    ['session', q('session')], ['network', q('network')], ['chain_id', q('chain_id')], ['relayer', q('relayer')],
+    ['status', q('status')], ['outcome', q('outcome')], ['tx_hash', q('tx_hash')], ['idempotency_key', q('idempotency_key')],
+  ]);
+  return { head, middle: jsonMembers(',', [['to', q('to_address')], ['value_wei', q('value_wei')]]) };
+}
+
+/**
+ * A send's item as JSON text, from its stored `item` cut at its tab (`head` ends with `"explorer_url":`, `tail` holds
+ * `to` and `value_wei`), its explorer link and its times: the text JSON.stringify makes of `toSendAttemptItem`.
+ */
+export function sendItemOfStored(head: string, explorerUrl: string | null, tail: string, createdAt: number, updatedAt: number): string {
+  return `${head}${explorerUrl === null ? 'null' : jsonString(explorerUrl)}${tail},"created_at":"${toIso(createdAt)}","updated_at":"${toIso(updatedAt)}"}`;
+}
+
+/**
+ * An approval's item (ApprovalItem, CONTRACT section 4) as JSON text in two pieces rendered by SQLite (as
+ * runItemHead): its head up to `message`, and `decided_by` with `reason`; `approvalItemText` adds the times between.
+ */
+export function approvalItemPieces(alias: string): { head: string; tail: string } {
+  const q = quoted(alias);
+  return {
+    head: jsonMembers('{', [['approval_id', q('approval_id')], ['run_id', q('run_id')], ['step_run_id', q('step_run_id')], ['workflow', q('workflow')],
+      ['status', q('status')], ['message', q('message')]]),
+    tail: jsonMembers(',', [['decided_by', q('decided_by')], ['reason', q('reason')]]),
+  };
+}
+
+/** An approval's item as JSON text, from its pieces (approvalItemPieces) and its times, as `toApprovalItem` has them. */
+export function approvalItemText(head: string, requestedAt: number, expiresAt: number | null, decidedAt: number | null, tail: string): string {
+  const time = (ms: number | null): string => (ms === null ? 'null' : `"${toIso(ms)}"`);
+  return `${head},"requested_at":"${toIso(requestedAt)}","expires_at":${time(expiresAt)},"decided_at":${time(decidedAt)}${tail}}`;
+}
+
+/** What JSON.stringify escapes in a string (a surrogate, paired or not, is left to it). */
+const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify(text), without its cost for text it writes as it is between quotes (a link of a hash). */
+export function jsonString(text: string): string {
+  return JSON_ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/** The head of a waiting run's item (WaitingItem) as JSON text rendered by SQLite, up to its times (as runItemHead). */
+export function waitingItemHead(alias: string): string {
+  const q = quoted(alias);
+  return jsonMembers('{', [['run_id', q('run_id')], ['workflow', q('workflow')], ['wait_kind', q('wait_kind')], ['step_run_id', q('wait_step_run_id')]]);
+}
+
+/** A waiting run's item as JSON text, from its head (waitingItemHead) and its times, as `toWaitingItem` has them. */
+export function waitingItemText(head: string, parkedAt: number | null, dueAt: number | null, expiresAt: number | null): string {
+  const time = (ms: number | null): string => (ms === null ? 'null' : `"${toIso(ms)}"`);
+  return `${head},"parked_at":${time(parkedAt)},"due_at":${time(dueAt)},"expires_at":${time(expiresAt)}}`;
+}
+
+/** A column of `alias` (of the row itself when ''), in SQL. */
+function column(alias: string, name: string): string {
+  return alias ? `${alias}."${name}"` : `"${name}"`;
+}
+
+/** A column of `alias` (of the row itself when '') as JSON, in SQL: a string quoted and escaped, a number as it is, NULL as `null`. */
+function quoted(alias: string): (name: string) => string {
+  return (name) => `json_quote(${column(alias, name)})`;
+}
+
+/**
+ * SQL of JSON members `"name":value,…` from (name, SQL of a JSON value) pairs, after `first` (`{` to open an
+ * object, `,` to go on with one), in one `concat`. Names are written as they are: JSON-safe literals.
+ */
+function jsonMembers(first: '{' | ',', members: ReadonlyArray<readonly [string, string]>): string {
+  return `concat(${members.map(([name, sql], i) => `'${i ? ',' : first}"${name}":', ${sql}`).join(', ')})`;
+}
