@@ -3,7 +3,9 @@ import { toIso } from '../../domain/time';
 /**
  * The history's items (CONTRACT section 4) as SQLite renders them from a row, in SQL, and what JavaScript adds to
  * them when it reads them (times, links): the list pages and the export answer this text without making objects of
- * their rows. The stored items of migrations 0010 and 0012 are made of the same SQL.
+ * their rows. The stored items of migrations 0010 and 0012 are made of the same SQL (runItemHead, sendItemPieces,
+ * approvalItemPieces): a journal keeps the expression it was migrated with, so what these render must not change
+ * without a migration that makes those columns again (the contract tests hold every item to its `to…Item`).
  */
 
 /**

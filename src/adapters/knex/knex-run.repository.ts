@@ -55,8 +55,8 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
 
   /**
    * On a SQLite file, each run's row keeps the head of its item (see runItemHead; stored by SQLite, migration 0010)
-   * and the page comes back as one text, a line per run: the head, then tab-separated its created_at, finished_at, duration_ms, run id and status
-   * (JSON text holds no raw tab or newline; run ids match ID_PATTERN). The times are rendered here and the page's
+   * and the page comes back as one text, a line per run: the head, then tab-separated its created_at, finished_at,
+   * duration_ms, run id and status (JSON text holds no raw tab or newline; run ids match ID_PATTERN). The times are rendered here and the page's
    * runs never become objects in JavaScript: the list answers their text as it is once redacted (measured in
    * docs/benchmarks.md). Elsewhere, the runs of `list` rendered by `toRunItem`.
    */

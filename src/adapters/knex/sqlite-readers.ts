@@ -219,14 +219,19 @@ export function newestFirst<T extends { position: { createdAt: number; id: strin
 
 /**
  * Each line of `text` (as `selectText` reads it, every line of `fields` tab-separated fields), handed to `each` as
- * the text and the offsets of its fields: field i is `text.slice(at[i], at[i + 1] - 1)` (fieldOf). No string is made per line
- * or per field unless `each` makes it (splitting a 50-row page into arrays of fields was a fifth of its JavaScript).
+ * the text and the offsets of its fields: field i is `text.slice(at[i], at[i + 1] - 1)` (fieldOf). No string is made
+ * per line or per field unless `each` makes it (splitting a 50-row page into arrays of fields was a fifth of its
+ * JavaScript). A page whose last lines hold fewer fields than `fields` is refused instead of read round and round.
  */
 export function eachLine(text: string, fields: number, each: (text: string, at: Int32Array) => void): void {
   const at = new Int32Array(fields + 1);
   for (let start = 0; start < text.length;) {
     at[0] = start;
-    for (let f = 1; f < fields; f++) at[f] = text.indexOf('\t', at[f - 1]!) + 1;
+    for (let f = 1; f < fields; f++) {
+      at[f] = text.indexOf('\t', at[f - 1]!) + 1;
+      // No tab left: a line with fewer fields (read on, the next line would start before this one).
+      if (at[f] === 0) throw new Error(`a page line holds fewer than ${fields} fields`);
+    }
     const end = text.indexOf('\n', at[fields - 1]!);
     at[fields] = (end < 0 ? text.length : end) + 1;
     each(text, at);

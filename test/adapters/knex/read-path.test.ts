@@ -121,6 +121,7 @@ describe('SQLite read path of the history lists', () => {
     eachLine('', 3, () => {
       throw new Error('no line in an empty page');
     });
+    expect(() => eachLine('a\tb\nc', 2, () => undefined)).toThrow(/fewer than 2 fields/);
   });
 
   it('reads on connections that refuse to write', async () => {
