@@ -20,6 +20,8 @@ export class Redactor {
   private readonly keyRules = new Map<string, KeyRule>();
   /** What JSON text must hold for `redact` to change anything in it (see redactJson); it matches more, never less. */
   private readonly suspect: RegExp;
+  /** What it must hold for `redact` to change a value in it (see itemsRedaction); undefined when no secret is configured. */
+  private readonly suspectValue: RegExp | undefined;
 
   constructor(secretValues: readonly string[], secretFields: readonly string[] = SECRET_FIELD_NAMES) {
     const values = [...new Set(secretValues.filter((v) => v.length > 0))];
@@ -28,6 +30,7 @@ export class Redactor {
     this.whole = new Set(values);
     this.secretFields = new Set(secretFields.map((f) => f.toLowerCase()));
     this.suspect = suspectPattern(values, [...this.secretFields]);
+    this.suspectValue = values.length ? suspectValuePattern(values) : undefined;
   }
 
   /**
@@ -39,6 +42,29 @@ export class Redactor {
   redactJson(json: string): string {
     this.suspect.lastIndex = 0;
     return this.suspect.test(json) ? JSON.stringify(this.walk(JSON.parse(json))) : json;
+  }
+
+  /**
+   * The redaction of a list page's items as JSON text, `[{…},{…}]`, for items whose keys are all among `keys` and
+   * whose values are strings, numbers, booleans, null or arrays of those (the history lists' items): the text
+   * `redactJson` gives, from a narrower scan. In such items a secret can only be in a value or spelled inside a key,
+   * never a secret-typed field (their keys are fixed and none is one), so only secret values and `\u` escapes are
+   * looked for, case-sensitively; with no secret configured there is nothing they can hold. Whether the text is
+   * such items is checked, not assumed: a brace that does not open an item of the top-level array (a nested object,
+   * or a brace inside a string) sends the text to `redactJson`, as do keys of which one is a secret-typed field.
+   */
+  itemsRedaction(keys: readonly string[]): (json: string) => string {
+    const plainKeys = keys.every((k) => {
+      const rule = this.keyRule(k);
+      return rule.key === k && !rule.secret;
+    });
+    if (!plainKeys) return (json) => this.redactJson(json);
+    return (json) => {
+      if (!onlyItemObjects(json)) return this.redactJson(json);
+      const suspect = this.suspectValue;
+      if (!suspect || !suspect.test(json)) return json;
+      return JSON.stringify(this.walk(JSON.parse(json)));
+    };
   }
 
   /** Redacts one string: whole-string matches of any secret, and substrings of secrets of 4+ characters. */
@@ -115,14 +141,43 @@ const MAX_KEY_RULES = 1024;
  * character JSON escapes (a quote, a backslash, a control character) is looked for as JSON writes it.
  */
 function suspectPattern(values: readonly string[], secretFields: readonly string[]): RegExp {
+  const fields = secretFields.length ? [`"(?:${secretFields.map(escapeRegExp).join('|')})"`] : [];
+  return new RegExp([...fields, ...valueParts(values)].join('|'), 'iu');
+}
+
+/**
+ * What JSON text must hold for a secret to be in one of its values (see itemsRedaction): what suspectPattern looks
+ * for but secret-typed field names, matched case-sensitively, as `redactText` compares.
+ */
+function suspectValuePattern(values: readonly string[]): RegExp {
+  return new RegExp(valueParts(values).join('|'));
+}
+
+/** Any `\u` escape, a secret of 4+ characters anywhere, a shorter one as a whole string, each as JSON writes it. */
+function valueParts(values: readonly string[]): string[] {
   const inJson = (v: string): string => escapeRegExp(JSON.stringify(v).slice(1, -1));
-  const parts = [
-    ...(secretFields.length ? [`"(?:${secretFields.map(escapeRegExp).join('|')})"`] : []),
+  return [
     '\\\\u',
     ...values.filter((v) => v.length >= MIN_SUBSTRING_LENGTH).map(inJson),
     ...values.filter((v) => v.length < MIN_SUBSTRING_LENGTH).map((v) => `"${inJson(v)}"`),
   ];
-  return new RegExp(parts.join('|'), 'iu');
+}
+
+const CLOSE_BRACE = 0x7d;
+const COMMA = 0x2c;
+
+/**
+ * Whether every `{` of `json` (JSON text without spaces, as JSON.stringify and SQLite write it) opens an element of
+ * a top-level array of objects: at index 1, or right after `},`. A nested object opens after `:` (a member's value),
+ * `[` (an array's first element) or `,` after something that is not an object; so text that passes holds no object
+ * but the array's own elements. A brace inside a string may fail it too (the caller then scans the whole text).
+ */
+function onlyItemObjects(json: string): boolean {
+  for (let at = json.indexOf('{'); at !== -1; at = json.indexOf('{', at + 1)) {
+    if (at === 1 && json.charCodeAt(0) === 0x5b) continue;
+    if (json.charCodeAt(at - 1) !== COMMA || json.charCodeAt(at - 2) !== CLOSE_BRACE) return false;
+  }
+  return true;
 }
 
 function escapeRegExp(text: string): string {

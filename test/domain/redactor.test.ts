@@ -121,3 +121,66 @@ describe('Redactor on JSON text', () => {
     }
   });
 });
+
+describe('Redactor on a page of flat items (itemsRedaction)', () => {
+  const secretSets: string[][] = [[], ['s3cr3t-value', 'abc'], ['ab', 'x"y\\z', 'tab\there', 'K3Y-long', 'run_id']];
+  const KEYS = ['run_id', 'workflow', 'relayers', 'block', 'note'];
+  const word = fc.oneof(
+    fc.string(), fc.constantFrom(...secretSets.flat()), fc.constantFrom(...SECRET_FIELD_NAMES),
+    fc.constantFrom('has s3cr3t-value in it', '\u0000\u001f', '},{', '},{"token":"t"}', '[{', '{', '\ud800'),
+  );
+  const flatValue = fc.oneof(word, fc.integer(), fc.constant(null), fc.array(word, { maxLength: 3 }));
+  // Any JSON value, secret-typed keys included: what a nested value may be (the text is then not flat).
+  const { tree } = fc.letrec((tie) => ({
+    tree: fc.oneof({ depthSize: 'small' }, tie('leaf'), tie('array'), tie('object')),
+    leaf: fc.oneof(word, fc.integer(), fc.boolean(), fc.constant(null)),
+    array: fc.array(tie('tree'), { maxLength: 3 }),
+    object: fc.dictionary(word, tie('tree'), { maxKeys: 3 }),
+  }));
+  const item = (value: fc.Arbitrary<unknown>): fc.Arbitrary<Record<string, unknown>> =>
+    fc.subarray(KEYS, { minLength: 1 }).chain((keys) => fc.tuple(...keys.map(() => value)).map((vs) => Object.fromEntries(keys.map((k, i) => [k, vs[i]]))));
+
+  it('gives the text redactJson gives, for flat items and for items with anything nested in them', () => {
+    for (const secrets of secretSets) {
+      const r = new Redactor(secrets);
+      const redact = r.itemsRedaction(KEYS);
+      fc.assert(fc.property(fc.array(item(fc.oneof({ arbitrary: flatValue, weight: 4 }, { arbitrary: tree, weight: 1 })), { maxLength: 5 }), (items) => {
+        const text = JSON.stringify(items);
+        expect(redact(text)).toBe(r.redactJson(text));
+        expect(redact(text)).toBe(JSON.stringify(r.redact(items)));
+      }), { numRuns: 500 });
+    }
+  });
+
+  it('finds a secret-typed field nested in an item, wherever its brace opens', () => {
+    const redact = new Redactor([]).itemsRedaction(KEYS);
+    const pages = [
+      [{ run_id: 'r1', note: { token: 't' } }],
+      [{ run_id: 'r1', relayers: [{ token: 't' }] }],
+      [{ run_id: 'r1', relayers: ['a', { token: 't' }] }],
+      [{ run_id: 'r1', relayers: [{ a: 1 }, { token: 't' }] }],
+      [{ run_id: 'r1' }, { run_id: 'r2', note: '},{', relayers: [{ Private_Key: 'k' }] }],
+    ];
+    for (const page of pages) {
+      const text = JSON.stringify(page);
+      expect(redact(text)).toContain(REDACTED);
+      expect(redact(text)).toBe(JSON.stringify(new Redactor([]).redact(page)));
+    }
+  });
+
+  it('scans flat items for secret values only, and returns clean text as it is', () => {
+    const clean = '[{"run_id":"r1","workflow":"token","relayers":["headers"],"block":1},{"run_id":"r2","note":"a},{b"}]';
+    expect(new Redactor([]).itemsRedaction(KEYS)(clean)).toBe(clean);
+    expect(new Redactor(['s3cr3t-value']).itemsRedaction(KEYS)(clean)).toBe(clean);
+    const r = new Redactor(['s3cr3t-value', 'ab']);
+    expect(r.itemsRedaction(KEYS)('[{"run_id":"r1","note":"x s3cr3t-value y"},{"run_id":"ab"}]'))
+      .toBe(`[{"run_id":"r1","note":"x ${REDACTED} y"},{"run_id":"${REDACTED}"}]`);
+    expect(r.itemsRedaction(KEYS)('[{"note":"a\\u0000b s3cr3t-valu\\u0065"}]')).toBe(`[{"note":"a\\u0000b ${REDACTED}"}]`);
+  });
+
+  it('falls back to the whole scan when a declared key is secret-typed or holds a secret', () => {
+    const text = '[{"run_id":"r1","Token":"t"}]';
+    expect(new Redactor([]).itemsRedaction(['run_id', 'Token'])(text)).toBe(`[{"run_id":"r1","Token":"${REDACTED}"}]`);
+    expect(new Redactor(['run_']).itemsRedaction(KEYS)('[{"run_id":"r1"}]')).toBe(`[{"${REDACTED}id":"r1"}]`);
+  });
+});

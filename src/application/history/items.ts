@@ -207,3 +207,24 @@ export function toReplaySessionItem(s: ReplaySession): ReplaySessionItem {
     to_block: s.toBlock,
   };
 }
+
+/**
+ * The keys of the flat items the storage renders as text (runs, txs, approvals, waiting: strings, numbers, null and
+ * arrays of strings, no object inside): what their pages tell Redactor.itemsRedaction the items hold. A test holds
+ * each list to the keys its `to…Item` makes.
+ */
+export const RUN_ITEM_KEYS = [
+  'run_id', 'workflow', 'status', 'trigger', 'session', 'session_id', 'network', 'contract', 'relayers', 'tx_hashes',
+  'block', 'step_ids', 'error_kind', 'approval_status', 'wait_kind', 'replay_of', 'created_at', 'finished_at', 'duration_ms',
+] as const satisfies ReadonlyArray<keyof RunItem>;
+export const SEND_ITEM_KEYS = [
+  'send_id', 'run_id', 'step_run_id', 'workflow', 'session', 'network', 'chain_id', 'relayer', 'status', 'outcome',
+  'tx_hash', 'idempotency_key', 'explorer_url', 'to', 'value_wei', 'created_at', 'updated_at',
+] as const satisfies ReadonlyArray<keyof SendAttemptItem>;
+export const APPROVAL_ITEM_KEYS = [
+  'approval_id', 'run_id', 'step_run_id', 'workflow', 'status', 'message', 'requested_at', 'expires_at', 'decided_at',
+  'decided_by', 'reason',
+] as const satisfies ReadonlyArray<keyof ApprovalItem>;
+export const WAITING_ITEM_KEYS = [
+  'run_id', 'workflow', 'wait_kind', 'step_run_id', 'parked_at', 'due_at', 'expires_at',
+] as const satisfies ReadonlyArray<keyof WaitingItem>;

@@ -33,6 +33,8 @@ export function toListFilter(params: ParsedParams, filters: ParamSpecs): ListFil
 export class KeysetList<Row, Item> {
   readonly params: ParamSpecs;
   private readonly parser: QueryParser;
+  /** How a page's items, as JSON text, are redacted. */
+  private readonly redactItems: (json: string) => string;
 
   constructor(
     private readonly options: {
@@ -44,6 +46,8 @@ export class KeysetList<Row, Item> {
       readonly item: (row: Row) => Item;
       /** The same page with each row as the JSON text of its item, when the storage renders it (see pageJson). */
       readonly fetchJson?: (filter: ListFilter, page: PageRequest) => Promise<ItemText[]>;
+      /** The keys of the items, when they are flat (see Redactor.itemsRedaction): their text is redacted by them. */
+      readonly itemKeys?: readonly string[];
       readonly cursors: CursorCodec;
       readonly redactor: Redactor;
       readonly now: () => number;
@@ -51,6 +55,8 @@ export class KeysetList<Row, Item> {
   ) {
     this.params = listParams(options.filters, options.timeField);
     this.parser = new QueryParser(this.params, options.now);
+    const redactor = options.redactor;
+    this.redactItems = options.itemKeys ? redactor.itemsRedaction(options.itemKeys) : (json) => redactor.redactJson(json);
   }
 
   async page(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<Item>> {
@@ -67,8 +73,8 @@ export class KeysetList<Row, Item> {
 
   /**
    * The page `page` answers, as its JSON text (the same text JSON.stringify makes of it), from the items the storage
-   * rendered (`fetchJson`): their text is redacted (Redactor.redactJson) and spliced into the envelope, so that a
-   * page's rows never become objects. Without `fetchJson`, the text of `page`.
+   * rendered (`fetchJson`): their text is redacted (Redactor.itemsRedaction, or redactJson without `itemKeys`) and
+   * spliced into the envelope, so that a page's rows never become objects. Without `fetchJson`, the text of `page`.
    */
   async pageJson(query: Readonly<Record<string, unknown>>): Promise<string> {
     const fetchJson = this.options.fetchJson;
@@ -77,7 +83,7 @@ export class KeysetList<Row, Item> {
     const rows = await fetchJson(filter, { limit: limit + 1, after });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    const items = this.options.redactor.redactJson(`[${page.map((row) => row.json).join(',')}]`);
+    const items = this.redactItems(`[${page.map((row) => row.json).join(',')}]`);
     const cursor = this.cursor(rows.length > limit && last ? last.position : undefined);
     return `{"items":${items},"cursor":${JSON.stringify(cursor)},"has_more":${rows.length > limit}}`;
   }

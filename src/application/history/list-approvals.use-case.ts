@@ -5,7 +5,7 @@ import type { Approval } from '../../domain/approval';
 import { Clock } from '../ports/clock';
 import { HistoryRepository } from '../ports/history-repository';
 import { APPROVAL_FILTERS } from './history-lists';
-import { toApprovalItem, type ApprovalItem, type ListEnvelope } from './items';
+import { toApprovalItem, type ApprovalItem, type ListEnvelope, APPROVAL_ITEM_KEYS } from './items';
 import { KeysetList } from './keyset-list';
 import type { ParamSpecs } from '../query/query-params';
 
@@ -28,6 +28,7 @@ export class ListApprovals {
       position: (row) => ({ createdAt: row.requestedAt, id: row.approvalId }),
       item: toApprovalItem,
       fetchJson: (filter, page) => history.listApprovalItems(filter, page),
+      itemKeys: APPROVAL_ITEM_KEYS,
       cursors,
       redactor,
       now: () => clock.now(),

@@ -5,7 +5,7 @@ import type { Run } from '../../domain/run';
 import { Clock } from '../ports/clock';
 import type { ListFilter } from '../ports/history-repository';
 import { RunRepository, type RunFilter } from '../ports/run-repository';
-import { toRunItem, type ListEnvelope, type RunItem } from './items';
+import { toRunItem, type ListEnvelope, type RunItem, RUN_ITEM_KEYS } from './items';
 import { KeysetList } from './keyset-list';
 import type { ParamSpecs } from '../query/query-params';
 import { RUN_FIELD_FILTERS, toRunFilter } from './run-query';
@@ -27,6 +27,7 @@ export class ListRuns {
       timeField: 'created_at',
       fetch: (filter, page) => runs.list(runFilterOf(filter), page),
       fetchJson: (filter, page) => runs.listItems(runFilterOf(filter), page),
+      itemKeys: RUN_ITEM_KEYS,
       position: (run) => ({ createdAt: run.createdAt, id: run.runId }),
       item: toRunItem,
       cursors,

@@ -6,7 +6,7 @@ import type { SendAttempt } from '../../domain/send-attempt';
 import { Clock } from '../ports/clock';
 import { HistoryRepository } from '../ports/history-repository';
 import { SEND_FILTERS } from './history-lists';
-import { toSendAttemptItem, type SendAttemptItem, type ListEnvelope } from './items';
+import { toSendAttemptItem, type SendAttemptItem, type ListEnvelope, SEND_ITEM_KEYS } from './items';
 import { KeysetList } from './keyset-list';
 import type { ParamSpecs } from '../query/query-params';
 
@@ -30,6 +30,7 @@ export class ListSends {
       position: (row) => ({ createdAt: row.createdAt, id: row.sendId }),
       item: (row) => toSendAttemptItem(row, (n, c, h) => explorer.tx(n, c, h)),
       fetchJson: (filter, page) => history.listSendItems(filter, page, (n, c, h) => explorer.tx(n, c, h)),
+      itemKeys: SEND_ITEM_KEYS,
       cursors,
       redactor,
       now: () => clock.now(),

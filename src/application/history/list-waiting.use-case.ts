@@ -5,7 +5,7 @@ import type { Run } from '../../domain/run';
 import { Clock } from '../ports/clock';
 import { HistoryRepository } from '../ports/history-repository';
 import { WAITING_FILTERS } from './history-lists';
-import { toWaitingItem, type WaitingItem, type ListEnvelope } from './items';
+import { toWaitingItem, type WaitingItem, type ListEnvelope, WAITING_ITEM_KEYS } from './items';
 import { KeysetList } from './keyset-list';
 import type { ParamSpecs } from '../query/query-params';
 
@@ -28,6 +28,7 @@ export class ListWaiting {
       position: (row) => ({ createdAt: row.parkedAt ?? 0, id: row.runId }),
       item: toWaitingItem,
       fetchJson: (filter, page) => history.listWaitingItems(filter, page),
+      itemKeys: WAITING_ITEM_KEYS,
       cursors,
       redactor,
       now: () => clock.now(),
