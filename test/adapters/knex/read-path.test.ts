@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import timers from 'node:timers';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
@@ -10,7 +11,7 @@ import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repositor
 import { migrationSource } from '../../../src/adapters/knex/migrations';
 import { HistogramCache, packedValues } from '../../../src/adapters/knex/rows';
 import { plusPlaceholders } from '../../../src/adapters/knex/sqlite-client';
-import { eachLine, readersOf, ShapedSql } from '../../../src/adapters/knex/sqlite-readers';
+import { eachLine, POLL_ALONE_MS, readersOf, ShapedSql } from '../../../src/adapters/knex/sqlite-readers';
 import { DurationHistogram } from '../../../src/domain/duration-histogram';
 import type { RunFilter } from '../../../src/application/ports/run-repository';
 import { aFinish, aResume, aRun, aTxHash, HOUR, MINUTE, T0 } from '../../mothers/journal-events';
@@ -122,6 +123,40 @@ describe('SQLite read path of the history lists', () => {
       throw new Error('no line in an empty page');
     });
     expect(() => eachLine('a\tb\nc', 2, () => undefined)).toThrow(/fewer than 2 fields/);
+  });
+
+  it('keeps the event loop turning while a read runs alone, never past its answer or POLL_ALONE_MS, and not beside another read', async () => {
+    const readers = readersOf(db)!;
+    // Two readers open and idle, so that two reads started together both run at once.
+    await Promise.all([readers.select('SELECT 1 AS x', []), readers.select('SELECT 1 AS x', [])]);
+    const real = timers.setImmediate;
+    const turns: number[] = [];
+    jest.spyOn(timers, 'setImmediate').mockImplementation(((fn: () => void) => {
+      turns.push(performance.now());
+      return real(fn);
+    }) as typeof timers.setImmediate);
+    // A statement that runs for some milliseconds: it counts to 300,000.
+    const slow = 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000) SELECT count(*) AS c FROM n';
+    const started = performance.now();
+    expect(await readers.select(slow, [])).toEqual([{ c: 300000 }]);
+    const answered = performance.now();
+    expect(answered - started).toBeGreaterThan(POLL_ALONE_MS);
+    expect(turns.length).toBeGreaterThan(1);
+    expect(Math.max(...turns) - started).toBeLessThanOrEqual(POLL_ALONE_MS + 1);
+
+    // A short read is polled until it answers, then no more turns come (one may already be queued).
+    turns.length = 0;
+    await readers.select('SELECT 2 AS x', []);
+    const after = turns.length;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(after).toBeGreaterThan(0);
+    expect(turns.length).toBeLessThanOrEqual(after + 1);
+
+    // Two reads side by side: the first is polled only until the second starts (one turn), the second not at all.
+    turns.length = 0;
+    expect(await Promise.all([readers.select(slow, []), readers.select(slow, [])])).toEqual([[{ c: 300000 }], [{ c: 300000 }]]);
+    expect(turns.length).toBeLessThanOrEqual(2);
+    await expect(readers.select('SELECT nothing FROM nowhere', [])).rejects.toThrow(/nowhere/);
   });
 
   it('reads on connections that refuse to write', async () => {
