@@ -1,8 +1,9 @@
 /**
- * `npm run bench -- --read`: the read side of issue #14. For each journal (small, then large): every history
- * list page (runs, txs, approvals, waiting, replays, reorgs; first and deep; unfiltered and per filter) and the
- * workflows overview over HTTP, each timed in alternation with `GET /live` (one request of each in turn, on one
- * keep-alive connection), so that both see the same load of the shared machine; then, on the large journal, 50
+ * `npm run bench -- --read`: the read side of issue #14. Both journals (small and large) served at once, each by a
+ * server of its own: every history list page (runs, txs, approvals, waiting, replays, reorgs; first and deep;
+ * unfiltered and per filter) and the workflows overview over HTTP, each timed in alternation with `GET /live` on the
+ * same server (one request of each in turn, on one keep-alive connection), so that both see the same load of the
+ * shared machine, in blocks that alternate between the journals (see pairedAcross); then, on the large journal, 50
  * concurrent clients (autocannon) on a filtered runs page beside the same on `/live`, alone and while another
  * process appends to the journal.
  */
@@ -60,66 +61,130 @@ const rowsOf = (result: unknown): Row[] => (Array.isArray(result) ? result : (re
 const withPage = (q: Query, cursor?: string): Query => ({ ...q, limit: String(PAGE_LIMIT), ...(cursor ? { cursor } : {}) });
 const pathOf = (list: string, q: Query): string => `/api/history/${list}?${new URLSearchParams(q).toString()}`;
 
-/** One request of `path`, one of /live, in turn, `iterations` times after `warmup` rounds: both figures. */
-async function paired(http: HttpClient, path: string, iterations: number, warmup: number): Promise<Paired> {
-  for (let k = 0; k < warmup; k++) {
-    await http.getOk(path);
-    await http.getOk('/live');
-  }
-  const body = JSON.parse(await http.getOk(path)) as { items?: unknown[] };
-  const page: number[] = [];
-  const live: number[] = [];
-  for (let k = 0; k < iterations; k++) {
+/** Blocks a page's samples are taken in on each journal, the journals taking turns (see measurePages). */
+const BLOCKS = 4;
+/** Untimed rounds at the start of every block but the first (which has the full warm-up): the server changes. */
+const BLOCK_WARMUP = 5;
+
+/** A page to time on one journal's server. */
+interface Target { readonly http: HttpClient; readonly path: string }
+
+/** One request of the target's path, one of /live, in turn, `n` times: the times are added to `into`. */
+async function pairedRounds(target: Target, n: number, into: { page: number[]; live: number[] }): Promise<void> {
+  for (let k = 0; k < n; k++) {
     let t = nowMs();
-    await http.getOk(path);
-    page.push(nowMs() - t);
+    await target.http.getOk(target.path);
+    into.page.push(nowMs() - t);
     t = nowMs();
-    await http.getOk('/live');
-    live.push(nowMs() - t);
+    await target.http.getOk('/live');
+    into.live.push(nowMs() - t);
   }
-  return { page: stats(page), live: stats(live), rows: Array.isArray(body.items) ? body.items.length : undefined };
 }
 
-async function measureJournal(o: ReadOptions, runs: number, configPath: string): Promise<JournalFigures> {
+/**
+ * The same page on every journal (undefined where a journal has no such page), each timed in turn with /live on its
+ * own server, `iterations` times after `warmup` rounds; the samples are taken in BLOCKS blocks per journal, the
+ * journals taking turns (small, large, then large, small, …), so that a slow spell of the shared machine falls on
+ * every journal's figure of the page rather than on one, and the ratio of a page to the same page at 100k compares
+ * samples taken side by side in time.
+ */
+async function pairedAcross(targets: ReadonlyArray<Target | undefined>, iterations: number, warmup: number): Promise<Array<Paired | undefined>> {
+  const samples = targets.map(() => ({ page: [] as number[], live: [] as number[] }));
+  const rows: Array<number | undefined> = [];
+  for (const target of targets) {
+    if (!target) continue;
+    for (let k = 0; k < warmup; k++) {
+      await target.http.getOk(target.path);
+      await target.http.getOk('/live');
+    }
+    const body = JSON.parse(await target.http.getOk(target.path)) as { items?: unknown[] };
+    rows[targets.indexOf(target)] = Array.isArray(body.items) ? body.items.length : undefined;
+  }
+  for (let b = 0; b < BLOCKS; b++) {
+    const n = Math.floor((iterations * (b + 1)) / BLOCKS) - Math.floor((iterations * b) / BLOCKS);
+    for (let t = 0; t < targets.length; t++) {
+      const i = b % 2 === 0 ? t : targets.length - 1 - t;
+      const target = targets[i];
+      if (!target) continue;
+      if (b > 0) await pairedRounds(target, Math.min(BLOCK_WARMUP, warmup), { page: [], live: [] });
+      await pairedRounds(target, n, samples[i]!);
+    }
+  }
+  return targets.map((target, i) => (target ? { page: stats(samples[i]!.page), live: stats(samples[i]!.live), rows: rows[i] } : undefined));
+}
+
+/** A journal's server, open for the page measurements, and the pages to time on it. */
+interface OpenJournal {
+  readonly runs: number;
+  readonly root: Awaited<ReturnType<typeof openRoot>>;
+  server?: Server;
+  http?: HttpClient;
+  readonly paths: Map<string, { first: string; deep?: string }>;
+}
+
+/** Opens a journal, works out its pages (their filters' values and deep cursors), and serves it on a port of its own. */
+async function openJournal(o: ReadOptions, runs: number, configPath: string, into: OpenJournal[]): Promise<OpenJournal> {
   const root = await openRoot({ cwd: o.work, configPath, profile: 'server' });
-  let server: Server | undefined;
-  let http: HttpClient | undefined;
+  const j: OpenJournal = { runs, root, paths: new Map() };
+  into.push(j);
+  const db = root.container.get<Knex>(Database);
+  const count = Number(rowsOf(await db.raw('SELECT count(*) AS n FROM runs'))[0]!.n);
+  if (count < runs) throw new Error(`the journal holds ${count} runs, expected ${runs}`);
+  const newest = Number(rowsOf(await db.raw('SELECT max(created_at) AS t FROM runs'))[0]!.t);
+  const codec = root.container.get(CursorCodec);
+  const repo = root.container.get(KnexRunRepository);
+  const historyRepo = new KnexHistoryRepository(db);
+  for (const def of await defineCases(db, runs, newest)) {
+    const c = await prepareCase(def, db, repo, codec);
+    j.paths.set(`runs ${c.name}`, { first: pathOf('runs', withPage(c.query)), deep: c.deepCursor ? pathOf('runs', withPage(c.query, c.deepCursor)) : undefined });
+  }
+  const listRows = new Map<string, number>();
+  for (const def of await defineListCases(db)) {
+    const c = await prepareListCase(def, db, historyRepo, codec, listRows);
+    j.paths.set(`${c.spec.list} ${c.name}`, { first: pathOf(c.spec.list, withPage(c.query)), deep: c.deepCursor ? pathOf(c.spec.list, withPage(c.query, c.deepCursor)) : undefined });
+  }
+  const serverLog = join(o.work, `server-read-${runs}.log`);
+  rmSync(serverLog, { force: true });
+  j.server = await startServer(root, { port: 0, host: '127.0.0.1', logger: pino({ level: 'info', base: undefined }, pino.destination({ dest: serverLog, sync: true })) });
+  j.http = new HttpClient((j.server.address() as AddressInfo).port);
+  return j;
+}
+
+/** Every list page and the overview on every journal, all servers up at once (see pairedAcross). */
+async function measurePages(o: ReadOptions): Promise<JournalFigures[]> {
+  const open: OpenJournal[] = [];
   try {
-    const db = root.container.get<Knex>(Database);
-    const count = Number(rowsOf(await db.raw('SELECT count(*) AS n FROM runs'))[0]!.n);
-    if (count < runs) throw new Error(`the journal holds ${count} runs, expected ${runs}`);
-    const newest = Number(rowsOf(await db.raw('SELECT max(created_at) AS t FROM runs'))[0]!.t);
-    const codec = root.container.get(CursorCodec);
-    const repo = root.container.get(KnexRunRepository);
-    const historyRepo = new KnexHistoryRepository(db);
-    const paths: Array<{ key: string; first: string; deep?: string }> = [];
-    for (const def of await defineCases(db, runs, newest)) {
-      const c = await prepareCase(def, db, repo, codec);
-      paths.push({ key: `runs ${c.name}`, first: pathOf('runs', withPage(c.query)), deep: c.deepCursor ? pathOf('runs', withPage(c.query, c.deepCursor)) : undefined });
+    for (const j of o.journals) await openJournal(o, j.runs, j.configPath, open);
+    const figures = open.map((j) => ({ runs: j.runs, pages: [] as PageFigures[], workflows: undefined as Paired | undefined }));
+    const keys = [...new Set(open.flatMap((j) => [...j.paths.keys()]))];
+    const targetsOf = (pick: (j: OpenJournal) => string | undefined): Array<Target | undefined> =>
+      open.map((j) => {
+        const path = pick(j);
+        return path === undefined ? undefined : { http: j.http!, path };
+      });
+    for (const key of keys) {
+      const first = await pairedAcross(targetsOf((j) => j.paths.get(key)?.first), o.iterations, o.warmup);
+      const deep = await pairedAcross(targetsOf((j) => j.paths.get(key)?.deep), o.iterations, o.warmup);
+      open.forEach((j, i) => {
+        const f = first[i];
+        if (!f) return;
+        const d = deep[i];
+        o.log(`${j.runs} ${key}: first p50 ${fmt(f.page.p50)} ms (/live ${fmt(f.live.p50)})${d ? `, deep p50 ${fmt(d.page.p50)} ms (/live ${fmt(d.live.p50)})` : ''}`);
+        figures[i]!.pages.push({ key, first: f, deep: d });
+      });
     }
-    const listRows = new Map<string, number>();
-    for (const def of await defineListCases(db)) {
-      const c = await prepareListCase(def, db, historyRepo, codec, listRows);
-      paths.push({ key: `${c.spec.list} ${c.name}`, first: pathOf(c.spec.list, withPage(c.query)), deep: c.deepCursor ? pathOf(c.spec.list, withPage(c.query, c.deepCursor)) : undefined });
-    }
-    const serverLog = join(o.work, 'server-read.log');
-    rmSync(serverLog, { force: true });
-    server = await startServer(root, { port: 0, host: '127.0.0.1', logger: pino({ level: 'info', base: undefined }, pino.destination({ dest: serverLog, sync: true })) });
-    http = new HttpClient((server.address() as AddressInfo).port);
-    const pages: PageFigures[] = [];
-    for (const p of paths) {
-      const first = await paired(http, p.first, o.iterations, o.warmup);
-      const deep = p.deep ? await paired(http, p.deep, o.iterations, o.warmup) : undefined;
-      o.log(`${runs} ${p.key}: first p50 ${fmt(first.page.p50)} ms (/live ${fmt(first.live.p50)})${deep ? `, deep p50 ${fmt(deep.page.p50)} ms (/live ${fmt(deep.live.p50)})` : ''}`);
-      pages.push({ key: p.key, first, deep });
-    }
-    const workflows = await paired(http, '/api/history/workflows', o.iterations, o.warmup);
-    o.log(`${runs} workflows: p50 ${fmt(workflows.page.p50)} ms (/live ${fmt(workflows.live.p50)})`);
-    return { runs, pages, workflows };
+    const workflows = await pairedAcross(targetsOf(() => '/api/history/workflows'), o.iterations, o.warmup);
+    open.forEach((j, i) => {
+      figures[i]!.workflows = workflows[i];
+      o.log(`${j.runs} workflows: p50 ${fmt(workflows[i]!.page.p50)} ms (/live ${fmt(workflows[i]!.live.p50)})`);
+    });
+    return figures;
   } finally {
-    http?.close();
-    if (server) await new Promise<void>((res) => server!.close(() => res()));
-    await root.close();
+    for (const j of open) {
+      j.http?.close();
+      if (j.server) await new Promise<void>((res) => j.server!.close(() => res()));
+      await j.root.close();
+    }
   }
 }
 
@@ -192,7 +257,7 @@ export async function benchRead(o: ReadOptions): Promise<{ text: string; pass: b
   const started = new Date();
   const loadAtStart = loadavg()[0]!;
   const figures: JournalFigures[] = [];
-  if (!process.argv.includes('--no-pages')) for (const j of o.journals) figures.push(await measureJournal(o, j.runs, j.configPath));
+  if (!process.argv.includes('--no-pages')) figures.push(...(await measurePages(o)));
   const largest = o.journals[o.journals.length - 1]!;
   const concurrent = process.argv.includes('--no-concurrent') ? [] : await measureConcurrent(o, largest.runs, largest.configPath);
   const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadAtStart.toFixed(2)} at start / ${loadavg()[0]!.toFixed(2)} at end (other processes share the machine)`;
