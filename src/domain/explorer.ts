@@ -73,8 +73,17 @@ export class ExplorerLinks {
   }
 
   tx(network: string, chainId: number | null | undefined, txHash: string): string | null {
+    const prefix = this.txPrefix(network, chainId);
+    return prefix === null ? null : `${prefix}${pathSegment(txHash)}`;
+  }
+
+  /**
+   * What every transaction link of this network starts with (`tx` adds the hash as a path segment, and a hash of
+   * letters and digits as it is: see `isPathSafe`), or null where no explorer is known.
+   */
+  txPrefix(network: string, chainId: number | null | undefined): string | null {
     const base = this.base(network, chainId);
-    return base ? `${base}/tx/${pathSegment(txHash)}` : null;
+    return base ? `${base}/tx/` : null;
   }
 
   address(network: string, chainId: number | null | undefined, address: string): string | null {
@@ -90,6 +99,11 @@ export class ExplorerLinks {
 
 /** Letters and digits only: what encodeURIComponent leaves as it is (hashes and addresses are such). */
 const PLAIN = /^[0-9A-Za-z]*$/;
+
+/** Whether `text` is a URL path segment as it is (letters and digits only): what `tx` adds to its prefix unchanged. */
+export function isPathSafe(text: string): boolean {
+  return PLAIN.test(text);
+}
 
 /** `text` as a URL path segment: encodeURIComponent's text, without its cost for a hash or an address. */
 function pathSegment(text: string): string {

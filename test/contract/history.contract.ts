@@ -1,4 +1,5 @@
-import type { HistoryRepository, ListFilter } from '../../src/application/ports/history-repository';
+import type { ExplorerTxLinks, HistoryRepository, ListFilter } from '../../src/application/ports/history-repository';
+import { isPathSafe } from '../../src/domain/explorer';
 import type { JournalWriter } from '../../src/application/ports/journal-writer';
 import type { PageRequest } from '../../src/application/ports/run-repository';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
@@ -115,14 +116,23 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
         expect(await sends(ALL, page(100, { createdAt: at(1), id: 's1' }))).toEqual([]);
       });
 
-      /** An explorer that knows one network (links need the hash as it is), and none elsewhere. */
-      const explorer = (network: string, chainId: number, txHash: string): string | null =>
-        network === 'base' || network.startsWith('net ') ? `https://scan.example/${chainId}/"${network}"/tx/${txHash}` : null;
+      /**
+       * An explorer that knows two kinds of network (its links hold text JSON escapes), and none elsewhere; its links
+       * are made as ExplorerLinks makes them, a prefix per network and the hash as a path segment.
+       */
+      const links: ExplorerTxLinks = {
+        txPrefix: (network, chainId) => (network === 'base' || network.startsWith('net ') ? `https://scan.example/${chainId}/"${network}"/tx/` : null),
+        tx: (network, chainId, txHash) => {
+          const prefix = links.txPrefix(network, chainId);
+          return prefix === null ? null : `${prefix}${isPathSafe(txHash) ? txHash : encodeURIComponent(txHash)}`;
+        },
+      };
+      const explorer = (network: string, chainId: number, txHash: string): string | null => links.tx(network, chainId, txHash);
 
       /** listSendItems answers the page listSends answers, each send as toSendAttemptItem and JSON.stringify render it. */
       const expectItemsOfList = async (f: ListFilter, p: PageRequest = page()): Promise<void> => {
         const list = await ports.listSends(f, p);
-        const items = await ports.listSendItems(f, p, explorer);
+        const items = await ports.listSendItems(f, p, links);
         expect(items.map((i) => i.position)).toEqual(list.map((s) => ({ createdAt: s.createdAt, id: s.sendId })));
         expect(items.map((i) => i.json)).toEqual(list.map((s) => JSON.stringify(toSendAttemptItem(s, explorer))));
       };
@@ -134,7 +144,7 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
           await expectItemsOfList(f);
         }
         await expectItemsOfList(ALL, page(2, { createdAt: at(4), id: 's4' }));
-        expect((await ports.listSendItems(ALL, page(), explorer)).map((i) => i.position.id)).toEqual(['s5', 's4', 's3', 's2', 's1']);
+        expect((await ports.listSendItems(ALL, page(), links)).map((i) => i.position.id)).toEqual(['s5', 's4', 's3', 's2', 's1']);
       });
 
       it('renders awkward text, a large value and a link built from them as toSendAttemptItem does', async () => {
@@ -144,9 +154,15 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
             sendId: 'odd-send', network: `net ${awkward}`, chainId: 2 ** 31, relayer: awkward, txHash: aTxHash('odd'),
             valueWei: '115792089237316195423570985008687907853269984665640564039457584007913129639935', outcome: 'confirmed',
           } }),
+          // Hashes a link does not take as they are (encoded), or holds nothing of.
+          ...aRun({ runId: 'odd-hash', at: T0 + HOUR, send: { sendId: 'odd-hash', network: 'base', chainId: 8453, txHash: `a/b c?${awkward}` } }),
+          ...aRun({ runId: 'other-chain', at: T0 + 2 * HOUR, send: { sendId: 'other-chain', network: 'base', chainId: 10, txHash: aTxHash('x') } }),
         ]);
         await expectItemsOfList(ALL);
-        const [odd] = (await ports.listSendItems(ALL, page(), explorer)).filter((i) => i.position.id === 'odd-send');
+        const byId = new Map((await ports.listSendItems(ALL, page(), links)).map((i) => [i.position.id, JSON.parse(i.json) as { explorer_url: string }]));
+        expect(byId.get('odd-hash')!.explorer_url).toBe(`https://scan.example/8453/"base"/tx/${encodeURIComponent(`a/b c?${awkward}`)}`);
+        expect(byId.get('other-chain')!.explorer_url).toBe(`https://scan.example/10/"base"/tx/${aTxHash('x')}`);
+        const [odd] = (await ports.listSendItems(ALL, page(), links)).filter((i) => i.position.id === 'odd-send');
         expect(JSON.parse(odd!.json)).toMatchObject({ workflow: awkward, explorer_url: `https://scan.example/${2 ** 31}/"net ${awkward}"/tx/${aTxHash('odd')}` });
       });
 
@@ -162,10 +178,10 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
         const ids = [...Array.from({ length: 700 }, (_, i) => `none-${i}`), 'r5', 'tie-1', 'r1', 'r6', 'tie-2', 'r3'];
         const sends = await ports.sendsOfRuns(ids);
         expect(sends.map((s) => s.sendId)).toEqual(['a-tie', 'z-tie', 's1', 's3', 's5', 's6']);
-        expect(await ports.sendItemsOfRuns(ids, explorer)).toEqual(sends.map((s) => JSON.stringify(toSendAttemptItem(s, explorer))));
-        expect(JSON.parse((await ports.sendItemsOfRuns(['r6'], explorer))[0]!)).toMatchObject({ relayer: awkward, explorer_url: expect.stringContaining(aTxHash('t6')) });
-        expect(await ports.sendItemsOfRuns(['r2', 'r4'], () => null)).toEqual((await ports.sendsOfRuns(['r2', 'r4'])).map((s) => JSON.stringify(toSendAttemptItem(s, () => null))));
-        expect(await ports.sendItemsOfRuns([], explorer)).toEqual([]);
+        expect(await ports.sendItemsOfRuns(ids, links)).toEqual(sends.map((s) => JSON.stringify(toSendAttemptItem(s, explorer))));
+        expect(JSON.parse((await ports.sendItemsOfRuns(['r6'], links))[0]!)).toMatchObject({ relayer: awkward, explorer_url: expect.stringContaining(aTxHash('t6')) });
+        expect(await ports.sendItemsOfRuns(['r2', 'r4'], { tx: () => null, txPrefix: () => null })).toEqual((await ports.sendsOfRuns(['r2', 'r4'])).map((s) => JSON.stringify(toSendAttemptItem(s, () => null))));
+        expect(await ports.sendItemsOfRuns([], links)).toEqual([]);
       });
 
       it("follows the send's own events: parked then submitted then settled", async () => {

@@ -1,4 +1,5 @@
-import { ExplorerLinks } from '../../src/domain/explorer';
+import fc from 'fast-check';
+import { ExplorerLinks, isPathSafe } from '../../src/domain/explorer';
 
 describe('ExplorerLinks', () => {
   const links = new ExplorerLinks(new Map([['base', 'https://my-explorer.example/']]));
@@ -33,5 +34,18 @@ describe('ExplorerLinks', () => {
     const names = ['mainnet', 'sepolia', 'holesky', 'optimism', 'op-sepolia', 'arbitrum', 'arbitrum-sepolia', 'base', 'base-sepolia',
       'polygon', 'amoy', 'bsc', 'bsc-testnet', 'avalanche', 'fuji', 'gnosis', 'linea', 'scroll', 'zksync', 'celo', 'fantom', 'mantle', 'blast'];
     expect(names.filter((n) => links.base(n) === null)).toEqual([]);
+  });
+
+  it('makes every transaction link of a network from its prefix: the hash added as it is when it is letters and digits', () => {
+    const network = fc.oneof(fc.constantFrom('base', 'Base', 'sepolia', 'mainnet', 'private', 'holes\u212Ay'), fc.string());
+    const chainId = fc.oneof(fc.constantFrom(1, 8453, 10, 999), fc.constant(null));
+    const hash = fc.oneof(fc.stringMatching(/^[0-9A-Za-z]{0,66}$/), fc.string());
+    fc.assert(fc.property(network, chainId, hash, (n, c, h) => {
+      const prefix = links.txPrefix(n, c);
+      const link = links.tx(n, c, h);
+      expect(link === null).toBe(prefix === null);
+      if (prefix !== null) expect(link).toBe(`${prefix}${isPathSafe(h) ? h : encodeURIComponent(h)}`);
+      expect(isPathSafe(h)).toBe(encodeURIComponent(h) === h && /^[0-9A-Za-z]*$/.test(h));
+    }), { numRuns: 1000 });
   });
 });

@@ -9,7 +9,7 @@ import { exportSteps, STEP_EVENT_TYPES } from '../../src/application/history/tim
 import { toApprovalItem, toRunItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
 import type { StorageHealth } from '../../src/application/ports/storage-health';
 import type { PruneCounts, RetentionRepository } from '../../src/application/ports/retention-repository';
-import type { ExplorerTxUrl, HistoryRepository, ListFilter, WorkflowOverview } from '../../src/application/ports/history-repository';
+import type { ExplorerTxLinks, HistoryRepository, ListFilter, WorkflowOverview } from '../../src/application/ports/history-repository';
 import type { Approval } from '../../src/domain/approval';
 import type { ReorgResponseRecord } from '../../src/domain/reorg';
 import type { SendAttempt } from '../../src/domain/send-attempt';
@@ -130,8 +130,8 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
     return { count, texts };
   }
 
-  async sendItemsOfRuns(runIds: readonly string[], explorerTxUrl: ExplorerTxUrl): Promise<string[]> {
-    return (await this.sendsOfRuns(runIds)).map((send) => JSON.stringify(toSendAttemptItem(send, explorerTxUrl)));
+  async sendItemsOfRuns(runIds: readonly string[], explorer: ExplorerTxLinks): Promise<string[]> {
+    return (await this.sendsOfRuns(runIds)).map((send) => JSON.stringify(toSendAttemptItem(send, (n, c, h) => explorer.tx(n, c, h))));
   }
 
   async sendsOfRuns(runIds: readonly string[]): Promise<SendAttempt[]> {
@@ -182,9 +182,9 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
     return counts;
   }
 
-  async listSendItems(filter: ListFilter, page: PageRequest, explorerTxUrl: ExplorerTxUrl): Promise<ItemText[]> {
+  async listSendItems(filter: ListFilter, page: PageRequest, explorer: ExplorerTxLinks): Promise<ItemText[]> {
     return (await this.listSends(filter, page)).map((send) => ({
-      position: { createdAt: send.createdAt, id: send.sendId }, json: JSON.stringify(toSendAttemptItem(send, explorerTxUrl)),
+      position: { createdAt: send.createdAt, id: send.sendId }, json: JSON.stringify(toSendAttemptItem(send, (n, c, h) => explorer.tx(n, c, h))),
     }));
   }
 

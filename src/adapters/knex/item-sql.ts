@@ -49,10 +49,11 @@ export function sendItemPieces(alias: string): { head: string; middle: string } 
 
 /**
  * A send's item as JSON text, from its stored `item` cut at its tab (`head` ends with `"explorer_url":`, `tail` holds
- * `to` and `value_wei`), its explorer link and its times: the text JSON.stringify makes of `toSendAttemptItem`.
+ * `to` and `value_wei`), the JSON text of its explorer link and its times: the text JSON.stringify makes of
+ * `toSendAttemptItem`.
  */
-export function sendItemOfStored(head: string, explorerUrl: string | null, tail: string, createdAt: number, updatedAt: number): string {
-  return `${head}${explorerUrl === null ? 'null' : jsonString(explorerUrl)}${tail},"created_at":"${toIso(createdAt)}","updated_at":"${toIso(updatedAt)}"}`;
+export function sendItemOfStored(head: string, linkJson: string, tail: string, createdAt: number, updatedAt: number): string {
+  return `${head}${linkJson}${tail},"created_at":"${toIso(createdAt)}","updated_at":"${toIso(updatedAt)}"}`;
 }
 
 /**

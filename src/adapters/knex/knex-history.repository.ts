@@ -6,7 +6,7 @@ import type { ReorgResponseRecord } from '../../domain/reorg';
 import type { Run } from '../../domain/run';
 import type { SendAttempt } from '../../domain/send-attempt';
 import type { ReplaySession } from '../../domain/session';
-import type { ExplorerTxUrl, HistoryRepository, ListFilter, WorkflowOverview } from '../../application/ports/history-repository';
+import type { ExplorerTxLinks, HistoryRepository, ListFilter, WorkflowOverview } from '../../application/ports/history-repository';
 import type { ItemText, PageRequest } from '../../application/ports/run-repository';
 import { toApprovalItem, toSendAttemptItem, toWaitingItem } from '../../application/history/items';
 import { chunks, MAX_ROWS, selectIn, selectInPacked } from './bulk';
@@ -16,7 +16,8 @@ import {
   APPROVAL_COLUMNS, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
   rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, unpackRow, unpackValues,
 } from './rows';
-import { approvalItemText, sendItemOfStored, waitingItemHead, waitingItemText } from './item-sql';
+import { approvalItemText, jsonString, sendItemOfStored, waitingItemHead, waitingItemText } from './item-sql';
+import { isPathSafe } from '../../domain/explorer';
 
 /** API field names that are stored under another column name. */
 const COLUMN: Readonly<Record<string, string>> = { to: 'to_address' };
@@ -86,16 +87,16 @@ export class KnexHistoryRepository implements HistoryRepository {
    * never become objects in JavaScript (as KnexRunRepository.listItems). Elsewhere, `listSends` rendered by
    * `toSendAttemptItem`.
    */
-  async listSendItems(filter: ListFilter, page: PageRequest, explorerTxUrl: ExplorerTxUrl): Promise<ItemText[]> {
+  async listSendItems(filter: ListFilter, page: PageRequest, explorer: ExplorerTxLinks): Promise<ItemText[]> {
     const readers = readersOf(this.db);
     const shape = this.shapeOf('send items', filter, page);
     const sql = readers && this.shapes.sql(shape, () => this.pageQuery(SENDS, filter, page, [this.db.raw(SEND_LINE)]));
     if (!readers || sql === undefined) {
       return (await this.listSends(filter, page)).map((send) => ({
-        position: { createdAt: send.createdAt, id: send.sendId }, json: JSON.stringify(toSendAttemptItem(send, explorerTxUrl)),
+        position: { createdAt: send.createdAt, id: send.sendId }, json: JSON.stringify(toSendAttemptItem(send, (n, c, h) => explorer.tx(n, c, h))),
       }));
     }
-    return newestFirst(sendItemsOfText(await readers.selectText(sql, shape.bindings), explorerTxUrl));
+    return newestFirst(sendItemsOfText(await readers.selectText(sql, shape.bindings), explorer));
   }
 
   async listApprovals(filter: ListFilter, page: PageRequest): Promise<Approval[]> {
@@ -214,13 +215,13 @@ export class KnexHistoryRepository implements HistoryRepository {
   }
 
   /** As listSendItems, for `sendsOfRuns`: rendered by SQLite on a SQLite file, by `toSendAttemptItem` elsewhere. */
-  async sendItemsOfRuns(runIds: readonly string[], explorerTxUrl: ExplorerTxUrl): Promise<string[]> {
+  async sendItemsOfRuns(runIds: readonly string[], explorer: ExplorerTxLinks): Promise<string[]> {
     const readers = readersOf(this.db);
-    if (!readers) return (await this.sendsOfRuns(runIds)).map((send) => JSON.stringify(toSendAttemptItem(send, explorerTxUrl)));
+    if (!readers) return (await this.sendsOfRuns(runIds)).map((send) => JSON.stringify(toSendAttemptItem(send, (n, c, h) => explorer.tx(n, c, h))));
     // A statement per chunk of runs, all asked for at once: the readers read them side by side.
     const read = (part: readonly string[]): Promise<string> =>
       readers.selectText(`SELECT ${SEND_LINE} FROM sends WHERE run_id IN (${part.map(() => '?').join(',')})`, part);
-    const items = (await Promise.all(chunks(runIds, SEND_ITEMS_CHUNK).map(read))).flatMap((text) => sendItemsOfText(text, explorerTxUrl));
+    const items = (await Promise.all(chunks(runIds, SEND_ITEMS_CHUNK).map(read))).flatMap((text) => sendItemsOfText(text, explorer));
     return items.sort((a, b) => a.position.createdAt - b.position.createdAt || (a.position.id < b.position.id ? -1 : 1)).map((item) => item.json);
   }
 
@@ -268,19 +269,52 @@ export class KnexHistoryRepository implements HistoryRepository {
 }
 
 /** The sends' items of a text of SEND_LINE lines, each with its place in the sends' order. */
-function sendItemsOfText(text: string, explorerTxUrl: ExplorerTxUrl): ItemText[] {
+function sendItemsOfText(text: string, explorer: ExplorerTxLinks): ItemText[] {
   const items: ItemText[] = [];
+  const prefixes = txPrefixesOf(explorer);
   eachLine(text, 8, (line, at) => {
-    const tx = jsonText(fieldOf(line, at, 4));
     const created = Number(fieldOf(line, at, 5));
-    const explorerUrl = tx ? explorerTxUrl(jsonText(fieldOf(line, at, 2)) ?? '', Number(fieldOf(line, at, 3)), tx) : null;
+    const link = txLinkJson(explorer, prefixes, fieldOf(line, at, 2), fieldOf(line, at, 3), fieldOf(line, at, 4));
     items.push({
       position: { createdAt: created, id: fieldOf(line, at, 7) },
-      json: sendItemOfStored(fieldOf(line, at, 0), explorerUrl, fieldOf(line, at, 1), created, Number(fieldOf(line, at, 6))),
+      json: sendItemOfStored(fieldOf(line, at, 0), link, fieldOf(line, at, 1), created, Number(fieldOf(line, at, 6))),
     });
   });
   return items;
 }
+
+/**
+ * The JSON text of a send's explorer link (`null` where it has none), from its network, chain id and hash as a
+ * SEND_LINE has them (JSON text, a number, JSON text): `toSendAttemptItem`'s link, as JSON.stringify writes it.
+ * A hash of letters and digits is added to the network's prefix as it is, and the prefix's JSON text is worked out
+ * once per network and chain id (`prefixes`): on a txs page, escaping fifty links cost more than the rest of a row.
+ */
+function txLinkJson(explorer: ExplorerTxLinks, prefixes: Map<string, string | null>, network: string, chainId: string, quotedHash: string): string {
+  const hash = jsonText(quotedHash);
+  if (!hash) return 'null';
+  const key = `${chainId}\t${network}`;
+  let prefix = prefixes.get(key);
+  if (prefix === undefined) {
+    const text = explorer.txPrefix(jsonText(network) ?? '', Number(chainId));
+    // The prefix's JSON text without its closing quote: the hash and a quote complete it.
+    prefix = text === null ? null : JSON.stringify(text).slice(0, -1);
+    if (prefixes.size >= MAX_PREFIXES) prefixes.clear();
+    prefixes.set(key, prefix);
+  }
+  if (prefix === null) return 'null';
+  if (isPathSafe(hash)) return `${prefix}${hash}"`;
+  return jsonString(explorer.tx(jsonText(network) ?? '', Number(chainId), hash) ?? '');
+}
+
+/** The JSON texts of the link prefixes of each explorer (txLinkJson), by chain id and network: a few, kept. */
+function txPrefixesOf(explorer: ExplorerTxLinks): Map<string, string | null> {
+  let prefixes = txPrefixes.get(explorer);
+  if (!prefixes) txPrefixes.set(explorer, (prefixes = new Map()));
+  return prefixes;
+}
+const txPrefixes = new WeakMap<ExplorerTxLinks, Map<string, string | null>>();
+/** Networks and chain ids whose prefix is kept at most (a journal has a few). */
+const MAX_PREFIXES = 1024;
 
 /** A time field of a line (epoch ms), null when empty (NULL in SQL). */
 function timeOf(line: string, at: Int32Array, i: number): number | null {

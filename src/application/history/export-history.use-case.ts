@@ -184,7 +184,7 @@ export class ExportHistory {
    */
   private async readAgain(section: (typeof READ_AGAIN)[number], ids: string[]): Promise<{ count: number; texts: string[] }> {
     if (section === 'sends') {
-      const items = await this.history.sendItemsOfRuns(ids, (n, c, h) => this.explorer.tx(n, c, h));
+      const items = await this.history.sendItemsOfRuns(ids, this.explorer);
       return { count: items.length, texts: [...this.redactedTexts(items)] };
     }
     const { count, texts } = await this.runs.stepItemsOfRuns(ids);

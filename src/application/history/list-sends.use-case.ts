@@ -29,7 +29,7 @@ export class ListSends {
       fetch: (filter, page) => history.listSends(filter, page),
       position: (row) => ({ createdAt: row.createdAt, id: row.sendId }),
       item: (row) => toSendAttemptItem(row, (n, c, h) => explorer.tx(n, c, h)),
-      fetchJson: (filter, page) => history.listSendItems(filter, page, (n, c, h) => explorer.tx(n, c, h)),
+      fetchJson: (filter, page) => history.listSendItems(filter, page, explorer),
       itemKeys: SEND_ITEM_KEYS,
       cursors,
       redactor,

@@ -1,4 +1,5 @@
 import type { Approval } from '../../domain/approval';
+import type { ExplorerLinks } from '../../domain/explorer';
 import type { ReorgResponseRecord } from '../../domain/reorg';
 import type { Run } from '../../domain/run';
 import type { SendAttempt } from '../../domain/send-attempt';
@@ -30,10 +31,10 @@ export interface WorkflowOverview {
 export interface HistoryRepository {
   listSends(filter: ListFilter, page: PageRequest): Promise<SendAttempt[]>;
   /**
-   * The sends of `listSends`, the same page, each as the JSON text of its item (`toSendAttemptItem` with this
-   * `explorerTxUrl`, CONTRACT section 4).
+   * The sends of `listSends`, the same page, each as the JSON text of its item (`toSendAttemptItem` with the links
+   * of `explorer`, CONTRACT section 4).
    */
-  listSendItems(filter: ListFilter, page: PageRequest, explorerTxUrl: ExplorerTxUrl): Promise<ItemText[]>;
+  listSendItems(filter: ListFilter, page: PageRequest, explorer: ExplorerTxLinks): Promise<ItemText[]>;
   listApprovals(filter: ListFilter, page: PageRequest): Promise<Approval[]>;
   /** The approvals of `listApprovals`, the same page, each as the JSON text of its item (`toApprovalItem`). */
   listApprovalItems(filter: ListFilter, page: PageRequest): Promise<ItemText[]>;
@@ -48,11 +49,14 @@ export interface HistoryRepository {
   /** Every send of these runs (for exports), oldest first. */
   sendsOfRuns(runIds: readonly string[]): Promise<SendAttempt[]>;
   /** The sends of `sendsOfRuns`, in its order, each as the JSON text of its item (as `listSendItems` renders it). */
-  sendItemsOfRuns(runIds: readonly string[], explorerTxUrl: ExplorerTxUrl): Promise<string[]>;
+  sendItemsOfRuns(runIds: readonly string[], explorer: ExplorerTxLinks): Promise<string[]>;
   /** Every approval of these runs (for exports), oldest first. */
   approvalsOfRuns(runIds: readonly string[]): Promise<Approval[]>;
 }
 export const HistoryRepository = Symbol('HistoryRepository');
 
-/** A transaction's link on a block explorer, or null where none is known (see ExplorerLinks.tx). */
-export type ExplorerTxUrl = (network: string, chainId: number, txHash: string) => string | null;
+/**
+ * Transactions' links on a block explorer (ExplorerLinks): `tx` a transaction's, or null where none is known;
+ * `txPrefix` what every link of a network starts with, `tx` adding the hash (as it is when it is letters and digits).
+ */
+export type ExplorerTxLinks = Pick<ExplorerLinks, 'tx' | 'txPrefix'>;

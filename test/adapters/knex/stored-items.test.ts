@@ -9,6 +9,7 @@ import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.write
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
 import { migrationSource } from '../../../src/adapters/knex/migrations';
 import { jsonString } from '../../../src/adapters/knex/item-sql';
+import type { ExplorerTxLinks } from '../../../src/application/ports/history-repository';
 import { toApprovalItem, toRunItem, toSendAttemptItem } from '../../../src/application/history/items';
 import { aFinish, aResume, aRun, HOUR, MINUTE, T0 } from '../../mothers/journal-events';
 
@@ -33,7 +34,11 @@ describe("the runs', sends' and approvals' stored items on SQLite (migrations 00
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const explorer = (network: string, chainId: number, txHash: string): string | null => `https://scan.example/${network}/${chainId}/tx/${txHash}`;
+  const links: ExplorerTxLinks = {
+    txPrefix: (network, chainId) => `https://scan.example/${network}/${chainId}/tx/`,
+    tx: (network, chainId, txHash) => `https://scan.example/${network}/${chainId}/tx/${txHash}`,
+  };
+  const explorer = (network: string, chainId: number, txHash: string): string | null => links.tx(network, chainId, txHash);
   const ALL = { equals: {} };
   const awkward = 'q"b\\s/\n\t\r\u0001 é ✓ \u2028 😀';
   const rows = async (sql: string): Promise<Row[]> => (await db.raw(sql)) as Row[];
@@ -42,7 +47,7 @@ describe("the runs', sends' and approvals' stored items on SQLite (migrations 00
   const order = (): Promise<Row[]> => rows("SELECT 'run', rowid, run_id FROM runs UNION ALL SELECT 'send', rowid, send_id FROM sends UNION ALL SELECT 'approval', rowid, approval_id FROM approvals ORDER BY 1, 2");
   /** The pages of every run and every send, and what list and listSends render of them: they must be the same text. */
   const pagesAndExpected = async (): Promise<string[][]> => {
-    const sendItems = await history.listSendItems(ALL, { limit: 100 }, explorer);
+    const sendItems = await history.listSendItems(ALL, { limit: 100 }, links);
     const sends = await history.listSends(ALL, { limit: 100 });
     const runItems = await runs.listItems({}, { limit: 100 });
     const list = await runs.list({}, { limit: 100 });
@@ -95,7 +100,7 @@ describe("the runs', sends' and approvals' stored items on SQLite (migrations 00
 
   it('keeps the items current through their own events, however they are written', async () => {
     await writer.append(aRun({ runId: 'life', at: T0, send: { sendId: 'life', status: 'queued' }, status: 'running' }));
-    const item = async (): Promise<Row> => JSON.parse((await history.listSendItems(ALL, { limit: 10 }, explorer))[0]!.json) as Row;
+    const item = async (): Promise<Row> => JSON.parse((await history.listSendItems(ALL, { limit: 10 }, links))[0]!.json) as Row;
     expect(await item()).toMatchObject({ status: 'queued', tx_hash: null, explorer_url: null });
     await writer.append([{ type: 'send.submitted', at: new Date(T0 + MINUTE).toISOString(), send_id: 'life', tx_hash: '0xabc', nonce: 1 }]);
     expect(await item()).toMatchObject({ status: 'submitted', tx_hash: '0xabc', explorer_url: 'https://scan.example/sepolia/11155111/tx/0xabc' });
