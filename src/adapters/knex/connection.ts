@@ -4,7 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import { StorageError } from '../../domain/errors';
 import { migrationSource } from './migrations';
 import { CachedStatementSqliteClient } from './sqlite-client';
-import { READERS, SqliteReaders, attachReaders } from './sqlite-readers';
+import { POLL_ALONE_MS, READERS, SqliteReaders, attachReaders } from './sqlite-readers';
 import { reportStorageFailures, toStorageError } from './storage-failure';
 
 /** Page cache sizes in KiB (negative: SQLite's unit for "KiB, not pages"). */
@@ -95,7 +95,9 @@ export async function openDatabase(url: string, profile: StorageProfile = 'tool'
     // within it (the memory map is shared).
     const pragmas = sqlitePragmas(profile, options).filter((p) => !/journal_mode|synchronous/.test(p))
       .map((p) => (p.startsWith('PRAGMA cache_size') ? `PRAGMA cache_size = ${Math.round((profile === 'server' ? SERVER_CACHE_KIB : READER_CACHE_KIB) / READERS)}` : p));
-    attachReaders(db, new SqliteReaders(filename, pragmas));
+    // The server polls for a read that runs alone (see SqliteReaders.select); a command does not: an export's reads
+    // are long, and a polling loop would take a CPU from its readers and its file writes.
+    attachReaders(db, new SqliteReaders(filename, pragmas, READERS, profile === 'server' ? POLL_ALONE_MS : 0));
   }
   return db;
 }

@@ -11,7 +11,7 @@ type Row = Record<string, unknown>;
 /** Read connections per process: enough for the driver's thread pool (4 threads by default) to stay busy. */
 export const READERS = 4;
 
-/** How long the event loop keeps polling, at most, for a read that runs alone (see SqliteReaders.select). */
+/** How long the server's event loop keeps polling, at most, for a read that runs alone (see SqliteReaders.select). */
 export const POLL_ALONE_MS = 1;
 
 /**
@@ -29,24 +29,28 @@ export class SqliteReaders {
   /** Statements running on a reader now. */
   private running = 0;
 
-  constructor(private readonly filename: string, private readonly pragmas: readonly string[], private readonly size = READERS) {}
+  /** `pollAloneMs`: how long the event loop polls, at most, for a read that runs alone (see select); 0: never. */
+  constructor(
+    private readonly filename: string, private readonly pragmas: readonly string[], private readonly size = READERS, private readonly pollAloneMs = 0,
+  ) {}
 
   /**
    * Runs one read statement on an idle reader (opening one when fewer than `size` are open, waiting otherwise).
    *
-   * A statement that runs alone is waited for by polling: the event loop turns (setImmediate) instead of sleeping
-   * until the driver's thread reports back, for at most POLL_ALONE_MS and only while no other read runs. Waking a
-   * sleeping event loop from another thread cost 25 µs of a 60 µs statement on this machine's virtual CPUs (a list
-   * page's one trip through the thread pool, measured in docs/benchmarks.md); a loop that polls picks the result up
-   * at once. Reads side by side are not polled: the loop has their other work to turn for, and the threads need
-   * the CPUs.
+   * A statement that runs alone is waited for by polling, when `pollAloneMs` is set (the server's readers): the event
+   * loop turns (setImmediate) instead of sleeping until the driver's thread reports back, for at most `pollAloneMs`
+   * and only while no other read runs. Waking a sleeping event loop from another thread cost 25 µs of a 60 µs
+   * statement on this machine's virtual CPUs (a list page's one trip through the thread pool, measured in
+   * docs/benchmarks.md); a loop that polls picks the result up at once. Reads side by side are not polled: the loop
+   * has their other work to turn for, and the threads need the CPUs. A command's readers never poll: an export's
+   * reads are long, and a polling loop took a CPU from its readers and file writes (a third of its rate).
    */
   async select(sql: string, bindings: readonly unknown[]): Promise<Row[]> {
     const conn = await this.acquire();
     this.running++;
     try {
       const rows = allRows(conn, sql, bindings);
-      if (this.running === 1) this.pollWhileAlone(rows);
+      if (this.running === 1 && this.pollAloneMs > 0) this.pollWhileAlone(rows);
       return await rows;
     } catch (err) {
       throw toStorageError(err, statementOf(sql));
@@ -56,14 +60,14 @@ export class SqliteReaders {
     }
   }
 
-  /** Keeps the event loop turning until `read` settles, another read starts, or POLL_ALONE_MS have passed. */
+  /** Keeps the event loop turning until `read` settles, another read starts, or `pollAloneMs` have passed. */
   private pollWhileAlone(read: Promise<unknown>): void {
     let settled = false;
     const done = (): void => {
       settled = true;
     };
     read.then(done, done);
-    const deadline = performance.now() + POLL_ALONE_MS;
+    const deadline = performance.now() + this.pollAloneMs;
     const turn = (): void => {
       if (!settled && this.running === 1 && performance.now() < deadline) setImmediate(turn);
     };

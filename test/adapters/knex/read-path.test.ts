@@ -11,7 +11,7 @@ import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repositor
 import { migrationSource } from '../../../src/adapters/knex/migrations';
 import { HistogramCache, packedValues } from '../../../src/adapters/knex/rows';
 import { plusPlaceholders } from '../../../src/adapters/knex/sqlite-client';
-import { eachLine, POLL_ALONE_MS, readersOf, ShapedSql } from '../../../src/adapters/knex/sqlite-readers';
+import { eachLine, POLL_ALONE_MS, readersOf, ShapedSql, SqliteReaders } from '../../../src/adapters/knex/sqlite-readers';
 import { DurationHistogram } from '../../../src/domain/duration-histogram';
 import type { RunFilter } from '../../../src/application/ports/run-repository';
 import { aFinish, aResume, aRun, aTxHash, HOUR, MINUTE, T0 } from '../../mothers/journal-events';
@@ -32,8 +32,12 @@ describe('SQLite read path of the history lists', () => {
     history = new KnexHistoryRepository(db);
   });
 
+  /** What a test opened beside the database, closed after it. */
+  const afterDone: Array<() => Promise<void>> = [];
+
   afterEach(async () => {
     jest.restoreAllMocks();
+    for (const close of afterDone.splice(0)) await close();
     await db.destroy();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -126,7 +130,9 @@ describe('SQLite read path of the history lists', () => {
   });
 
   it('keeps the event loop turning while a read runs alone, never past its answer or POLL_ALONE_MS, and not beside another read', async () => {
-    const readers = readersOf(db)!;
+    await journal();
+    const readers = new SqliteReaders(join(dir, 'journal.db'), [], 2, POLL_ALONE_MS);
+    afterDone.push(() => readers.close());
     // Two readers open and idle, so that two reads started together both run at once.
     await Promise.all([readers.select('SELECT 1 AS x', []), readers.select('SELECT 1 AS x', [])]);
     const real = timers.setImmediate;
@@ -157,6 +163,16 @@ describe('SQLite read path of the history lists', () => {
     expect(await Promise.all([readers.select(slow, []), readers.select(slow, [])])).toEqual([[{ c: 300000 }], [{ c: 300000 }]]);
     expect(turns.length).toBeLessThanOrEqual(2);
     await expect(readers.select('SELECT nothing FROM nowhere', [])).rejects.toThrow(/nowhere/);
+  });
+
+  it('never polls for a command\'s reads (a database opened for a command), nor for readers not asked to', async () => {
+    await journal();
+    const turns = jest.spyOn(timers, 'setImmediate');
+    await readersOf(db)!.select('SELECT count(*) AS n FROM runs', []);
+    const own = new SqliteReaders(join(dir, 'journal.db'), [], 2);
+    afterDone.push(() => own.close());
+    await own.select('SELECT count(*) AS n FROM runs', []);
+    expect(turns).not.toHaveBeenCalled();
   });
 
   it('reads on connections that refuse to write', async () => {
