@@ -107,5 +107,5 @@ export function isPathSafe(text: string): boolean {
 
 /** `text` as a URL path segment: encodeURIComponent's text, without its cost for a hash or an address. */
 function pathSegment(text: string): string {
-  return PLAIN.test(text) ? text : encodeURIComponent(text);
+  return isPathSafe(text) ? text : encodeURIComponent(text);
 }
