@@ -56,7 +56,7 @@ const run = (conn: Connection, sql: string): Promise<void> =>
  * Writes are executed before the next read, so a transaction always reads what it wrote. A write that fails
  * fails the whole transaction, which is rolled back. Only for statements whose results are not needed (inserts,
  * upserts); the values are inlined as SQL literals (`sqlLiteral`), however long: one script is one trip, where a
- * bound statement is a trip of its own (see docs/benchmarks.md, "Issue #14, third pass: the import").
+ * bound statement is a trip of its own.
  */
 export class SqliteWriteSession {
   private queued: string[] = [];

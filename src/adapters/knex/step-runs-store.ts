@@ -10,7 +10,7 @@ import { readersOf } from './sqlite-readers';
  * The export's step runs, kept by the journal's writer: per run, its step runs as the export's `steps` section shows
  * them (`exportSteps` of its stream), rendered as JSON text, with what a fold of its later events picks up from
  * (`StepFoldState`). The JSON export reads this text instead of reading and folding every run's step events again:
- * that was about half of its CPU (docs/benchmarks.md, issue #14, eighth pass). A run without step runs has no row.
+ * that was about half of its CPU. A run without step runs has no row.
  */
 export const STEP_RUNS_TABLE = 'run_steps';
 const COLUMNS = ['run_id', 'step_count', 'items', 'last_step', 'open_wait'] as const;
