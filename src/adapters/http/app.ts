@@ -15,6 +15,7 @@ import type { HttpMetrics } from './metrics';
 import { relayersRoutes, type RelayersUseCases } from './relayers.routes';
 import { openApiDocument } from './openapi';
 import { pageRoutes } from './page';
+import { routeLabeler } from './route-label';
 import { RouteTable } from './route-table';
 import { securityHeaders } from './security-headers';
 import { sendJson } from './json-body';
@@ -137,6 +138,7 @@ export function createHttpApp(deps: HttpDependencies): Express {
     res.status(404).json({ error: 'not found' });
   });
   app.use(errorHandler(deps.log));
+  deps.metrics.labelRoutes(routeLabeler(routes.routes));
   return app;
 }
 

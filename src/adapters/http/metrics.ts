@@ -1,9 +1,12 @@
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { UNMATCHED } from './route-label';
 
 /** Prometheus metrics of one server: requests and latency by route, and the journal's size. */
 export class HttpMetrics {
   readonly registry = new Registry();
+  /** Maps a request's path to its route's pattern; set by the app once every route is declared. */
+  private routeOf: (path: string) => string = () => UNMATCHED;
   private readonly requests = new Counter({
     name: 'chainflow_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'],
     registers: [this.registry],
@@ -43,11 +46,18 @@ export class HttpMetrics {
     });
   }
 
-  /** Counts every request once it has been answered, labelled by the route that matched (not the raw URL). */
+  /** Labels requests by the declared route whose path they are (see routeLabeler). */
+  labelRoutes(routeOf: (path: string) => string): void {
+    this.routeOf = routeOf;
+  }
+
+  /** Counts every request once it has been answered, labelled by its route's pattern (never the raw URL). */
   readonly middleware: RequestHandler = (req, res, next) => {
     const start = process.hrtime.bigint();
+    // The path as it came: routers strip their mount point from req.path.
+    const path = req.originalUrl.split('?')[0]!;
     res.once('finish', () => {
-      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      const route = this.routeOf(path);
       this.requests.inc({ route, method: req.method, status: String(res.statusCode) });
       this.latency.observe({ route }, Number(process.hrtime.bigint() - start) / 1e9);
     });
