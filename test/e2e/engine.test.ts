@@ -252,9 +252,9 @@ describe('the engine, end to end', () => {
   });
 
   it('a manual run with an Idempotency-Key starts once, over the API and the CLI alike; a bad key is refused naming it', async () => {
-    const keyed = (key: string) => fetch(`${server.baseUrl}/api/workflows/once/runs`, {
+    const keyed = (key: string): Promise<{ status: number; body: any }> => fetch(`${server.baseUrl}/api/workflows/once/runs`, {
       method: 'POST', body: '{}', headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json', 'idempotency-key': key },
-    }).then(async (res) => ({ status: res.status, body: await res.json() }));
+    }).then(async (res) => ({ status: res.status, body: await res.json() as any }));
     const first = await keyed('sweep-2026-11-26');
     expect(first.status).toBe(202);
     expect(await keyed('sweep-2026-11-26')).toEqual({ status: 200, body: { run_id: first.body.run_id } });
