@@ -17,6 +17,7 @@ import type { Knex } from 'knex';
 import { FetchHttpClient } from '../src/adapters/http-client';
 import { Database } from '../src/adapters/knex/knex-journal.writer';
 import { Engine } from '../src/application/engine/engine';
+import { MAX_RESPONSE_BYTES } from '../src/application/engine/step-runners';
 import { openRoot, type Root } from '../src/bin/root';
 import { startServer } from '../src/bin/server';
 import { signPayload } from '../src/domain/engine/webhook-signature';
@@ -96,7 +97,7 @@ async function stepOverhead(root: Root, stub: string, runs: number, log: Log): P
   const bareSamples: number[] = [];
   for (let i = 0; i < runs * 5 + 50; i++) {
     const t = nowMs();
-    await client.request({ method: 'GET', url: `${stub}/bare`, headers: {}, timeoutMs: 10_000 });
+    await client.request({ method: 'GET', url: `${stub}/bare`, headers: {}, timeoutMs: 10_000, maxBodyBytes: MAX_RESPONSE_BYTES, redirects: 'follow' });
     if (i >= 50) bareSamples.push(nowMs() - t);
   }
   const bare = stats(bareSamples);

@@ -150,6 +150,33 @@ describe('DriveRun', () => {
     expect(await h.events(down, 'step.started')).toHaveLength(2);
   });
 
+  it('an http_call sends Idempotency-Key <step_run_id>:<attempt>, a new one per attempt, and keeps redirects on its origin while it has secret headers', async () => {
+    const h = new Harness(aWorkflow({ steps: [anHttpCall('quote', { headers: { Authorization: 'secret-key' } }), anHttpCall('notify')] }));
+    h.http.on('https://api.example/quote', status(503), ok());
+    const runId = await h.run('payouts');
+    h.clock.advance(1000);
+    await h.tick();
+    expect(await h.status(runId)).toBe('succeeded');
+    expect(h.http.requests.map((r) => [r.url, r.headers['Idempotency-Key'], r.redirects, r.maxBodyBytes])).toEqual([
+      ['https://api.example/quote', `${runId}.quote:1`, 'same-origin', 1024 * 1024],
+      ['https://api.example/quote', `${runId}.quote:2`, 'same-origin', 1024 * 1024],
+      ['https://api.example/notify', `${runId}.notify:1`, 'follow', 1024 * 1024],
+    ]);
+  });
+
+  it('a response past 1 MiB and a refused redirect fail the step http_error at once: the far end acted, another attempt would repeat it', async () => {
+    const h = new Harness(aWorkflow({ name: 'big', steps: [anHttpCall('x')] }), aWorkflow({ name: 'away', steps: [anHttpCall('y', { headers: { 'X-Api-Key': 'k' } })] }));
+    h.http.on('https://api.example/x', { status: 200, contentType: 'text/plain', body: 'z'.repeat(1024 * 1024 + 1) })
+      .on('https://api.example/y', new HttpFailure('redirect_refused', 'HTTP 302 redirect to another origin (https://elsewhere.example) refused: the step sends secret headers'));
+    const big = await h.run('big');
+    expect(await h.status(big)).toBe('failed');
+    expect((await h.events(big, 'step.finished'))[0]).toMatchObject({ status: 'failed', error: { kind: 'http_error', message: 'response too large' } });
+    const away = await h.run('away');
+    expect((await h.events(away, 'step.finished'))[0]).toMatchObject({ status: 'failed', error: { kind: 'http_error', message: expect.stringMatching(/^GET HTTP 302 redirect to another origin .*refused/) } });
+    expect(await h.events(big, 'step.started')).toHaveLength(1);
+    expect(await h.events(away, 'step.started')).toHaveLength(1);
+  });
+
   it('an expression that fails at run time fails the step with expression_error, no retry', async () => {
     const h = new Harness(aWorkflow({ steps: [anHttpCall('x', { url: 'https://api.example/${{ trigger.payload.missing.deeper }}' })] }));
     const runId = await h.run('payouts');

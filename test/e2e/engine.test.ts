@@ -17,7 +17,7 @@ const ENV = { HOOK_SECRET, PARTNER_KEY, API_TOKEN };
 
 interface RunItem { run_id: string; workflow: string; status: string; error_kind: string | null; trigger: string; wait_kind: string | null }
 
-function config(stub: string): string {
+function config(stub: string, other: string): string {
   return `chainflow_version: 1
 secrets:
   hook: { env: HOOK_SECRET }
@@ -58,6 +58,30 @@ workflows:
     trigger: { kind: manual }
     steps:
       - { id: work, type: http_call, url: "${stub}/slow", timeout: 30s }
+  big:
+    trigger: { kind: manual }
+    steps:
+      - { id: fetch, type: http_call, url: "${stub}/big" }
+  fits:
+    trigger: { kind: manual }
+    steps:
+      - { id: fetch, type: http_call, url: "${stub}/fits" }
+  away:
+    trigger: { kind: manual }
+    steps:
+      - { id: call, type: http_call, url: "${stub}/away", headers: { X-Api-Key: { secret: partner_key } } }
+  home:
+    trigger: { kind: manual }
+    steps:
+      - { id: call, type: http_call, url: "${stub}/home", headers: { X-Api-Key: { secret: partner_key } } }
+  open_redirect:
+    trigger: { kind: manual }
+    steps:
+      - { id: call, type: http_call, url: "${stub}/away" }
+  once:
+    trigger: { kind: manual }
+    steps:
+      - { id: hold, type: delay, duration: 1h }
   ticker:
     trigger: { kind: cron, schedule: "* * * * * *" }
     steps:
@@ -68,6 +92,8 @@ workflows:
 describe('the engine, end to end', () => {
   let dir: string;
   let stub: StubService;
+  /** Another origin, where a redirect may try to take a step's secret headers. */
+  let other: StubService;
   let server: ProcessServer;
   const cli = (...args: string[]) => chainflowAsync(args, dir, ENV);
   const api = async (method: string, p: string, body?: unknown, token = API_TOKEN): Promise<{ status: number; body: any }> => {
@@ -98,12 +124,14 @@ describe('the engine, end to end', () => {
     assertBuilt();
     dir = makeTempDir('chainflow-engine-');
     stub = await new StubService().start();
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(stub.baseUrl));
+    other = await new StubService().start();
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(stub.baseUrl, other.baseUrl));
     server = await startProcessServer(dir, ENV);
   }, 30_000);
   afterAll(async () => {
     await server?.kill('SIGKILL');
     await stub?.close();
+    await other?.close();
     removeTempDir(dir);
   });
 
@@ -182,10 +210,72 @@ describe('the engine, end to end', () => {
     const timeline = await api('GET', `/api/history/runs/${item.run_id}/timeline`);
     const step = timeline.body.events.find((e: any) => e.kind === 'step');
     expect(step.attempts.map((a: any) => [a.attempt, a.status, a.error?.kind ?? null])).toEqual([[1, 'failed', 'http_status'], [2, 'succeeded', null]]);
+    // Each attempt tells the far end which one it is: the same step run, the next attempt number.
+    expect(stub.hits('/flaky').map((h) => h.headers['idempotency-key'])).toEqual([`${item.run_id}.call:1`, `${item.run_id}.call:2`]);
     const bad = await cli('run', 'flaky', '--input', '{not json');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--input/);
     expect((await cli('run', 'nope')).stderr).toMatch(/workflow nope not found/);
+  });
+
+  it('an http_call reads at most 1 MiB of an answer, and never takes its secret headers to another origin on a redirect', async () => {
+    const MIB = 1024 * 1024;
+    stub.on('/big', { raw: 'x'.repeat(2 * MIB) });
+    stub.on('/fits', { raw: 'y'.repeat(MIB - 1) });
+    stub.on('/away', { status: 302, headers: { location: `${other.baseUrl}/landing?token=query-secret-7e1` } });
+    stub.on('/home', { status: 302, headers: { location: '/landing' } });
+    const failedCall = async (workflow: string): Promise<{ item: RunItem; error: { kind: string; message: string } }> => {
+      const res = await cli('run', workflow, '--json');
+      const item = JSON.parse(res.stdout) as RunItem;
+      const timeline = await api('GET', `/api/history/runs/${item.run_id}/timeline`);
+      const attempts = timeline.body.events.find((e: any) => e.kind === 'step').attempts;
+      return { item, error: attempts[attempts.length - 1].error };
+    };
+    const big = await failedCall('big');
+    expect(big.item).toMatchObject({ status: 'failed', error_kind: 'http_error' });
+    expect(big.error).toEqual({ kind: 'http_error', message: 'response too large' });
+    const fits = await cli('run', 'fits', '--json');
+    expect(JSON.parse(fits.stdout)).toMatchObject({ status: 'succeeded' });
+
+    const away = await failedCall('away');
+    expect(away.item).toMatchObject({ status: 'failed', error_kind: 'http_error' });
+    expect(away.error.message).toMatch(/redirect to another origin .*refused/);
+    expect(away.error.message).not.toMatch(/landing|query-secret/);
+    expect(other.received).toEqual([]);
+    expect(stub.hits('/away')[0]!.headers['x-api-key']).toBe(PARTNER_KEY);
+    const home = await cli('run', 'home', '--json');
+    expect(JSON.parse(home.stdout)).toMatchObject({ status: 'succeeded' });
+    expect(stub.hits('/landing').map((h) => h.headers['x-api-key'])).toEqual([PARTNER_KEY]);
+    // Without secret headers a redirect is followed wherever it leads, as before.
+    expect(JSON.parse((await cli('run', 'open_redirect', '--json')).stdout)).toMatchObject({ status: 'succeeded' });
+    expect(other.received.map((r) => [r.path, r.headers['x-api-key']])).toEqual([['/landing', undefined]]);
+  });
+
+  it('a manual run with an Idempotency-Key starts once, over the API and the CLI alike; a bad key is refused naming it', async () => {
+    const keyed = (key: string): Promise<{ status: number; body: any }> => fetch(`${server.baseUrl}/api/workflows/once/runs`, {
+      method: 'POST', body: '{}', headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json', 'idempotency-key': key },
+    }).then(async (res) => ({ status: res.status, body: await res.json() as any }));
+    const first = await keyed('sweep-2026-11-26');
+    expect(first.status).toBe(202);
+    expect(await keyed('sweep-2026-11-26')).toEqual({ status: 200, body: { run_id: first.body.run_id } });
+    const second = await keyed('sweep-2026-11-27');
+    expect(second.status).toBe(202);
+    expect(second.body.run_id).not.toBe(first.body.run_id);
+    const bad = await keyed('k'.repeat(201));
+    expect(bad).toEqual({ status: 400, body: { error: expect.stringMatching(/^Idempotency-Key: /) } });
+
+    // The CLI shares the key with the API: the run the API started is the one it prints.
+    const again = await cli('run', 'once', '--idempotency-key', 'sweep-2026-11-26', '--json');
+    expect(again.status).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ run_id: first.body.run_id, status: 'waiting' });
+    const fresh = await cli('run', 'once', '--idempotency-key', 'cli-1', '--json');
+    const freshAgain = await cli('run', 'once', '--idempotency-key', 'cli-1', '--json');
+    expect(JSON.parse(freshAgain.stdout).run_id).toBe(JSON.parse(fresh.stdout).run_id);
+    const badCli = await cli('run', 'once', '--idempotency-key', ' ');
+    expect(badCli.status).toBe(2);
+    expect(badCli.stderr).toMatch(/--idempotency-key/);
+    const runs = (await api('GET', '/api/history/runs?workflow=once&limit=50')).body.items as RunItem[];
+    expect(runs).toHaveLength(3);
   });
 
   it('pause and resume: a paused workflow answers webhooks 409 and refuses manual runs; resumed it runs again', async () => {

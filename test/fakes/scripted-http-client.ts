@@ -4,7 +4,8 @@ type Answer = HttpResponse | HttpFailure | ((req: HttpRequest) => HttpResponse |
 
 /**
  * An HttpClient that answers from a script, per URL prefix, in order (the last answer repeats), and records every
- * request it was sent.
+ * request it was sent. As the real client, a body past the request's maxBodyBytes fails `too_large`; a scripted
+ * redirect refusal is an HttpFailure in the script.
  */
 export class ScriptedHttpClient implements HttpClient {
   readonly requests: HttpRequest[] = [];
@@ -23,6 +24,7 @@ export class ScriptedHttpClient implements HttpClient {
     const answer = typeof next === 'function' ? next(req) : next;
     if (answer === undefined) return { status: 200, contentType: 'application/json', body: '{"ok":true}' };
     if (answer instanceof HttpFailure) throw answer;
+    if (Buffer.byteLength(answer.body) > req.maxBodyBytes) throw new HttpFailure('too_large', 'response too large');
     return answer;
   }
 }

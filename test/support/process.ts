@@ -65,10 +65,12 @@ export interface ReceivedRequest {
   readonly body: string;
 }
 
-/** What a stub route answers: a status and JSON body, after an optional delay (ms). */
+/** What a stub route answers: a status and JSON body (or `raw` text as is), extra headers, after an optional delay (ms). */
 export interface StubAnswer {
   readonly status?: number;
   readonly body?: unknown;
+  readonly raw?: string;
+  readonly headers?: Readonly<Record<string, string>>;
   readonly delayMs?: number;
 }
 
@@ -98,8 +100,8 @@ export class StubService {
         const answers = this.script.get(path) ?? [];
         const answer = (answers.length > 1 ? answers.shift() : answers[0]) ?? {};
         setTimeout(() => {
-          res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(answer.body ?? { ok: true }));
+          res.writeHead(answer.status ?? 200, { 'content-type': answer.raw !== undefined ? 'text/plain' : 'application/json', ...answer.headers });
+          res.end(answer.raw ?? JSON.stringify(answer.body ?? { ok: true }));
         }, answer.delayMs ?? 0);
       });
     });

@@ -111,6 +111,11 @@ function readStep(raw: Raw, at: string, ctx: WorkflowReaderContext): StepDefinit
       const headers: Record<string, string> = {};
       if (isMap(raw.headers)) {
         for (const [header, ref] of Object.entries(raw.headers)) {
+          // The engine sends its own, one per attempt: a secret is one fixed value, so every run would look a repeat.
+          if (header.toLowerCase() === 'idempotency-key') {
+            ctx.problem(childPath(childPath(at, 'headers'), header), 'is set by the engine (<step_run_id>:<attempt>); remove it');
+            continue;
+          }
           const value = ctx.resolve(ref, childPath(childPath(at, 'headers'), header));
           if (value !== undefined) headers[header] = value;
         }

@@ -3,6 +3,7 @@ import type { CancelRun } from '../../application/engine/cancel-run.use-case';
 import type { DecideApproval } from '../../application/engine/decide-approval.use-case';
 import type { StartedRun, StartRunRequest } from '../../application/engine/start-run.use-case';
 import type { ListConfiguredWorkflows, SetWorkflowPaused } from '../../application/engine/workflow-controls.use-case';
+import { MAX_IDEMPOTENCY_KEY, parseIdempotencyKey } from '../../domain/engine/idempotency-key';
 import type { Json } from '../../domain/journal/journal-event';
 import { APPROVAL_DECIDED, CONFIGURED_WORKFLOW, envelope, ERROR, RUN_CANCELLED, RUN_STARTED, WORKFLOW_PAUSED } from './api-schemas';
 import type { JsonSchema, ResponseSpec, RouteTable } from './route-table';
@@ -64,15 +65,26 @@ export function engineRoutes(routes: RouteTable, uc: EngineUseCases): express.Ro
   });
   router.post('/workflows/:wf/runs', {
     summary: 'A manual run of a workflow (any trigger kind)', tag: 'engine', security: 'api', pathParams: WORKFLOW,
+    headers: {
+      'Idempotency-Key': {
+        description: `the same key for this workflow starts at most one run (remembered for 24 h): a repeat answers 200 with that run's id; 1 to ${MAX_IDEMPOTENCY_KEY} printable ASCII characters`,
+      },
+    },
     body: bodyOf({ input: { description: 'the run\'s trigger payload (any JSON)' } }),
-    responses: { 202: { description: 'the run started', schema: RUN_STARTED }, ...ERRORS, ...CONFLICT },
+    responses: {
+      202: { description: 'the run started', schema: RUN_STARTED },
+      200: { description: 'a repeated Idempotency-Key: the run it started (no new run)', schema: RUN_STARTED },
+      ...ERRORS, 400: { description: 'a body member is unknown or malformed, or a bad Idempotency-Key (named in `error`)', schema: ERROR }, ...CONFLICT,
+    },
   }, async (req, res) => {
     const body = req.body as { input?: Json };
+    const idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'), 'Idempotency-Key');
     const started = await uc.startRun({
       workflow: req.params.wf as string,
       trigger: { kind: 'manual', summary: `manual by ${principal(res)}`, ...(body.input !== undefined ? { payload: body.input } : {}) },
+      ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
     });
-    res.status(202).json({ run_id: started.runId });
+    res.status(started.created ? 202 : 200).json({ run_id: started.runId });
   });
   for (const [path, paused] of [['pause', true], ['resume', false]] as const) {
     router.post(`/workflows/:wf/${path}`, {

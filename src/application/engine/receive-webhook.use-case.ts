@@ -1,4 +1,5 @@
 import { inject, injectable } from 'inversify';
+import { parseIdempotencyKey } from '../../domain/engine/idempotency-key';
 import { parseSignature, verifySignature } from '../../domain/engine/webhook-signature';
 import { InvalidInputError, NotFoundError, UnauthorizedError } from '../../domain/errors';
 import type { Json } from '../../domain/journal/journal-event';
@@ -13,8 +14,6 @@ export interface WebhookDelivery {
   readonly idempotencyKey: string | undefined;
   readonly body: Buffer;
 }
-
-const MAX_IDEMPOTENCY_KEY = 200;
 
 /**
  * A signed webhook delivery (CONTRACT 8.3): checks the trigger's HMAC over the raw body within the time
@@ -41,10 +40,7 @@ export class ReceiveWebhook {
     } catch {
       throw new InvalidInputError('body', 'must be JSON');
     }
-    const key = delivery.idempotencyKey?.trim();
-    if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY)) {
-      throw new InvalidInputError('Idempotency-Key', `must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`);
-    }
+    const key = parseIdempotencyKey(delivery.idempotencyKey, 'Idempotency-Key');
     const sig = parseSignature(delivery.signature)!;
     return this.engine.submit({
       workflow: delivery.workflow,

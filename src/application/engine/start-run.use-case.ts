@@ -1,4 +1,5 @@
 import { inject, injectable } from 'inversify';
+import { manualRunKey, parseIdempotencyKey } from '../../domain/engine/idempotency-key';
 import { newRunId } from '../../domain/engine/run-id';
 import { ConflictError, NotFoundError } from '../../domain/errors';
 import type { JournalEvent, Json } from '../../domain/journal/journal-event';
@@ -16,6 +17,13 @@ export interface StartRunRequest {
   readonly session?: 'live' | 'test';
   /** A repeat of the same delivery (webhook signature, Idempotency-Key, cron tick) starts no second run. */
   readonly dedupeKeys?: readonly string[];
+  /**
+   * A manual run's Idempotency-Key (API header, `--idempotency-key`): the same key for the same workflow and session
+   * starts at most one run (CONTRACT 8.7); a repeat answers the earlier run. Decided in storage with the delivery keys,
+   * so two processes racing with one key start one run. Checked here too; driving adapters check it first to name
+   * their own field.
+   */
+  readonly idempotencyKey?: string;
   /** The engine process that will drive the run itself, holding its lease until `leaseUntil`; else any engine claims it. */
   readonly owner?: { readonly id: string; readonly leaseUntil: number };
   /**
@@ -56,6 +64,8 @@ export class StartRun {
     if (session === 'live' && ((await this.states.paused(req.workflow)) ?? definition.paused)) {
       throw new ConflictError('workflow paused');
     }
+    const key = parseIdempotencyKey(req.idempotencyKey, 'idempotency key');
+    const dedupeKeys = [...(req.dedupeKeys ?? []), ...(key !== undefined ? [manualRunKey(req.workflow, session, key)] : [])];
     const now = this.clock.now();
     const runId = newRunId(now);
     const at = toIso(now);
@@ -67,7 +77,7 @@ export class StartRun {
       trigger: { kind: req.trigger.kind, summary: req.trigger.summary, ...(req.trigger.payload !== undefined ? { payload: req.trigger.payload } : {}) },
     });
     const queued = await this.store.enqueue(
-      { runId, workflow: req.workflow, start, at: now, ...(req.dedupeKeys ? { dedupeKeys: req.dedupeKeys } : {}) },
+      { runId, workflow: req.workflow, start, at: now, ...(dedupeKeys.length ? { dedupeKeys } : {}) },
       req.owner?.id ?? '', req.owner?.leaseUntil ?? 0,
     );
     if (!queued.created) return { ...queued, start: [] };

@@ -15,6 +15,10 @@ export type { Attempted, AttemptContext, PreparedAttempt } from './attempt';
 
 /** A response body kept in a step's output: JSON when it is JSON, else text, cut at this many characters. */
 const MAX_BODY_CHARS = 64 * 1024;
+/** The most of an http_call's response body that is read at all (CONTRACT 8.7); beyond, the step fails. */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+/** Sent by every http_call, `<step_run_id>:<attempt>`, so the far end can tell a repeat from a new call. */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
 /**
  * Runs one attempt of each step type that needs no chain (CONTRACT 8.1, 8.2). Rendering happens in `prepare`
@@ -76,6 +80,12 @@ export class StepRunners {
     const bodyText = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const headers: Record<string, string> = { ...step.headers };
     if (bodyText !== undefined && typeof body !== 'string') headers['content-type'] ??= 'application/json';
+    // Config load refuses a configured Idempotency-Key (a secret is one fixed value for every run); the engine's own is
+    // set regardless of the case of any that slipped through, so exactly one goes out.
+    for (const name of Object.keys(headers)) if (name.toLowerCase() === IDEMPOTENCY_HEADER.toLowerCase()) delete headers[name];
+    headers[IDEMPOTENCY_HEADER] = `${ctx.stepRunId}:${ctx.attempt}`;
+    // Every configured header is secret-typed (a reference, never a literal): with any, redirects stay on this origin.
+    const redirects = Object.keys(step.headers).length > 0 ? 'same-origin' as const : 'follow' as const;
     // The journal holds the header names only: their values are secrets and never stored.
     const input: Json = {
       method: step.method, url, timeout_ms: step.timeoutMs,
@@ -87,7 +97,9 @@ export class StepRunners {
       sideEffects: true,
       run: async () => {
         try {
-          const res = await this.http.request({ method: step.method, url, headers, body: bodyText, timeoutMs: step.timeoutMs });
+          const res = await this.http.request({
+            method: step.method, url, headers, body: bodyText, timeoutMs: step.timeoutMs, maxBodyBytes: MAX_RESPONSE_BYTES, redirects,
+          });
           const output: Json = { status: res.status, body: responseBody(res.contentType, res.body) };
           if (res.status >= 200 && res.status < 300) return { kind: 'succeeded', output };
           const retryable = res.status >= 500 || res.status === 408 || res.status === 429;
@@ -95,6 +107,13 @@ export class StepRunners {
         } catch (err) {
           if (err instanceof HttpFailure && err.reason === 'timeout') {
             return { kind: 'failed', error: { kind: 'http_timeout', message: `${step.method} got no answer within ${step.timeoutMs} ms` } };
+          }
+          // The far end answered and acted: another attempt (a new key) would repeat the call for the same outcome.
+          if (err instanceof HttpFailure && err.reason === 'too_large') {
+            return { kind: 'failed', error: { kind: 'http_error', message: 'response too large' }, retryable: false };
+          }
+          if (err instanceof HttpFailure && err.reason === 'redirect_refused') {
+            return { kind: 'failed', error: { kind: 'http_error', message: `${step.method} ${err.message}` }, retryable: false };
           }
           return { kind: 'failed', error: { kind: 'http_error', message: `${step.method} failed: ${err instanceof Error ? err.message : String(err)}` } };
         }

@@ -106,6 +106,11 @@ workflows:
     for (const line of lines) expect(line.split('\n')).toHaveLength(1);
   });
 
+  it('refuses an Idempotency-Key among an http_call\'s headers: the engine sends its own per attempt', () => {
+    expect(problems(PAYOUTS.replace('headers: { Authorization: { secret: quote_key } }', 'headers: { Authorization: { secret: quote_key }, idempotency-key: { secret: quote_key } }'), ENV))
+      .toEqual(['workflows.payouts.steps[0].headers.idempotency-key: is set by the engine (<step_run_id>:<attempt>); remove it']);
+  });
+
   it('keeps a workflow without steps as a name the journal knows (budgets, overview), not one the engine runs', () => {
     const config = load('workflows:\n  legacy: { budgets: [] }\n');
     expect(config.workflows.get('legacy')).toMatchObject({ name: 'legacy', budgets: [] });

@@ -80,6 +80,10 @@ describe('GET /api/openapi.json', () => {
       expect(op('post', path).security).toEqual([{ bearer: [] }, { serviceToken: [] }]);
     }
     expect(op('post', '/hooks/{workflow}').security).toEqual([{ webhookSignature: [] }]);
+    // A manual run takes an Idempotency-Key; a repeat answers 200 with the run it started (CONTRACT 8.7).
+    const manual = op('post', '/api/workflows/{wf}/runs');
+    expect(manual.parameters.find((p) => p.name === 'Idempotency-Key')).toMatchObject({ in: 'header', required: false });
+    expect(Object.keys(manual.responses)).toEqual(expect.arrayContaining(['200', '202', '400']));
     expect(op('get', '/live').security).toContainEqual({});
     expect(op('get', '/health').security).toContainEqual({});
     expect(op('get', '/metrics').security[0]).toEqual({ bearer: [] });

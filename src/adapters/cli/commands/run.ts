@@ -3,6 +3,7 @@ import { Args, Flags } from '@oclif/core';
 import { Engine } from '../../../application/engine/engine';
 import { requireSecrets, workflowSecretPaths } from '../../../application/secrets-needed';
 import { GetRunTimeline } from '../../../application/history/get-run-timeline.use-case';
+import { parseIdempotencyKey } from '../../../domain/engine/idempotency-key';
 import { InvalidInputError } from '../../../domain/errors';
 import type { Json } from '../../../domain/journal/journal-event';
 import { ChainflowCommand, EXIT_FAILURE } from '../base.command';
@@ -28,14 +29,19 @@ export function parseInput(text: string | undefined): Json | undefined {
 
 /** What `run` and `test` share: start a run and drive it here until it ends or parks, then print it. */
 export abstract class StartsRun extends ChainflowCommand {
-  protected async runWorkflow(workflow: string, flags: { config?: string; input?: string; detach?: boolean; json?: boolean }, session: 'live' | 'test'): Promise<void> {
+  protected async runWorkflow(
+    workflow: string, flags: { config?: string; input?: string; detach?: boolean; json?: boolean; 'idempotency-key'?: string }, session: 'live' | 'test',
+  ): Promise<void> {
     const payload = parseInput(flags.input);
+    const idempotencyKey = parseIdempotencyKey(flags['idempotency-key'], '--idempotency-key');
     const root = await this.root(flags.config);
     requireSecrets(root.config, workflowSecretPaths(root.config, workflow), `chainflow ${session === 'test' ? 'test' : 'run'} ${workflow}`);
     const engine = root.container.get(Engine);
     const request = {
       workflow, session,
       trigger: { kind: 'manual', summary: `manual by ${osUser()}`, ...(payload !== undefined ? { payload } : {}) },
+      // A repeated key starts nothing: the run it started is printed as it stands now.
+      ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
     };
     let runId: string;
     if (flags.detach) {
@@ -51,13 +57,17 @@ export abstract class StartsRun extends ChainflowCommand {
   }
 }
 
-/** `chainflow run WF [--input JSON] [--detach]`: a manual run, driven here until it ends or parks. */
+/** `--idempotency-key K`: the same key for the same workflow starts at most one run (CONTRACT 8.7). */
+export const IDEMPOTENCY_KEY_HELP = 'the same key for this workflow starts at most one run (remembered 24 h); a repeat prints the run it started';
+
+/** `chainflow run WF [--input JSON] [--detach] [--idempotency-key K]`: a manual run, driven here until it ends or parks. */
 export default class Run extends StartsRun {
   static override summary = 'Start a manual run of a workflow and drive it until it ends or parks';
   static override args = { workflow: Args.string({ required: true, description: 'workflow name' }) };
   static override flags = {
     input: Flags.string({ description: 'the run\'s payload, as JSON' }),
     detach: Flags.boolean({ description: 'only start the run; a running engine (start / worker) drives it' }),
+    'idempotency-key': Flags.string({ description: IDEMPOTENCY_KEY_HELP }),
     json: Flags.boolean({ description: 'print the run item as the API does' }),
   };
 
