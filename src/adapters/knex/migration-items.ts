@@ -95,7 +95,7 @@ const STORED_ITEMS = [
  * Migration 0010, on a SQLite file: `runs` and `sends` keep the item of each row (`item`, a stored generated column),
  * which SQLite computes on every insert and update of the row, in the same statement, so no writer can leave it stale
  * and none can write it. The runs and txs pages and the export read it instead of rendering a dozen values a row
- * (docs/decisions.md, Read path). SQLite adds a stored generated column only to a new table, so each table is made
+ * (docs/performance.md, Read path). SQLite adds a stored generated column only to a new table, so each table is made
  * again: its rows copied in their order, its indexes and triggers made again from their SQL as they were. Elsewhere
  * nothing changes: those pages are rendered in JavaScript there.
  */
