@@ -76,6 +76,8 @@ import { CursorCodec } from '../domain/cursor';
 import { ExplorerLinks } from '../domain/explorer';
 import { Redactor } from '../domain/redactor';
 import { CelExpressions } from '../adapters/cel';
+import { LosslessJson } from '../adapters/json';
+import { ExactJson } from '../application/ports/exact-json';
 import { CronerCalendar } from '../adapters/cron';
 import { FetchHttpClient } from '../adapters/http-client';
 import { KnexEngineStore } from '../adapters/knex/knex-engine.store';
@@ -163,6 +165,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(WorkflowStates).to(KnexWorkflowStates);
   container.bind(HttpClient).toConstantValue(new FetchHttpClient());
   container.bind(Expressions).toConstantValue(new CelExpressions());
+  container.bind(ExactJson).toConstantValue(new LosslessJson());
   container.bind(CronCalendar).toConstantValue(new CronerCalendar());
 
   const useCases = [
