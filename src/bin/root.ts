@@ -76,6 +76,8 @@ import { CursorCodec } from '../domain/cursor';
 import { ExplorerLinks } from '../domain/explorer';
 import { Redactor } from '../domain/redactor';
 import { CelExpressions } from '../adapters/cel';
+import { LosslessJson } from '../adapters/json';
+import { ExactJson } from '../application/ports/exact-json';
 import { CronerCalendar } from '../adapters/cron';
 import { FetchHttpClient } from '../adapters/http-client';
 import { KnexEngineStore } from '../adapters/knex/knex-engine.store';
@@ -85,6 +87,7 @@ import { DecideApproval } from '../application/engine/decide-approval.use-case';
 import { DriveRun } from '../application/engine/drive-run.use-case';
 import { Engine } from '../application/engine/engine';
 import { ReceiveWebhook } from '../application/engine/receive-webhook.use-case';
+import { RelayerAddresses } from '../application/engine/relayer-addresses';
 import { StartRun } from '../application/engine/start-run.use-case';
 import { StepRunners } from '../application/engine/step-runners';
 import { WorkflowCatalog } from '../application/engine/workflow-catalog';
@@ -163,6 +166,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(WorkflowStates).to(KnexWorkflowStates);
   container.bind(HttpClient).toConstantValue(new FetchHttpClient());
   container.bind(Expressions).toConstantValue(new CelExpressions());
+  container.bind(ExactJson).toConstantValue(new LosslessJson());
   container.bind(CronCalendar).toConstantValue(new CronerCalendar());
 
   const useCases = [
@@ -171,7 +175,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     Authenticate, MintBearer, RevokeBearer, ListBearers,
     GetSpend, ExportSpend, BudgetGuard, SendTransaction, SettlePendingReceipts,
     WorkflowCatalog, StepRunners, StartRun, DriveRun, DecideApproval, CancelRun, SetWorkflowPaused, ListConfiguredWorkflows,
-    ReceiveWebhook, Engine, Relayers, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
+    ReceiveWebhook, RelayerAddresses, Engine, Relayers, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
     RelayerBalances, RecentGasSpend, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();

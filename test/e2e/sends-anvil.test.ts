@@ -19,7 +19,7 @@ const OPS = ANVIL_ACCOUNTS[1]!;
 const STUCK = ANVIL_ACCOUNTS[2]!;
 const LOSER = ANVIL_ACCOUNTS[3]!;
 const RECIPIENT = '0x00000000000000000000000000000000000Fee01';
-const REVERTER = '0x00000000000000000000000000000000000dEAd1';
+const REVERTER = '0x00000000000000000000000000000000000dead1';
 /** A little under four plain transfers at anvil's ~2 gwei: the cap is reached after a few payouts. */
 const CAP_WEI = 150_000n * 10n ** 9n;
 const PAYOUT_WEI = 10n ** 15n;

@@ -9,6 +9,7 @@ import { StepRunners } from '../../src/application/engine/step-runners';
 import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
 import type { ClaimedRun } from '../../src/application/ports/engine-store';
 import { AdvanceSend } from '../../src/application/sends/advance-send.use-case';
+import { RelayerAddresses } from '../../src/application/engine/relayer-addresses';
 import { Relayers } from '../../src/application/sends/relayers';
 import { SubmitSend } from '../../src/application/sends/submit-send.use-case';
 import { WatchSends } from '../../src/application/sends/watch-sends.use-case';
@@ -93,7 +94,7 @@ export class SendHarness {
     const sendStep = new SendStep(this.submit, this.advance, this.store, this.relayers, this.chain, this.journal, new Web3Abi(), expressions, this.clock);
     const readStep = new ReadStep(this.config, this.chain, new Web3Abi(), expressions, redactor);
     const steps = new StepRunners(this.http, expressions, this.clock, sendStep, readStep);
-    this.drive = new DriveRun(this.journal, this.journal, this.engineStore, catalog, steps, expressions, this.clock);
+    this.drive = new DriveRun(this.journal, this.journal, this.engineStore, catalog, steps, expressions, this.clock, new RelayerAddresses(this.config, this.chain));
     this.start = new StartRun(catalog, this.journal, this.engineStore, this.journal, this.clock);
   }
 

@@ -1,5 +1,6 @@
 import type * as CelJs from '@marcbachmann/cel-js';
 import { ExpressionError, type Expressions } from '../../application/ports/expressions';
+import { AmountError, registerU256, toInt64, U256 } from './u256';
 
 /**
  * The CEL library, loaded on first use: every command loads the config reader (which holds a CelExpressions),
@@ -8,6 +9,18 @@ import { ExpressionError, type Expressions } from '../../application/ports/expre
 let library: typeof CelJs | undefined;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const cel = (): typeof CelJs => (library ??= require('@marcbachmann/cel-js') as typeof CelJs);
+
+/** The environment every expression runs in: CEL as the library defines it (variables dyn), plus `u256`. */
+let environment: CelJs.Environment | undefined;
+function env(): CelJs.Environment {
+  if (!environment) {
+    environment = new (cel().Environment)({ unlistedVariablesAreDyn: true });
+    registerU256(environment);
+  }
+  return environment;
+}
+
+type Program = ReturnType<CelJs.Environment['parse']>;
 
 /** First line of a CEL library message (the rest is a source excerpt), without the values it may quote. */
 function firstLine(err: unknown): string {
@@ -23,8 +36,9 @@ function toCel(value: unknown): unknown {
   return value;
 }
 
-/** CEL values → JSON: ints as numbers when exact, else decimal strings. */
+/** CEL values → JSON: ints as numbers when exact, else decimal strings; u256 always as its decimal string. */
 function fromCel(value: unknown): unknown {
+  if (value instanceof U256) return value.toString();
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
   if (Array.isArray(value)) return value.map(fromCel);
   if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [String(k), fromCel(v)]));
@@ -37,9 +51,40 @@ function fromCel(value: unknown): unknown {
   return value;
 }
 
-/** CEL through @marcbachmann/cel-js (no eval, no home-made parser); parsed expressions are cached. */
+/** An AST node of the library, as far as a failed `int(...)` needs it. */
+interface CallNode {
+  readonly op?: string;
+  readonly args?: readonly unknown[];
+}
+
+/**
+ * The library's `int(string)` refuses a digit string past int64 with "cannot convert to int" (it cannot be
+ * overridden), which tells a payout of 10 tokens nothing. Its argument is evaluated again (it evaluated
+ * without error a moment ago) to say what was wrong and what to use instead.
+ */
+function intBeyondInt64(err: unknown, source: string, context: Record<string, unknown>): AmountError | undefined {
+  const node = (err as { code?: string; node?: CallNode }).node;
+  if ((err as { code?: string }).code !== 'int_conversion_error' || node?.op !== 'call' || node.args?.[0] !== 'int') return undefined;
+  const arg = (node.args[1] as readonly { start: number; end: number }[] | undefined)?.[0];
+  if (!arg) return undefined;
+  let value: unknown;
+  try {
+    value = env().evaluate(source.slice(arg.start, arg.end), context);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'string' || !/^-?[0-9]+$/.test(value.trim())) return undefined;
+  try {
+    toInt64(BigInt(value.trim()));
+  } catch (amount) {
+    return amount as AmountError;
+  }
+  return undefined;
+}
+
+/** CEL through @marcbachmann/cel-js (no eval, no home-made parser), with `u256`; parsed expressions are cached. */
 export class CelExpressions implements Expressions {
-  private readonly compiled = new Map<string, ReturnType<typeof CelJs.parse>>();
+  private readonly compiled = new Map<string, Program>();
 
   check(source: string): string | undefined {
     try {
@@ -57,17 +102,20 @@ export class CelExpressions implements Expressions {
     } catch (err) {
       throw new ExpressionError(firstLine(err));
     }
+    const values = toCel(context) as Record<string, unknown>;
     try {
-      return fromCel(program(toCel(context) as Record<string, unknown>));
+      return fromCel(program(values));
     } catch (err) {
-      throw new ExpressionError(firstLine(err));
+      if (err instanceof AmountError) throw new ExpressionError(err.message);
+      const beyond = intBeyondInt64(err, source, values);
+      throw new ExpressionError(beyond ? beyond.message : firstLine(err));
     }
   }
 
-  private program(source: string): ReturnType<typeof CelJs.parse> {
+  private program(source: string): Program {
     let program = this.compiled.get(source);
     if (!program) {
-      program = cel().parse(source);
+      program = env().parse(source);
       this.compiled.set(source, program);
     }
     return program;
@@ -75,4 +123,4 @@ export class CelExpressions implements Expressions {
 }
 
 /** Evaluate once without a cache (tests, one-off checks). */
-export const evaluateCel = (source: string, context: Record<string, unknown>): unknown => fromCel(cel().evaluate(source, toCel(context) as Record<string, unknown>));
+export const evaluateCel = (source: string, context: Record<string, unknown>): unknown => new CelExpressions().evaluate(source, context);

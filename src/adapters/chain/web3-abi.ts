@@ -1,6 +1,7 @@
 import { injectable } from 'inversify';
 import { AbiError, type ContractAbi } from '../../application/ports/contract-abi';
 import type { Json } from '../../domain/journal/journal-event';
+import { addressProblem } from './eip55';
 import { web3 } from './web3-module';
 
 /** A parsed human-readable function signature. */
@@ -27,6 +28,11 @@ export class Web3Abi implements ContractAbi {
     if (args.length !== sig.inputs.length) {
       throw new AbiError(`${sig.name} takes ${sig.inputs.length} argument${sig.inputs.length === 1 ? '' : 's'}, ${args.length} given`);
     }
+    try {
+      sig.inputs.forEach((type, i) => checkAddresses(type, args[i]!, `args[${i}]`));
+    } catch (err) {
+      throw new AbiError(`arguments do not fit ${sig.name}(${sig.inputs.join(',')}): ${(err as Error).message}`);
+    }
     const { abi } = web3().eth;
     try {
       const selector = abi.encodeFunctionSignature(`${sig.name}(${sig.inputs.join(',')})`);
@@ -35,6 +41,10 @@ export class Web3Abi implements ContractAbi {
     } catch (err) {
       throw new AbiError(`arguments do not fit ${sig.name}(${sig.inputs.join(',')}): ${firstLine(err)}`);
     }
+  }
+
+  addressProblem(address: string): string | undefined {
+    return addressProblem(address);
   }
 
   decodeResult(signature: string, data: string): Json {
@@ -122,6 +132,22 @@ function params(list: string, text: string): string[] {
     current += ch;
   }
   return out;
+}
+
+/**
+ * An address argument (or a list of them) must pass the same check as a send's `to`: the ABI coder itself takes
+ * any mixed case, so a mistyped token recipient would be paid.
+ */
+function checkAddresses(type: string, value: Json, at: string): void {
+  const list = /^address(\[[0-9]*\])+$/.test(type);
+  if (list && Array.isArray(value)) {
+    const inner = type.slice(0, type.lastIndexOf('['));
+    value.forEach((v, i) => checkAddresses(inner, v, `${at}[${i}]`));
+    return;
+  }
+  if (type !== 'address' || typeof value !== 'string') return;
+  const problem = addressProblem(value.trim());
+  if (problem) throw new AbiError(`${at}: '${value}' ${problem}`);
 }
 
 function toAbiValue(value: Json): unknown {

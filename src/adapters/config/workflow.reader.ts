@@ -8,6 +8,7 @@ import { parseDuration } from '../../domain/duration';
 import { parseAmount } from '../../domain/wei';
 import { templateExpressions } from '../../application/engine/templates';
 import { CelExpressions } from '../cel';
+import { addressProblem, parseSignature } from '../chain';
 import { CronerCalendar } from '../cron';
 import { childPath } from './config.schema';
 
@@ -64,6 +65,10 @@ function readTrigger(raw: unknown, at: string, ctx: WorkflowReaderContext): Trig
       return { kind: 'webhook', secret: ctx.resolve(auth.hmac, childPath(childPath(at, 'auth'), 'hmac')) ?? '' };
     }
     case 'event':
+      (Array.isArray(raw.address) ? raw.address : [raw.address]).forEach((address, i) => {
+        const where = Array.isArray(raw.address) ? childPath(childPath(at, 'address'), i) : childPath(at, 'address');
+        checkLiteralAddress(address, where, ctx);
+      });
       return {
         kind: 'event', network: String(raw.network ?? ''), address: String(raw.address ?? ''), event: String(raw.event ?? ''),
         confirmations: typeof raw.confirmations === 'number' ? raw.confirmations : 1,
@@ -141,11 +146,39 @@ function readStep(raw: Raw, at: string, ctx: WorkflowReaderContext): StepDefinit
         }
       }
       if (raw.data !== undefined && raw.call !== undefined) ctx.problem(childPath(at, 'call'), 'give data or call, not both');
+      checkLiteralAddresses(raw, at, ctx);
       return { ...base, type, fields, timeoutMs: duration('timeout', type === 'send' ? DEFAULT_SEND_TIMEOUT_MS : DEFAULT_READ_TIMEOUT_MS) };
     }
     default:
       return undefined;
   }
+}
+
+const isLiteral = (value: unknown): value is string => typeof value === 'string' && !value.includes('${{');
+
+/** A literal address (no template) that a run would refuse is refused now, naming its path (CONTRACT 8.8). */
+function checkLiteralAddress(value: unknown, at: string, ctx: WorkflowReaderContext): void {
+  if (!isLiteral(value)) return;
+  const problem = addressProblem(value.trim());
+  if (problem) ctx.problem(at, `'${value}' ${problem}`);
+}
+
+/** A send's or read's `to`, and the literal `address` arguments of its `call`. */
+function checkLiteralAddresses(raw: Raw, at: string, ctx: WorkflowReaderContext): void {
+  checkLiteralAddress(raw.to, childPath(at, 'to'), ctx);
+  const call = isMap(raw.call) ? raw.call : undefined;
+  if (!call || !isLiteral(call.function) || !Array.isArray(call.args)) return;
+  let inputs: readonly string[];
+  try {
+    inputs = parseSignature(call.function).inputs;
+  } catch {
+    // A signature that does not parse is refused on its own account; its arguments cannot be typed.
+    return;
+  }
+  const args = call.args;
+  inputs.forEach((type, i) => {
+    if (type === 'address' && i < args.length) checkLiteralAddress(args[i], childPath(childPath(childPath(at, 'call'), 'args'), i), ctx);
+  });
 }
 
 function readRetry(raw: unknown, type: StepType, at: string, ctx: WorkflowReaderContext): RetryPolicy {

@@ -4,7 +4,9 @@ import type { DecideApproval } from '../../application/engine/decide-approval.us
 import type { StartedRun, StartRunRequest } from '../../application/engine/start-run.use-case';
 import type { ListConfiguredWorkflows, SetWorkflowPaused } from '../../application/engine/workflow-controls.use-case';
 import { MAX_IDEMPOTENCY_KEY, parseIdempotencyKey } from '../../domain/engine/idempotency-key';
+import { InvalidInputError } from '../../domain/errors';
 import type { Json } from '../../domain/journal/journal-event';
+import { parseExactJson } from '../json';
 import { APPROVAL_DECIDED, CONFIGURED_WORKFLOW, envelope, ERROR, RUN_CANCELLED, RUN_STARTED, WORKFLOW_PAUSED } from './api-schemas';
 import type { JsonSchema, ResponseSpec, RouteTable } from './route-table';
 
@@ -50,12 +52,35 @@ const requireJson: express.RequestHandler = (req, res, next) => {
   res.status(415).json({ error: 'Content-Type: an engine command must be sent as application/json (an empty body too)' });
 };
 
+/**
+ * `express.json` with every number exact (CONTRACT 8.8): a run's `input` beyond 2^53 keeps its decimal text.
+ * As `express.json({ strict: true })`: an empty body is `{}`, and the body must be an object or a list.
+ */
+const exactJsonBody: express.RequestHandler[] = [
+  express.raw({ limit: MAX_BODY, type: () => true }),
+  (req, _res, next) => {
+    if (!Buffer.isBuffer(req.body)) return next();
+    const text = req.body.toString('utf8');
+    if (text.trim() === '') {
+      req.body = {};
+      return next();
+    }
+    if (!/^\s*[{[]/.test(text)) return next(new InvalidInputError('body', 'must be a JSON object'));
+    try {
+      req.body = parseExactJson(text);
+    } catch {
+      return next(new InvalidInputError('body', 'is not JSON'));
+    }
+    next();
+  },
+];
+
 const principal = (res: { locals: Record<string, unknown> }): string => (typeof res.locals.principal === 'string' ? res.locals.principal : 'api');
 
 /** Start, approve/reject, cancel, pause/resume (mounted at `/api`): parse, call one use case, answer JSON. */
 export function engineRoutes(routes: RouteTable, uc: EngineUseCases): express.Router {
   const router = routes.router('/api');
-  router.express.use(requireJson, express.json({ limit: MAX_BODY, strict: true, type: () => true }));
+  router.express.use(requireJson, ...exactJsonBody);
 
   router.get('/workflows', {
     summary: 'The configured workflows: trigger, paused, next cron tick, lease holders', tag: 'engine', security: 'api',

@@ -1,4 +1,4 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { advance, runProgress, type RunProgress, type StepProgress } from '../../domain/engine/run-progress';
 import { NON_RETRYABLE, retryDelayMs, stepRunId, type StepDefinition, type WorkflowDefinition } from '../../domain/engine/workflow';
 import { JournalRejectedError } from '../../domain/errors';
@@ -10,6 +10,7 @@ import { ExpressionError } from '../ports/expressions';
 import { Expressions } from '../ports/expressions';
 import { JournalWriter } from '../ports/journal-writer';
 import { RunRepository } from '../ports/run-repository';
+import { RelayerAddresses } from './relayer-addresses';
 import { StepRunners, type Attempted } from './step-runners';
 import { evaluateBool } from './templates';
 import { WorkflowCatalog } from './workflow-catalog';
@@ -48,6 +49,7 @@ export class DriveRun {
     @inject(StepRunners) private readonly steps: StepRunners,
     @inject(Expressions) private readonly expressions: Expressions,
     @inject(Clock) private readonly clock: Clock,
+    @inject(RelayerAddresses) @optional() private readonly relayerAddresses?: RelayerAddresses,
   ) {}
 
   /** `stopping`: the engine is shutting down; the run is let go before its next step attempt (see `letGo`). */
@@ -283,7 +285,10 @@ export class DriveRun {
     return this.end(d, [this.stepFinished(running.stepRunId, { kind: 'failed', error })], 'dead_lettered', error);
   }
 
-  /** The expression context (CONTRACT 8.1): trigger, steps.<id>.{status, output}, run. Secrets are never in it. */
+  /**
+   * The expression context (CONTRACT 8.1, 8.8): trigger, steps.<id>.{status, output}, run, relayers.<name>.address.
+   * Secrets are never in it.
+   */
   private scope(d: Drive): Record<string, unknown> {
     const { started } = d.p;
     const steps: Record<string, unknown> = {};
@@ -292,6 +297,7 @@ export class DriveRun {
       trigger: { kind: started.trigger.kind, payload: started.trigger.payload ?? null, ...(started.block !== undefined ? { block: started.block } : {}) },
       steps,
       run: { id: started.run_id, workflow: started.workflow, session: started.session },
+      relayers: this.relayerAddresses?.context() ?? {},
     };
   }
 

@@ -10,7 +10,6 @@ import { targetOf } from '../sends/relayers';
 import type { Attempted, AttemptContext, PreparedAttempt } from './attempt';
 import { renderTree } from './templates';
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
  * The `read` step (CONTRACT 8.1): a contract view call at the latest block, `call: { function: "balanceOf(address)
@@ -34,7 +33,8 @@ export class ReadStep {
     const network = this.config.networks.get(networkName);
     if (!network) throw new ExpressionError(`network: no network named '${networkName}' is configured`);
     const to = String(f.to ?? '').trim();
-    if (!ADDRESS.test(to)) throw new ExpressionError(`to: '${to}' is not a 20-byte 0x-hex address`);
+    const problem = this.abi.addressProblem(to);
+    if (problem) throw new ExpressionError(`to: '${to}' ${problem}`);
     const call = (f.call && typeof f.call === 'object' && !Array.isArray(f.call) ? f.call : {}) as Record<string, Json>;
     const fn = String(call.function ?? '');
     const args = Array.isArray(call.args) ? call.args : [];

@@ -4,6 +4,7 @@ import { parseSignature, verifySignature } from '../../domain/engine/webhook-sig
 import { InvalidInputError, NotFoundError, UnauthorizedError } from '../../domain/errors';
 import type { Json } from '../../domain/journal/journal-event';
 import { Clock } from '../ports/clock';
+import { ExactJson } from '../ports/exact-json';
 import { Engine } from './engine';
 import type { StartedRun } from './start-run.use-case';
 import { WorkflowCatalog } from './workflow-catalog';
@@ -17,7 +18,7 @@ export interface WebhookDelivery {
 
 /**
  * A signed webhook delivery (CONTRACT 8.3): checks the trigger's HMAC over the raw body within the time
- * tolerance, then starts a run with the body as payload. The same signed delivery, or the same Idempotency-Key,
+ * tolerance, then starts a run with the body as payload (its numbers exact). The same signed delivery, or the same Idempotency-Key,
  * starts at most one run.
  */
 @injectable()
@@ -26,6 +27,7 @@ export class ReceiveWebhook {
     @inject(WorkflowCatalog) private readonly catalog: WorkflowCatalog,
     @inject(Engine) private readonly engine: Engine,
     @inject(Clock) private readonly clock: Clock,
+    @inject(ExactJson) private readonly json: ExactJson,
   ) {}
 
   async execute(delivery: WebhookDelivery): Promise<StartedRun> {
@@ -36,7 +38,8 @@ export class ReceiveWebhook {
     }
     let payload: Json;
     try {
-      payload = JSON.parse(delivery.body.toString('utf8')) as Json;
+      // Never JSON.parse: an amount beyond 2^53 would be rounded before it is paid (CONTRACT 8.8).
+      payload = this.json.parse(delivery.body.toString('utf8'));
     } catch {
       throw new InvalidInputError('body', 'must be JSON');
     }

@@ -21,7 +21,6 @@ import { renderTree } from './templates';
 const QUICK_WAIT_MS = 1_500;
 /** How long a run holds a send's watch lease while it looks at it. */
 const LOOK_LEASE_MS = 60_000;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const HEX_DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
 
 type WaitFor = 'none' | 'submitted' | 'confirmed';
@@ -158,7 +157,8 @@ export class SendStep {
     const f = renderTree(step.fields as Json, this.expressions, ctx.scope) as Record<string, Json>;
     const relayer = String(f.relayer ?? '');
     const to = String(f.to ?? '').trim();
-    if (!ADDRESS.test(to)) throw new ExpressionError(`to: '${to}' is not a 20-byte 0x-hex address`);
+    const problem = this.abi.addressProblem(to);
+    if (problem) throw new ExpressionError(`to: '${to}' ${problem}`);
     let valueWei = 0n;
     if (f.value !== undefined && f.value !== null && f.value !== '') {
       try {

@@ -5,6 +5,7 @@ import { requireSecrets, workflowSecretPaths } from '../../../application/secret
 import { GetRunTimeline } from '../../../application/history/get-run-timeline.use-case';
 import { parseIdempotencyKey } from '../../../domain/engine/idempotency-key';
 import { InvalidInputError } from '../../../domain/errors';
+import { parseExactJson } from '../../json';
 import type { Json } from '../../../domain/journal/journal-event';
 import { ChainflowCommand, EXIT_FAILURE } from '../base.command';
 
@@ -17,11 +18,11 @@ export function osUser(): string {
   }
 }
 
-/** `--input JSON`: the run's payload. */
+/** `--input JSON`: the run's payload, its numbers exact (CONTRACT 8.8: beyond 2^53, their decimal text). */
 export function parseInput(text: string | undefined): Json | undefined {
   if (text === undefined) return undefined;
   try {
-    return JSON.parse(text) as Json;
+    return parseExactJson(text);
   } catch {
     throw new InvalidInputError('--input', 'must be JSON');
   }

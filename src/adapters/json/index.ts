@@ -1,0 +1,1 @@
+export { LosslessJson, parseExactJson } from './exact-json';
