@@ -4,6 +4,7 @@ import type { Json } from '../../domain/journal/journal-event';
 import { REDACTED } from '../../domain/redactor';
 import { toIso } from '../../domain/time';
 import { Clock } from '../ports/clock';
+import { ExactJson } from '../ports/exact-json';
 import { Expressions } from '../ports/expressions';
 import { HttpClient, HttpFailure } from '../ports/http-client';
 import { ReadStep } from './read-step';
@@ -32,6 +33,8 @@ export class StepRunners {
     @inject(Clock) private readonly clock: Clock,
     @inject(SendStep) @optional() private readonly sends?: SendStep,
     @inject(ReadStep) @optional() private readonly reads?: ReadStep,
+    /** Response bodies keep their big numbers exact (CONTRACT 8.8); without it (tests), JSON.parse. */
+    @inject(ExactJson) @optional() private readonly json?: ExactJson,
   ) {}
 
   /**
@@ -100,7 +103,7 @@ export class StepRunners {
           const res = await this.http.request({
             method: step.method, url, headers, body: bodyText, timeoutMs: step.timeoutMs, maxBodyBytes: MAX_RESPONSE_BYTES, redirects,
           });
-          const output: Json = { status: res.status, body: responseBody(res.contentType, res.body) };
+          const output: Json = { status: res.status, body: responseBody(res.contentType, res.body, this.json) };
           if (res.status >= 200 && res.status < 300) return { kind: 'succeeded', output };
           const retryable = res.status >= 500 || res.status === 408 || res.status === 429;
           return { kind: 'failed', error: { kind: 'http_status', message: `${step.method} answered HTTP ${res.status}` }, output, retryable };
@@ -150,10 +153,10 @@ export class StepRunners {
 }
 
 /** JSON bodies as JSON, others as text; cut so that one answer cannot swell the journal. */
-function responseBody(contentType: string, text: string): Json {
+function responseBody(contentType: string, text: string, json?: ExactJson): Json {
   if (/\bjson\b/i.test(contentType) && text.length <= MAX_BODY_CHARS) {
     try {
-      return JSON.parse(text) as Json;
+      return json ? json.parse(text) : (JSON.parse(text) as Json);
     } catch {
       // Not JSON after all: kept as text.
     }
