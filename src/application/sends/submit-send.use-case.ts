@@ -7,9 +7,9 @@ import { ChainReader, ChainRejectedError, ChainSender, ChainUnavailableError, ty
 import { Clock } from '../ports/clock';
 import { JournalWriter } from '../ports/journal-writer';
 import { NonceAllocator } from '../ports/nonce-allocator';
+import { SendBudget } from '../ports/send-budget';
 import { SendMetrics } from '../ports/send-metrics';
 import { SendWatch } from '../ports/send-watch';
-import { BudgetGuard } from '../spend/budget-guard.use-case';
 import { Relayers, type RelayerAccount } from './relayers';
 import { resyncLane } from './nonce-sync';
 
@@ -66,7 +66,7 @@ export class SubmitSend {
     @inject(ChainSender) private readonly sender: ChainSender,
     @inject(NonceAllocator) private readonly nonces: NonceAllocator,
     @inject(SendWatch) private readonly watch: SendWatch,
-    @inject(BudgetGuard) private readonly guard: BudgetGuard,
+    @inject(SendBudget) private readonly budget: SendBudget,
     @inject(JournalWriter) private readonly journal: JournalWriter,
     @inject(SendMetrics) private readonly metrics: SendMetrics,
     @inject(Clock) private readonly clock: Clock,
@@ -109,8 +109,10 @@ export class SubmitSend {
     // Sends of test and replay sessions are simulated and never broadcast: they stay queued.
     if (req.session !== 'live') return { kind: 'queued', simulation, events: [...events, queued] };
 
-    const verdict = await this.guard.evaluate({
-      runId: req.runId, stepRunId: req.stepRunId, workflow: req.workflow, relayer: req.relayer, valueWei: req.valueWei, token: req.token,
+    // The check reserves the send's value caps at once (one atomic step): from here on every way out that broadcasts
+    // nothing releases them (letGo).
+    const verdict = await this.budget.evaluate({
+      runId: req.runId, stepRunId: req.stepRunId, sendId: req.sendId, workflow: req.workflow, relayer: req.relayer, valueWei: req.valueWei, token: req.token,
     });
     events.push(...verdict.events);
     if (!verdict.allowed) {
@@ -141,6 +143,7 @@ export class SubmitSend {
       // The node refused these bytes: the nonce was not used and goes back to the lane (after a resync on a nonce error).
       if (err.code === 'nonce_too_low' || err.code === 'nonce_too_high') await resyncLane(account, this.reader, this.nonces, this.clock, this.metrics);
       await this.nonces.giveBack(req.sendId);
+      await this.budget.release(req.sendId);
       await this.watch.unwatch(req.sendId);
       this.metrics.settled('dropped');
       return {
@@ -193,12 +196,13 @@ export class SubmitSend {
   }
 
   /**
-   * The send ends before any broadcast: it is no longer watched, and a nonce it holds (a step run again after a crash
-   * may hold one from its first try) goes back to the lane.
+   * The send ends before any broadcast: it is no longer watched, and a nonce and budget reservations it holds (a step
+   * run again after a crash may hold them from its first try) are given back.
    */
   private async letGo(req: SendRequest): Promise<void> {
     if (req.session !== 'live') return;
     await this.nonces.giveBack(req.sendId);
+    await this.budget.release(req.sendId);
     await this.watch.unwatch(req.sendId);
   }
 
