@@ -4,6 +4,7 @@ import type { ChainStep } from '../../domain/engine/workflow';
 import { InvalidInputError } from '../../domain/errors';
 import type { JournalEvent, Json, SendOutcome, SessionKind } from '../../domain/journal/journal-event';
 import { sendIdOf, sendsOfStep, type SendState } from '../../domain/sends/send-state';
+import { tokenTransferOf } from '../../domain/sends/token-transfer';
 import { parseAmount } from '../../domain/wei';
 import { ChainReader } from '../ports/chain';
 import { Clock } from '../ports/clock';
@@ -116,6 +117,7 @@ export class SendStep {
         runId: ctx.runId, stepRunId: ctx.stepRunId, sendId, workflow: run.workflow ?? '', session: run.session ?? 'live',
         relayer: send.relayer, to: send.to, valueWei: send.valueWei, data: send.data, gasLimit: send.gasLimit,
         idempotencyKey: `${ctx.stepRunId}:${ctx.attempt}`, simulate: true, detached,
+        ...(send.call ? { tokenTransfer: tokenTransferOf(send.to, send.call.function, send.call.args) } : {}),
       });
     } catch (err) {
       if (err instanceof InvalidInputError) return { kind: 'failed', error: { kind: 'broadcast_failed', message: err.message }, retryable: false };

@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import { capFees } from '../../domain/chain/fees';
 import type { ErrorInfo, JournalEvent, SessionKind } from '../../domain/journal/journal-event';
 import { Redactor } from '../../domain/redactor';
+import type { TokenTransfer } from '../../domain/sends/token-transfer';
 import { toIso } from '../../domain/time';
 import { ChainReader, ChainRejectedError, ChainSender, ChainUnavailableError, type Simulation } from '../ports/chain';
 import { Clock } from '../ports/clock';
@@ -38,8 +39,8 @@ export interface SendRequest {
   readonly simulate: boolean;
   /** Nobody waits for the receipt (wait_for none/submitted): the engine's watcher settles the send. */
   readonly detached: boolean;
-  /** Token flows: the token contract and amount (base units), for max_token_value. */
-  readonly token?: { readonly address: string; readonly amount: bigint };
+  /** A token transfer call (CONTRACT 8.8): charged against max_token_value, journaled on `send.queued`. */
+  readonly tokenTransfer?: TokenTransfer;
 }
 
 export type SubmitResult =
@@ -105,6 +106,7 @@ export class SubmitSend {
     const queued: JournalEvent = {
       type: 'send.queued', at: this.now(), run_id: req.runId, step_run_id: req.stepRunId, send_id: req.sendId, network: account.network.name,
       chain_id: account.network.chainId, relayer: req.relayer, to: req.to, value_wei: req.valueWei.toString(), idempotency_key: req.idempotencyKey,
+      ...(req.tokenTransfer ? { token_transfer: { contract: req.tokenTransfer.contract, to: req.tokenTransfer.to, amount: req.tokenTransfer.amount.toString() } } : {}),
     };
     // Sends of test and replay sessions are simulated and never broadcast: they stay queued.
     if (req.session !== 'live') return { kind: 'queued', simulation, events: [...events, queued] };
@@ -112,7 +114,8 @@ export class SubmitSend {
     // The check reserves the send's value caps at once (one atomic step): from here on every way out that broadcasts
     // nothing releases them (letGo).
     const verdict = await this.budget.evaluate({
-      runId: req.runId, stepRunId: req.stepRunId, sendId: req.sendId, workflow: req.workflow, relayer: req.relayer, valueWei: req.valueWei, token: req.token,
+      runId: req.runId, stepRunId: req.stepRunId, sendId: req.sendId, workflow: req.workflow, relayer: req.relayer, valueWei: req.valueWei,
+      ...(req.tokenTransfer ? { token: { address: req.tokenTransfer.contract, amount: req.tokenTransfer.amount } } : {}),
     });
     events.push(...verdict.events);
     if (!verdict.allowed) {
