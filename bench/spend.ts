@@ -27,6 +27,11 @@ const SPAN_MS = 90 * 86_400_000;
 const BATCH = 500;
 /** A token contract the value budget's max_token_value is charged for. */
 const BENCH_TOKEN = '0x00000000000000000000000000000000000000aa';
+/**
+ * The send the value caps' checks reserve for, the same each time (each check replaces its reservation): one send in
+ * flight, as when a workflow's sends follow one another, rather than thousands never journaled piling up.
+ */
+const NATIVE_SEND = 'bench-native.send-1';
 /** Budget checks run before the warm figure is taken: enough for V8 to have compiled the check's path. */
 const BUDGET_WARMUP = 3000;
 
@@ -192,7 +197,7 @@ export async function benchSpend(options: { work: string; entries: number; reuse
     k = 0;
     const budgetNative = await measure(async () => {
       const v = await guard.evaluate({
-        runId: nativeRuns[k]!, stepRunId: `${nativeRuns[k]!}.send`, sendId: `${nativeRuns[k++]!}.send-1`, workflow: WORKFLOWS[12]!, relayer: budgetRelayers[1]!,
+        runId: nativeRuns[k]!, stepRunId: `${nativeRuns[k++]!}.send`, sendId: NATIVE_SEND, workflow: WORKFLOWS[12]!, relayer: budgetRelayers[1]!,
         valueWei: 10n ** 15n, token: { address: BENCH_TOKEN, amount: 10n ** 18n },
       });
       if (!v.allowed || v.checks.length !== 3) throw new Error('budget check: expected gas, native value and token value checks');
@@ -202,7 +207,7 @@ export async function benchSpend(options: { work: string; entries: number; reuse
     const budgetNativeWarm = await measure(async () => {
       const i = k++ % nativeRuns.length;
       const v = await guard.evaluate({
-        runId: nativeRuns[i]!, stepRunId: `${nativeRuns[i]!}.send`, sendId: `${nativeRuns[i]!}.send-1`, workflow: WORKFLOWS[12]!, relayer: budgetRelayers[1]!,
+        runId: nativeRuns[i]!, stepRunId: `${nativeRuns[i]!}.send`, sendId: NATIVE_SEND, workflow: WORKFLOWS[12]!, relayer: budgetRelayers[1]!,
         valueWei: 10n ** 15n, token: { address: BENCH_TOKEN, amount: 10n ** 18n },
       });
       if (!v.allowed || v.checks.length !== 3) throw new Error('budget check: expected gas, native value and token value checks');
