@@ -48,6 +48,14 @@ describe('budgets on the send path', () => {
     expect(await h.status(await h.run('payouts', { to: TO, amount: '2' }))).toBe('succeeded');
   });
 
+  it('charges an amount written in 0x-hex the same: 0x3e8 is 1000', async () => {
+    const h = new SendHarness({ workflows: [transfer], budgets: [tokenCap(5n)] });
+    const runId = await h.run('payouts', { to: TO, amount: '0x3e8' });
+    expect((await h.journal.get(runId))!.errorKind).toBe('budget_exceeded');
+    expect(await h.events(runId, 'budget.checked')).toEqual([expect.objectContaining({ request_wei: '1000', allowed: false })]);
+    expect(h.chain.transactions()).toHaveLength(0);
+  });
+
   it('charges transferFrom its last argument', async () => {
     const h = new SendHarness({ workflows: [transferFrom], budgets: [tokenCap(5n)] });
     h.chain.answerCalls(TOKEN, () => '0x');
