@@ -14,6 +14,7 @@ import { KnexBudgetReservations } from '../adapters/knex/knex-budget-reservation
 import { KnexSpendLedger } from '../adapters/knex/knex-spend-ledger';
 import { PinoLogger } from '../adapters/pino-logger';
 import { BudgetReservations } from '../application/ports/budget-reservations';
+import { SendBudget } from '../application/ports/send-budget';
 import { ChainReader, ChainSender } from '../application/ports/chain';
 import { ContractAbi } from '../application/ports/contract-abi';
 import { NonceAllocator } from '../application/ports/nonce-allocator';
@@ -179,6 +180,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     RelayerBalances, RecentGasSpend, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
+  container.bind(SendBudget).toService(BudgetGuard);
 
   return { container, config, close: () => db.destroy() };
 }

@@ -1,6 +1,7 @@
 import { InvalidTransitionError } from './errors';
 import type { Mutable } from './mutable';
 import type { Receipt, SendOutcome, SessionKind } from './journal/journal-event';
+import type { TokenTransfer } from './sends/token-transfer';
 
 /** `status` follows the send's own events only: queued, then parked, submitted, settled. */
 export type SendStatus = 'queued' | 'parked' | 'submitted' | 'settled';
@@ -27,6 +28,8 @@ export interface SendAttempt {
   readonly to: string;
   /** Native value the send moves, in wei. */
   readonly valueWei: bigint;
+  /** The token transfer its call makes (CONTRACT 8.8); absent or null for any other send. */
+  readonly tokenTransfer?: TokenTransfer | null;
   readonly receipt: Receipt | null;
   readonly createdAt: number;
   readonly updatedAt: number;

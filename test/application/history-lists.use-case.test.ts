@@ -110,7 +110,7 @@ describe('history list use cases', () => {
         send_id: 'tx-sep', run_id: 'r-sep', step_run_id: 'r-sep.submit_tx', workflow: 'payouts', session: 'live', network: 'sepolia',
         chain_id: 11155111, relayer: 'ops', status: 'settled', outcome: 'confirmed', tx_hash: aTxHash('sep'), idempotency_key: 'r-sep:submit_tx',
         explorer_url: `https://sepolia.etherscan.io/tx/${aTxHash('sep')}`, to: '0x000000000000000000000000000000000000beef',
-        value_wei: '123456789012345678901', created_at: iso(T0 + 4 * SECOND), updated_at: iso(T0 + 6 * SECOND),
+        value_wei: '123456789012345678901', token_transfer: null, created_at: iso(T0 + 4 * SECOND), updated_at: iso(T0 + 6 * SECOND),
       });
       // a configured override (trailing slash trimmed), a chain id the built-in map knows, an unknown network
       expect(by.get('tx-dev')!.explorer_url).toBe(`https://explorer.devnet.example/tx/${aTxHash('dev')}`);

@@ -55,7 +55,7 @@ describe('BudgetGuard', () => {
   const gasGuard = (cap: bigint, relayers: string[] | null = ['ops']): BudgetGuard =>
     guardOf(configOf({ daily_gas: { windowMs: WINDOW, maxGasSpendWei: cap, scope: relayers ? { relayers } : {} } }, { payouts: ['daily_gas'], keeper: [] }));
   const request = (overrides: Partial<BudgetCheckRequest> = {}): BudgetCheckRequest => ({
-    runId: 'r1', stepRunId: 'r1.pay', workflow: 'payouts', relayer: 'ops', valueWei: 0n, ...overrides,
+    runId: 'r1', stepRunId: 'r1.pay', sendId: 'r1.pay.send-1', workflow: 'payouts', relayer: 'ops', valueWei: 0n, ...overrides,
   });
   const checksIn = async (runId = 'r1'): Promise<BudgetChecked[]> =>
     (await journal.stream(runId)).filter((e): e is BudgetChecked => e.type === 'budget.checked');
@@ -164,13 +164,10 @@ describe('BudgetGuard', () => {
       guardOf(configOf({ value: { windowMs: WINDOW, maxNativeValueWei: cap, scope: { relayers: ['ops'] } } }, { payouts: ['value'], keeper: [] }));
 
     beforeEach(async () => {
-      const queued = (e: JournalEvent[]): JournalEvent[] => e.slice(0, 3);
-      await journal.append([
-        ...queued(landedSend({ runId: 'f1', at: NOW - MINUTE, valueWei: '40' })),
-        ...queued(landedSend({ runId: 'f2', at: NOW - MINUTE, valueWei: '1000', workflow: 'keeper' })),
-        ...queued(landedSend({ runId: 'f3', at: NOW - MINUTE, valueWei: '1000', relayer: 'hot' })),
-        ...queued(landedSend({ runId: 'f4', at: NOW - MINUTE, valueWei: '1000', session: 'test' })),
-      ]);
+      // f1 is in flight (reserved, not settled); f2's workflow and f3's relayer are not charged by the budget.
+      expect((await nativeGuard(10n ** 30n).evaluate(request({ sendId: 'f1.send', valueWei: 40n }))).allowed).toBe(true);
+      expect((await nativeGuard(10n ** 30n).evaluate(request({ sendId: 'f2.send', valueWei: 1000n, workflow: 'keeper' }))).checks).toEqual([]);
+      expect((await nativeGuard(10n ** 30n).evaluate(request({ sendId: 'f3.send', valueWei: 1000n, relayer: 'hot' }))).checks).toEqual([]);
       await spend.append([
         spent('v.pay', 1n, { valueWei: 30n }),
         spent('v-old.pay', 1n, { valueWei: 1000n, recordedAt: NOW - WINDOW - 1 }),
@@ -184,18 +181,43 @@ describe('BudgetGuard', () => {
       expect(verdict.checks).toEqual([expect.objectContaining({ cap: 'max_native_value', spentWei: 70n, requestWei: 30n, capWei: 100n, allowed: true })]);
     });
 
-    it('refuses when it would exceed the cap', async () => {
+    it('refuses when it would exceed the cap, and reserves nothing then', async () => {
       const verdict = await nativeGuard(100n).check(request({ valueWei: 31n }));
       expect(verdict.allowed).toBe(false);
       expect(verdict.error?.kind).toBe('budget_exceeded');
       const [event] = await checksIn();
       expect(event).toMatchObject({ cap: 'max_native_value', spent_wei: '70', request_wei: '31', cap_wei: '100', allowed: false });
+      expect(reservations.held('r1.pay.send-1')).toEqual([]);
     });
 
     it('stops reserving a send once it settles', async () => {
-      await journal.append(landedSend({ runId: 'f1', at: NOW - MINUTE, valueWei: '40', outcome: 'dropped' }).slice(3));
+      await journal.append(landedSend({ runId: 'f1', at: NOW - MINUTE, valueWei: '40', outcome: 'dropped' }));
       const verdict = await nativeGuard(100n).check(request({ valueWei: 70n }));
       expect(verdict.checks[0]).toMatchObject({ spentWei: 30n, allowed: true });
+    });
+
+    it('gives a reservation back when its send ends without broadcasting', async () => {
+      await nativeGuard(100n).release('f1.send');
+      const verdict = await nativeGuard(100n).evaluate(request({ valueWei: 70n }));
+      expect(verdict.checks[0]).toMatchObject({ spentWei: 30n, allowed: true });
+    });
+
+    it('lets exactly one of two sends fired at once pass a cap only one fits (check and reservation are one step)', async () => {
+      const guard = nativeGuard(70n + 10n ** 18n);
+      const [a, b] = await Promise.all([
+        guard.evaluate(request({ sendId: 'a.send', valueWei: 6n * 10n ** 17n })),
+        guard.evaluate(request({ sendId: 'b.send', valueWei: 6n * 10n ** 17n })),
+      ]);
+      expect([a!.allowed, b!.allowed].sort()).toEqual([false, true]);
+      expect([a, b].find((v) => !v!.allowed)!.error?.kind).toBe('budget_exceeded');
+    });
+
+    it('reserves nothing when a gas cap of the send refuses', async () => {
+      const both = guardOf(configOf({ value: { windowMs: WINDOW, maxNativeValueWei: 10n ** 30n, maxGasSpendWei: 1n } }, { payouts: ['value'] }));
+      const verdict = await both.evaluate(request({ sendId: 'g.send', valueWei: 5n }));
+      expect(verdict.allowed).toBe(false);
+      expect(verdict.checks.map((c) => [c.cap, c.allowed])).toEqual([['max_gas_spend', false], ['max_native_value', true]]);
+      expect(reservations.held('g.send')).toEqual([]);
     });
   });
 
@@ -224,10 +246,10 @@ describe('BudgetGuard', () => {
       ]);
     });
 
-    it('read the ledger once per window, not once per budget', async () => {
+    it('read the ledger once per window for the gas caps, and once inside the reservation for the value cap', async () => {
       const totals = jest.spyOn(spend, 'totals');
       await guard().evaluate(request());
-      expect(totals).toHaveBeenCalledTimes(2);
+      expect(totals).toHaveBeenCalledTimes(3);
     });
   });
 
@@ -235,20 +257,22 @@ describe('BudgetGuard', () => {
     const tokenGuard = (): BudgetGuard =>
       guardOf(configOf({ tokens: { windowMs: WINDOW, maxTokenValue: 100n } }, { payouts: ['tokens'] }));
     const tokenRequest = (n: number, address: string, amount: bigint): BudgetCheckRequest =>
-      request({ stepRunId: `r1.t${n}`, token: { address, amount } });
+      request({ stepRunId: `r1.t${n}`, sendId: `r1.t${n}.send`, token: { address, amount } });
 
-    it('accumulates grants per token within the window', async () => {
+    const reserved = (token: string): bigint => reservations.held().filter((r) => r.token === token).reduce((sum, r) => sum + r.amount, 0n);
+
+    it('accumulates reservations per token contract (any case) within the window', async () => {
       const guard = tokenGuard();
       expect((await guard.check(tokenRequest(1, '0xA', 60n))).allowed).toBe(true);
       expect((await guard.check(tokenRequest(2, '0xA', 40n))).allowed).toBe(true);
       const refused = await guard.check(tokenRequest(3, '0xA', 1n));
       expect(refused.allowed).toBe(false);
       expect(refused.error?.kind).toBe('budget_exceeded');
-      expect(refused.checks[0]).toMatchObject({ cap: 'max_token_value', token: '0xA', spentWei: 100n, requestWei: 1n });
-      // A refused send is granted nothing; another token has its own reservation.
-      expect(await reservations.tokenGranted('tokens', '0xA', 0)).toBe(100n);
+      expect(refused.checks[0]).toMatchObject({ cap: 'max_token_value', token: '0xa', spentWei: 100n, requestWei: 1n });
+      // A refused send reserves nothing; another token has its own reservation.
+      expect(reserved('0xa')).toBe(100n);
       expect((await guard.check(tokenRequest(4, '0xB', 100n))).allowed).toBe(true);
-      // Grants leave the window with time.
+      // Reservations leave the window with time.
       clock.advance(WINDOW + 1);
       expect((await guard.check(tokenRequest(5, '0xA', 100n))).allowed).toBe(true);
     });
@@ -257,7 +281,7 @@ describe('BudgetGuard', () => {
       const guard = tokenGuard();
       expect(await guard.check(request({ valueWei: 10n ** 30n }))).toMatchObject({ allowed: true, checks: [] });
       expect(await checksIn()).toEqual([]);
-      expect(await reservations.tokenGranted('tokens', '0xA', 0)).toBe(0n);
+      expect(reservations.held()).toEqual([]);
     });
   });
 });

@@ -166,6 +166,19 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
         expect(JSON.parse(odd!.json)).toMatchObject({ workflow: awkward, explorer_url: `https://scan.example/${2 ** 31}/"net ${awkward}"/tx/${aTxHash('odd')}` });
       });
 
+      it('renders the token_transfer of a token transfer send (amount beyond 64 bits), and null for the others', async () => {
+        const transfer = { contract: `0x${'a'.repeat(40)}`, to: `0x${'b'.repeat(40)}`, amount: (1n << 200n).toString() };
+        await ports.append(aRun({ runId: 'tok', at: T0 + HOUR, send: { sendId: 'tok-send', txHash: aTxHash('tok') } })
+          .map((e) => (e.type === 'send.queued' ? { ...e, token_transfer: transfer } : e)));
+        await expectItemsOfList(ALL);
+        const items = new Map((await ports.listSendItems(ALL, page(), links)).map((i) => [i.position.id, JSON.parse(i.json) as { token_transfer: unknown }]));
+        expect(items.get('tok-send')!.token_transfer).toEqual(transfer);
+        expect(items.get('s1')!.token_transfer).toBeNull();
+        const [item] = await ports.sendItemsOfRuns(['tok'], links);
+        expect(JSON.parse(item!)).toMatchObject({ token_transfer: transfer });
+        expect((await ports.sendsOfRuns(['tok']))[0]!.tokenTransfer).toEqual({ ...transfer, amount: 1n << 200n });
+      });
+
       it('reads the sends of runs oldest first, and renders them as toSendAttemptItem does, past one statement of ids', async () => {
         const awkward = 'q"b\\s/\n\t\r\u0001\u001f\u007f é ✓ \u2028 😀';
         await ports.append([

@@ -3,19 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { openDatabase } from '../../src/adapters/knex/connection';
-import { KnexBudgetReservations } from '../../src/adapters/knex/knex-budget-reservations';
 import { KnexJournalWriter } from '../../src/adapters/knex/knex-journal.writer';
 import { KnexRetentionRepository } from '../../src/adapters/knex/knex-retention.repository';
 import { KnexRunRepository } from '../../src/adapters/knex/knex-run.repository';
 import { KnexSpendLedger } from '../../src/adapters/knex/knex-spend-ledger';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
-import { InMemoryBudgetReservations, InMemorySpendLedger } from '../fakes/in-memory-spend';
+import { InMemorySpendLedger } from '../fakes/in-memory-spend';
 import { spendContract, type SpendStorage } from './spend.contract';
 
 spendContract('in-memory fakes', async () => {
   const ledger = new InMemorySpendLedger();
   const journal = new InMemoryJournal({ spend: ledger });
-  const storage: SpendStorage = { ledger, journal, retention: journal, reservations: InMemoryBudgetReservations.over(journal) };
+  const storage: SpendStorage = { ledger, journal, retention: journal };
   return { ...storage, reopen: async () => storage, close: async () => {} };
 });
 
@@ -35,7 +34,6 @@ function knexStorage(db: Knex): SpendStorage {
       stepItemsOfRuns: (ids) => runs.stepItemsOfRuns(ids),
     },
     retention: new KnexRetentionRepository(db),
-    reservations: new KnexBudgetReservations(db),
   };
 }
 

@@ -1,6 +1,5 @@
 import { prng } from '../../src/application/journal/sample-journal';
 import { PruneHistory } from '../../src/application/history/prune-history.use-case';
-import type { BudgetReservations } from '../../src/application/ports/budget-reservations';
 import type { JournalWriter } from '../../src/application/ports/journal-writer';
 import type { RetentionRepository } from '../../src/application/ports/retention-repository';
 import type { RunRepository } from '../../src/application/ports/run-repository';
@@ -13,12 +12,11 @@ import { FixedClock } from '../fakes/fixed-clock';
 import { matchesSpendFilter } from '../fakes/in-memory-spend';
 import { aTxHash, DAY, HOUR, iso, MINUTE, SECOND, T0 } from '../mothers/journal-events';
 
-/** The ports the spend ledger lives with: the ledger, the journal that feeds it, retention, reservations. */
+/** The ports the spend ledger lives with: the ledger, the journal that feeds it, retention. */
 export interface SpendStorage {
   readonly ledger: SpendLedger & PendingReceipts;
   readonly journal: JournalWriter & RunRepository;
   readonly retention: RetentionRepository;
-  readonly reservations: BudgetReservations;
 }
 
 export interface OpenSpend extends SpendStorage {
@@ -455,43 +453,6 @@ export function spendContract(name: string, open: () => Promise<OpenSpend>): voi
         expect(p).toMatchObject({ reverted: true, valueWei: 55n });
         await s.ledger.complete(p!, completeEntry(p!, { gasUsed: '2', gasPrice: '2' })!);
         expect((await s.ledger.totals({}))[0]).toMatchObject({ revertedCount: 1, revertedGasWei: 4n, valueWei: 0n });
-      });
-    });
-
-    describe('budget reservations', () => {
-      it('count the value of live sends in flight of the given workflows and relayers', async () => {
-        const inFlight = (e: JournalEvent[], upTo: number): JournalEvent[] => e.slice(0, upTo);
-        await s.journal.append([
-          ...inFlight(landedSend({ runId: 'q1', valueWei: '100' }), 3),
-          ...inFlight(landedSend({ runId: 'q2', valueWei: '20', relayer: 'treasury' }), 4),
-          ...inFlight(landedSend({ runId: 'q3', valueWei: '3', workflow: 'keeper' }), 3),
-          ...inFlight(landedSend({ runId: 'q4', valueWei: '4000', session: 'replay' }), 3),
-          ...landedSend({ runId: 'q5', valueWei: '50000' }),
-          ...landedSend({ runId: 'q6', valueWei: '600000', outcome: 'dropped' }),
-          ...inFlight(landedSend({ runId: 'q7', valueWei: ((1n << 70n)).toString() }), 3),
-          { type: 'send.parked', at: iso(T0 + MINUTE), send_id: 'q7.send', reason: 'nonce gap' },
-        ]);
-        expect(await s.reservations.valueInFlight(['payouts'], undefined)).toBe(120n + (1n << 70n));
-        expect(await s.reservations.valueInFlight(['payouts'], ['ops'])).toBe(100n + (1n << 70n));
-        expect(await s.reservations.valueInFlight(['payouts', 'keeper'], ['treasury', 'ops'])).toBe(123n + (1n << 70n));
-        expect(await s.reservations.valueInFlight([], undefined)).toBe(0n);
-        expect(await s.reservations.valueInFlight(['payouts'], [])).toBe(0n);
-        expect(await s.reservations.valueInFlight(['nope'], undefined)).toBe(0n);
-      });
-
-      it('sum token grants per budget and token since a time; a step run asking again adds a grant', async () => {
-        await s.reservations.grantToken({ budget: 'b', token: '0xt', stepRunId: 's1', amount: 10n, at: T0 });
-        await s.reservations.grantToken({ budget: 'b', token: '0xt', stepRunId: 's2', amount: 1n << 100n, at: T0 + HOUR });
-        await s.reservations.grantToken({ budget: 'b', token: '0xother', stepRunId: 's3', amount: 5n, at: T0 });
-        await s.reservations.grantToken({ budget: 'c', token: '0xt', stepRunId: 's4', amount: 7n, at: T0 });
-        expect(await s.reservations.tokenGranted('b', '0xt', T0)).toBe(10n + (1n << 100n));
-        expect(await s.reservations.tokenGranted('b', '0xt', T0 + 1)).toBe(1n << 100n);
-        expect(await s.reservations.tokenGranted('b', '0xother', 0)).toBe(5n);
-        expect(await s.reservations.tokenGranted('c', '0xt', 0)).toBe(7n);
-        expect(await s.reservations.tokenGranted('d', '0xt', 0)).toBe(0n);
-        await s.reservations.grantToken({ budget: 'b', token: '0xt', stepRunId: 's1', amount: 3n, at: T0 + 2 * HOUR });
-        expect(await s.reservations.tokenGranted('b', '0xt', T0)).toBe(10n + 3n + (1n << 100n));
-        expect(await s.reservations.tokenGranted('b', '0xt', T0 + 1)).toBe(3n + (1n << 100n));
       });
     });
   });

@@ -78,7 +78,18 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
     return { applied, duplicates };
   }
 
-  /** Sends not yet settled (queued, parked, submitted), of every session: what the value caps reserve. */
+  /** A send as the projection holds it (what the budget reservations ask of the `sends` table). */
+  sendState(sendId: string): SendAttempt | undefined {
+    const send = this.ws.sends.get(sendId);
+    return send && structuredClone(send);
+  }
+
+  /** The ledger this journal feeds, if any. */
+  get spendLedger(): InMemorySpendLedger | undefined {
+    return this.spend;
+  }
+
+  /** Sends not yet settled (queued, parked, submitted), of every session. */
   sendsInFlight(): SendAttempt[] {
     return [...this.ws.sends.values()].filter((s) => s.status !== 'settled').map((s) => structuredClone(s));
   }

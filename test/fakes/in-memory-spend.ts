@@ -1,7 +1,8 @@
-import type { BudgetReservations } from '../../src/application/ports/budget-reservations';
+import { RESERVATION_UNJOURNALED_MS, type BudgetReservations, type ReservationClaim } from '../../src/application/ports/budget-reservations';
 import type { LedgerAppendResult, PendingReceipts, SpendFilter, SpendLedger } from '../../src/application/ports/spend-ledger';
 import type { SendAttempt } from '../../src/domain/send-attempt';
 import { MAX_UINT256, type LandedSettle, type LedgerEntry, type PendingReceipt } from '../../src/domain/spend/ledger-entry';
+import { scopeValue } from '../../src/domain/spend/budget';
 import { addTotals, zeroTotals, type ComboTotals } from '../../src/domain/spend/spend-totals';
 
 const keyOf = (e: { stepRunId: string; txHash: string | null }): string => `${e.stepRunId}\n${e.txHash ?? ''}`;
@@ -148,44 +149,74 @@ export class InMemorySpendLedger implements SpendLedger, PendingReceipts {
   }
 }
 
-const IN_FLIGHT: ReadonlySet<string> = new Set(['queued', 'parked', 'submitted']);
-
-interface Grant {
+interface Reservation {
+  readonly sendId: string;
   readonly budget: string;
+  /** '' for native value. */
   readonly token: string;
-  readonly stepRunId: string;
-  amount: bigint;
-  at: number;
+  readonly amount: bigint;
+  readonly at: number;
+}
+
+/** What the fake reads of the journal: a send's projected state, by id. */
+export interface SendLookup {
+  sendState(sendId: string): SendAttempt | undefined;
 }
 
 /**
- * The value caps' reservations in memory. The sends in flight come from the journal's send projection
- * (`InMemoryBudgetReservations.over(journal)` reads `journal.sendsInFlight()`), as KnexBudgetReservations
- * reads the `sends` table.
+ * The value caps' reservations in memory, as KnexBudgetReservations keeps them: a reservation counts by its send's
+ * state in the journal's send projection, and the ledger's recorded value comes from the in-memory ledger. Each
+ * `reserve` runs alone (one at a time, as the knex adapter's write lock makes them).
  */
 export class InMemoryBudgetReservations implements BudgetReservations {
-  private readonly grants: Grant[] = [];
+  private rows: Reservation[] = [];
+  private turn: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly sends: () => readonly SendAttempt[]) {}
+  constructor(private readonly sends: SendLookup, private readonly ledger: InMemorySpendLedger) {}
 
-  static over(journal: { sendsInFlight(): SendAttempt[] }): InMemoryBudgetReservations {
-    return new InMemoryBudgetReservations(() => journal.sendsInFlight());
+  /** Over a journal and the ledger it feeds (a fresh, empty ledger when none is given). */
+  static over(journal: SendLookup & { readonly spendLedger?: InMemorySpendLedger }, ledger?: InMemorySpendLedger): InMemoryBudgetReservations {
+    return new InMemoryBudgetReservations(journal, ledger ?? journal.spendLedger ?? new InMemorySpendLedger());
   }
 
-  async valueInFlight(workflows: readonly string[], relayers: readonly string[] | undefined): Promise<bigint> {
-    return this.sends()
-      .filter((s) => IN_FLIGHT.has(s.status) && s.session === 'live' && workflows.includes(s.workflow)
-        && (relayers === undefined || relayers.includes(s.relayer)))
-      .reduce((sum, s) => sum + s.valueWei, 0n);
+  reserve(sendId: string, at: number, claims: readonly ReservationClaim[], decide: (counted: readonly bigint[]) => boolean): Promise<boolean> {
+    const result = this.turn.then(() => this.reserveNow(sendId, at, claims, decide));
+    this.turn = result.catch(() => undefined);
+    return result;
   }
 
-  async tokenGranted(budget: string, token: string, since: number): Promise<bigint> {
-    return this.grants.filter((g) => g.budget === budget && g.token === token && g.at >= since).reduce((sum, g) => sum + g.amount, 0n);
+  async release(sendId: string): Promise<void> {
+    this.rows = this.rows.filter((r) => r.sendId !== sendId);
   }
 
-  async grantToken(grant: { budget: string; token: string; stepRunId: string; amount: bigint; at: number }): Promise<void> {
-    // Every grant counts on its own (a retried step asks again; its earlier grant still counts), once per instant.
-    const same = this.grants.some((g) => g.budget === grant.budget && g.token === grant.token && g.stepRunId === grant.stepRunId && g.at === grant.at);
-    if (!same) this.grants.push({ ...grant });
+  private async reserveNow(sendId: string, at: number, claims: readonly ReservationClaim[], decide: (counted: readonly bigint[]) => boolean): Promise<boolean> {
+    const pending = new Set((await this.ledger.pending(Number.MAX_SAFE_INTEGER)).map((p) => p.stepRunId));
+    const live = (r: Reservation): boolean => {
+      const send = this.sends.sendState(r.sendId);
+      if (!send) return r.at >= at - RESERVATION_UNJOURNALED_MS;
+      if (send.status !== 'settled') return true;
+      return r.token === '' ? pending.has(send.stepRunId) : send.outcome === 'confirmed';
+    };
+    const counted = claims.map(() => 0n);
+    const others = this.rows.filter((r) => r.sendId !== sendId);
+    for (const r of others) {
+      if (!live(r)) continue;
+      claims.forEach((c, i) => {
+        if (c.budget === r.budget && (c.token ?? '') === r.token && (!c.token || r.at >= c.since)) counted[i]! += r.amount;
+      });
+    }
+    for (const [i, c] of claims.entries()) {
+      if (c.ledger) counted[i]! += scopeValue(await this.ledger.totals({ since: c.since, until: at }), c.ledger);
+    }
+    if (!decide(counted)) return false;
+    // Reservations that count no more are dropped, as the knex adapter deletes them with its next reservation.
+    const kept = others.filter(live);
+    this.rows = [...kept, ...claims.map((c) => ({ sendId, budget: c.budget, token: c.token ?? '', amount: c.amount, at }))];
+    return true;
+  }
+
+  /** Reservations held (counting or not yet pruned), for tests that look at what a send left behind. */
+  held(sendId?: string): readonly Reservation[] {
+    return this.rows.filter((r) => sendId === undefined || r.sendId === sendId);
   }
 }

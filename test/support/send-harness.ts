@@ -1,6 +1,6 @@
 import { Web3Abi } from '../../src/adapters/chain/web3-abi';
 import { CelExpressions } from '../../src/adapters/cel';
-import type { ChainflowConfig, NetworkConfig, WorkflowConfig } from '../../src/application/config';
+import type { BudgetConfig, ChainflowConfig, NetworkConfig, WorkflowConfig } from '../../src/application/config';
 import { DriveRun } from '../../src/application/engine/drive-run.use-case';
 import { ReadStep } from '../../src/application/engine/read-step';
 import { SendStep } from '../../src/application/engine/send-step';
@@ -41,6 +41,8 @@ export interface HarnessOptions {
   readonly workflows?: readonly WorkflowDefinition[];
   /** Budget caps: name → max_gas_spend in wei, scoped to relayer ops, listed by every workflow given. */
   readonly gasCapWei?: bigint;
+  /** More budgets, listed by every workflow given too. */
+  readonly budgets?: readonly BudgetConfig[];
   readonly network?: Partial<NetworkConfig>;
   readonly l1FeeWei?: bigint;
 }
@@ -69,8 +71,9 @@ export class SendHarness {
 
   constructor(options: HarnessOptions = {}) {
     const workflows = options.workflows ?? [];
-    const budgets = options.gasCapWei === undefined ? new Map() : new Map([['gas_cap', { name: 'gas_cap', windowMs: 86_400_000, maxGasSpendWei: options.gasCapWei, scope: { relayers: ['ops'] } }]]);
-    const budgetNames = options.gasCapWei === undefined ? [] : ['gas_cap'];
+    const budgets = new Map<string, BudgetConfig>(options.gasCapWei === undefined ? [] : [['gas_cap', { name: 'gas_cap', windowMs: 86_400_000, maxGasSpendWei: options.gasCapWei, scope: { relayers: ['ops'] } }]]);
+    for (const b of options.budgets ?? []) budgets.set(b.name, b);
+    const budgetNames = [...budgets.keys()];
     const entries: [string, WorkflowConfig][] = workflows.map((w) => [w.name, { name: w.name, budgets: budgetNames, definition: {}, engine: { ...w, budgets: budgetNames } }]);
     if (!entries.some(([n]) => n === 'payouts')) entries.push(['payouts', { name: 'payouts', budgets: budgetNames, definition: {} }]);
     this.config = {

@@ -56,7 +56,11 @@ export const RUN_ITEM = object({
 export const SEND_ATTEMPT = object({
   send_id: 'string', run_id: 'string', step_run_id: 'string', workflow: 'string', session: 'string', network: 'string',
   chain_id: 'integer', relayer: 'string', status: 'string', outcome: 'string?', tx_hash: 'string?', idempotency_key: 'string',
-  explorer_url: 'string?', to: 'string', value_wei: 'wei', created_at: 'time', updated_at: 'time',
+  explorer_url: 'string?', to: 'string', value_wei: 'wei',
+  token_transfer: {
+    oneOf: [{ type: 'null' }, object({ contract: 'string', to: 'string', amount: 'wei' }, 'A token transfer call: the token contract, the recipient, the amount in the token\'s base units')],
+  },
+  created_at: 'time', updated_at: 'time',
 });
 
 export const APPROVAL_ITEM = object({

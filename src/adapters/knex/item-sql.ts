@@ -34,22 +34,26 @@ export function runItemText(head: string, createdAt: number, finishedAt: number 
 
 /**
  * A send's item (SendAttemptItem, CONTRACT section 4) as JSON text in two pieces rendered by SQLite (as
- * runItemHead): its head up to `idempotency_key`, and `to` with `value_wei`. The sends' stored `item` is made of
- * them (migration 0010); `sendItemOfStored` adds the explorer link between them and the times after.
+ * runItemHead): its head up to `idempotency_key`, and `to` with `value_wei` and `token_transfer`. The sends' stored
+ * `item` is made of them (migration 0014; 0010 made it without `token_transfer`, `withTokenTransfer` false);
+ * `sendItemOfStored` adds the explorer link between them and the times after.
  */
-export function sendItemPieces(alias: string): { head: string; middle: string } {
+export function sendItemPieces(alias: string, withTokenTransfer = true): { head: string; middle: string } {
   const q = quoted(alias);
   const head = jsonMembers('{', [
     ['send_id', q('send_id')], ['run_id', q('run_id')], ['step_run_id', q('step_run_id')], ['workflow', q('workflow')],
     ['session', q('session')], ['network', q('network')], ['chain_id', q('chain_id')], ['relayer', q('relayer')],
     ['status', q('status')], ['outcome', q('outcome')], ['tx_hash', q('tx_hash')], ['idempotency_key', q('idempotency_key')],
   ]);
-  return { head, middle: jsonMembers(',', [['to', q('to_address')], ['value_wei', q('value_wei')]]) };
+  const middle: [string, string][] = [['to', q('to_address')], ['value_wei', q('value_wei')]];
+  // JSON text as stored (written by JSON.stringify), or null: concat would take a NULL for an empty string.
+  if (withTokenTransfer) middle.push(['token_transfer', `coalesce(${column(alias, 'token_transfer')}, 'null')`]);
+  return { head, middle: jsonMembers(',', middle) };
 }
 
 /**
  * A send's item as JSON text, from its stored `item` cut at its tab (`head` ends with `"explorer_url":`, `tail` holds
- * `to` and `value_wei`), the JSON text of its explorer link and its times: the text JSON.stringify makes of
+ * `to`, `value_wei` and `token_transfer`), the JSON text of its explorer link and its times: the text JSON.stringify makes of
  * `toSendAttemptItem`.
  */
 export function sendItemOfStored(head: string, linkJson: string, tail: string, createdAt: number, updatedAt: number): string {

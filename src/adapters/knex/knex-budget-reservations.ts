@@ -1,47 +1,110 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
-import type { BudgetReservations } from '../../application/ports/budget-reservations';
+import { RESERVATION_UNJOURNALED_MS, type BudgetReservations, type ReservationClaim } from '../../application/ports/budget-reservations';
+import { scopeValue } from '../../domain/spend/budget';
 import { isSqlite } from './dialect';
 import { Database } from './knex-journal.writer';
-import { selectOnPool } from './sqlite-client';
+import { KnexSpendLedger, type LedgerSelect } from './knex-spend-ledger';
+import { SqliteWriteSession } from './sqlite-session';
 
 type Row = Record<string, unknown>;
-const IN_FLIGHT = ['queued', 'parked', 'submitted'];
+type Write = { readonly sql: string; readonly bindings: Knex.RawBinding[] };
+const rowsOf = (result: unknown): Row[] => (Array.isArray(result) ? result : (result as { rows: Row[] }).rows);
+/** Any fixed key: every reservation of the database is decided under this one PostgreSQL advisory lock. */
+const PG_LOCK_KEY = 727_001;
 
-/** Value caps' reservations on knex: sends in flight from the journal's send projection, token grants in their own table. */
+/**
+ * Whether a reservation still counts (1) or not (0), by its send's row in the `sends` projection: a send not yet
+ * journaled counts for a while (its process may still journal it); one in flight counts; a settled one's native value
+ * counts in the ledger instead, unless its ledger entry still waits for a receipt read; a settled token transfer
+ * counts for its window only when it landed.
+ */
+const LIVE = `CASE WHEN s.send_id IS NULL THEN CASE WHEN r.reserved_at >= ? THEN 1 ELSE 0 END
+  WHEN s.status <> 'settled' THEN 1
+  WHEN r.token = '' THEN CASE WHEN EXISTS (SELECT 1 FROM spend_pending p WHERE p.step_run_id = s.step_run_id AND p.state = 'pending') THEN 1 ELSE 0 END
+  WHEN s.outcome = 'confirmed' THEN 1 ELSE 0 END`;
+
+/**
+ * The value caps' reservations on knex, each check and its reservation one transaction that holds the write lock
+ * from its start: SQLite's BEGIN IMMEDIATE (one writer at a time, across processes), PostgreSQL's advisory
+ * transaction lock. The ledger is read inside it, on the same connection. Rows that count no more are deleted by the
+ * next reservation of their budget.
+ */
 @injectable()
 export class KnexBudgetReservations implements BudgetReservations {
-  constructor(@inject(Database) private readonly db: Knex) {}
+  private readonly ledger: KnexSpendLedger;
+
+  constructor(@inject(Database) private readonly db: Knex) {
+    this.ledger = new KnexSpendLedger(db);
+  }
+
+  async reserve(sendId: string, at: number, claims: readonly ReservationClaim[], decide: (counted: readonly bigint[]) => boolean): Promise<boolean> {
+    if (isSqlite(this.db)) {
+      return SqliteWriteSession.transact(this.db, async (session) => {
+        const { allowed, writes } = await this.decideWith((sql, bindings) => session.select(sql, bindings), sendId, at, claims, decide);
+        for (const w of writes) session.write(w.sql, w.bindings);
+        return allowed;
+      });
+    }
+    return this.db.transaction(async (trx) => {
+      await trx.raw('SELECT pg_advisory_xact_lock(?)', [PG_LOCK_KEY]);
+      const { allowed, writes } = await this.decideWith((sql, bindings) => trx.raw(sql, [...bindings]).then(rowsOf), sendId, at, claims, decide);
+      for (const w of writes) await trx.raw(w.sql, w.bindings);
+      return allowed;
+    });
+  }
+
+  async release(sendId: string): Promise<void> {
+    await this.db('budget_reservations').where({ send_id: sendId }).delete();
+  }
 
   /**
-   * On SQLite the statement is written here and run as a prepared statement on knex's connection (selectOnPool):
-   * it is part of the budget check before a send, where building the query with knex cost more than running it
-   * (docs/benchmarks.md, issue #14, seventh pass).
+   * What counts against each claim, read with the lock held (the reservations first, then the ledger: a settle
+   * that slipped between them, where no lock keeps settles out, is counted twice, never missed), and the writes that
+   * reserve the claims when `decide` allows them (none when it refuses).
    */
-  async valueInFlight(workflows: readonly string[], relayers: readonly string[] | undefined): Promise<bigint> {
-    if (!workflows.length || (relayers && !relayers.length)) return 0n;
-    let rows: Row[];
-    if (isSqlite(this.db)) {
-      const marks = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
-      const sql = `SELECT value_wei FROM sends WHERE status IN (${marks(IN_FLIGHT.length)}) AND workflow IN (${marks(workflows.length)})`
-        + ` AND session = 'live'${relayers ? ` AND relayer IN (${marks(relayers.length)})` : ''}`;
-      rows = await selectOnPool(this.db, sql, [...IN_FLIGHT, ...workflows, ...(relayers ?? [])]);
-    } else {
-      let q = this.db('sends').whereIn('status', IN_FLIGHT).whereIn('workflow', [...workflows]).where({ session: 'live' });
-      if (relayers) q = q.whereIn('relayer', [...relayers]);
-      rows = (await q.select('value_wei')) as Row[];
+  private async decideWith(
+    select: LedgerSelect, sendId: string, at: number, claims: readonly ReservationClaim[], decide: (counted: readonly bigint[]) => boolean,
+  ): Promise<{ allowed: boolean; writes: Write[] }> {
+    if (!claims.length) return { allowed: decide([]), writes: [] };
+    const budgets = [...new Set(claims.map((c) => c.budget))];
+    const tokens = [...new Set(claims.flatMap((c) => (c.token ? [c.token] : [])))];
+    const oldest = Math.min(...claims.map((c) => c.since));
+    const marks = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
+    const rows = await select(
+      `SELECT r.send_id, r.budget, r.token, r.amount, r.reserved_at, ${LIVE} AS live
+       FROM budget_reservations r LEFT JOIN sends s ON s.send_id = r.send_id
+       WHERE r.budget IN (${marks(budgets.length)}) AND r.send_id <> ?
+         AND (r.token = ''${tokens.length ? ` OR (r.token IN (${marks(tokens.length)}) AND r.reserved_at >= ?)` : ''})`,
+      [at - RESERVATION_UNJOURNALED_MS, ...budgets, sendId, ...(tokens.length ? [...tokens, oldest] : [])],
+    );
+    const counted = claims.map(() => 0n);
+    for (const r of rows) {
+      if (Number(r.live) !== 1) continue;
+      claims.forEach((c, i) => {
+        if (c.budget === r.budget && (c.token ?? '') === r.token && (!c.token || Number(r.reserved_at) >= c.since)) counted[i]! += BigInt(r.amount as string);
+      });
     }
-    return rows.reduce((sum, r) => sum + BigInt(r.value_wei as string), 0n);
-  }
-
-  async tokenGranted(budget: string, token: string, since: number): Promise<bigint> {
-    const rows = (await this.db('budget_token_grants').where({ budget, token }).andWhere('granted_at', '>=', since).select('amount')) as Row[];
-    return rows.reduce((sum, r) => sum + BigInt(r.amount as string), 0n);
-  }
-
-  async grantToken(grant: { budget: string; token: string; stepRunId: string; amount: bigint; at: number }): Promise<void> {
-    await this.db('budget_token_grants')
-      .insert({ budget: grant.budget, token: grant.token, step_run_id: grant.stepRunId, amount: grant.amount.toString(), granted_at: grant.at })
-      .onConflict(['budget', 'token', 'step_run_id', 'granted_at']).ignore();
+    // Claims sharing a window share one read of the ledger (its totals per combination are split between them).
+    const bySince = new Map<number, ReservationClaim[]>();
+    for (const c of claims) if (c.ledger) bySince.set(c.since, [...(bySince.get(c.since) ?? []), c]);
+    for (const [since, group] of bySince) {
+      const workflows = [...new Set(group.flatMap((c) => c.ledger!.workflows))];
+      const relayers = group.some((c) => c.ledger!.relayers === undefined) ? undefined : [...new Set(group.flatMap((c) => c.ledger!.relayers!))];
+      const combos = await this.ledger.totalsWith(select, { workflows, relayers, since, until: at });
+      for (const c of group) counted[claims.indexOf(c)]! += scopeValue(combos, c.ledger!);
+    }
+    if (!decide(counted)) return { allowed: false, writes: [] };
+    const writes: Write[] = [];
+    for (const r of rows) {
+      if (Number(r.live) === 1) continue;
+      writes.push({ sql: 'DELETE FROM budget_reservations WHERE send_id = ? AND budget = ? AND token = ?', bindings: [String(r.send_id), String(r.budget), String(r.token)] });
+    }
+    writes.push({ sql: 'DELETE FROM budget_reservations WHERE send_id = ?', bindings: [sendId] });
+    writes.push({
+      sql: `INSERT INTO budget_reservations (send_id, budget, token, amount, reserved_at) VALUES ${claims.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+      bindings: claims.flatMap((c) => [sendId, c.budget, c.token ?? '', c.amount.toString(), at]),
+    });
+    return { allowed: true, writes };
   }
 }

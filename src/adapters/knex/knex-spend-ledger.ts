@@ -12,6 +12,8 @@ import { AMOUNT_COLUMNS, fromLimbs } from './spend-limbs';
 import { appendEntries, bodyToPending, ledgerWrites, ROLLUP_SUMS, rowToEntry } from './spend-store';
 
 type Row = Record<string, unknown>;
+/** Runs one read statement (`?` placeholders) and gives its rows. */
+export type LedgerSelect = (sql: string, bindings: readonly Knex.RawBinding[]) => Promise<Row[]>;
 const rowsOf = (result: unknown): Row[] => (Array.isArray(result) ? result : (result as { rows: Row[] }).rows);
 
 /** SQL conditions and bindings of a filter's name lists. */
@@ -83,6 +85,18 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
   }
 
   async totals(filter: SpendFilter): Promise<ComboTotals[]> {
+    return this.totalsWith(this.onPool, filter);
+  }
+
+  /** Each read of the ledger, on knex's pool (SQLite: straight on its connection, see selectOnPool). */
+  private readonly onPool: LedgerSelect = (sql, bindings) =>
+    (this.cacheable ? selectOnPool(this.db, sql, bindings) : this.db.raw(sql, bindings).then(rowsOf));
+
+  /**
+   * The totals as `totals` gives them, each read run by `select`: inside a transaction of the caller's (the budget
+   * reservations read the ledger with the write lock held, on the connection that holds it).
+   */
+  async totalsWith(select: LedgerSelect, filter: SpendFilter): Promise<ComboTotals[]> {
     const combos = new Map<string, ComboTotals>();
     const comboOf = (r: { workflow: string; relayer: string; network: string }): ComboTotals => {
       const key = `${r.workflow}\n${r.relayer}\n${r.network}`;
@@ -98,10 +112,10 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
     // The edges are read first: on SQLite that statement also answers the data version (one trip through the
     // driver's thread pool instead of two; each trip is a chance to wait for a core, which was most of the budget
     // check's p99). The cached rollup parts are checked against it before any is used.
-    const edges = cover.raw.length ? await this.edgeTotals(cover.raw, names) : undefined;
-    await this.checkDataVersion(edges?.version);
+    const edges = cover.raw.length ? await this.edgeTotals(select, cover.raw, names) : undefined;
+    await this.checkDataVersion(select, edges?.version);
     for (const { grain, range } of cover.buckets) {
-      for (const r of await this.rollupPart(grain, range, names)) addTotals(comboOf(r), r);
+      for (const r of await this.rollupPart(select, grain, range, names)) addTotals(comboOf(r), r);
     }
     for (const r of edges?.totals ?? []) addTotals(comboOf(r), r);
     return [...combos.values()].filter((c) => c.txCount > 0);
@@ -112,7 +126,7 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
    * recorded back in time (live sends are recorded now, in the open bucket), so a part is kept until a
    * write of this process falls inside its range, or another process writes the database.
    */
-  private async rollupPart(grain: string, range: Range, names: { sql: string[]; bindings: Knex.RawBinding[] }): Promise<ComboTotals[]> {
+  private async rollupPart(select: LedgerSelect, grain: string, range: Range, names: { sql: string[]; bindings: Knex.RawBinding[] }): Promise<ComboTotals[]> {
     const time = rangeConditions('bucket', range);
     const bindings = [grain, ...time.bindings, ...names.bindings];
     const sql = `SELECT workflow, relayer, network, ${ROLLUP_SUMS.map(sumText).join(', ')} FROM spend_rollups`
@@ -121,7 +135,7 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
     const cached = this.parts.get(key);
     if (cached && this.stillValid(cached.seq, range.to)) return cached.totals;
     const seq = ledgerWrites.seq;
-    const rows = this.cacheable ? await selectOnPool(this.db, sql, bindings) : rowsOf(await this.db.raw(sql, bindings));
+    const rows = await select(sql, bindings);
     const totals = rows.map((r) => ({
       workflow: String(r.workflow), relayer: String(r.relayer), network: String(r.network),
       txCount: Number(r.tx_count), revertedCount: Number(r.reverted_count),
@@ -151,11 +165,11 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
    * Another process's commit (SQLite's data_version moves): every cached part may be stale. `known`: the version
    * a statement of this connection just read along with its rows.
    */
-  private async checkDataVersion(known?: number): Promise<void> {
+  private async checkDataVersion(select: LedgerSelect, known?: number): Promise<void> {
     if (!this.cacheable) return;
     let version = known;
     if (version === undefined) {
-      const [row] = rowsOf(await this.db.raw('PRAGMA data_version'));
+      const [row] = await select('PRAGMA data_version', []);
       version = Number(row?.data_version);
     }
     if (version !== this.dataVersion) {
@@ -169,7 +183,7 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
    * nine-digit slices of the decimal amounts (each slice sum exact in 64 bits), then recombined with BigInt:
    * one row per combination instead of one per entry.
    */
-  private async edgeTotals(ranges: readonly Range[], names: { sql: string[]; bindings: Knex.RawBinding[] }): Promise<{ totals: ComboTotals[]; version?: number }> {
+  private async edgeTotals(select: LedgerSelect, ranges: readonly Range[], names: { sql: string[]; bindings: Knex.RawBinding[] }): Promise<{ totals: ComboTotals[]; version?: number }> {
     const bindings: Knex.RawBinding[] = [];
     const conditions = ranges.map((range) => {
       const time = rangeConditions('recorded_at', range);
@@ -179,7 +193,7 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
     bindings.push(...names.bindings);
     const filter = where([`(${conditions.join(' OR ')})`, ...names.sql]);
     if (!this.cacheable) {
-      const rows = rowsOf(await this.db.raw(`SELECT workflow, relayer, network, gas_spend_wei, value_wei, reverted FROM spend_entries${filter}`, bindings));
+      const rows = await select(`SELECT workflow, relayer, network, gas_spend_wei, value_wei, reverted FROM spend_entries${filter}`, bindings);
       return { totals: rows.map((r) => {
         const gas = BigInt(r.gas_spend_wei as string);
         const reverted = r.reverted === true || Number(r.reverted) === 1;
@@ -198,7 +212,7 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
       + `, NULL AS data_version FROM spend_entries${filter} GROUP BY workflow, relayer, network`
       // One row more, marked by its data version: this connection's, read in the same statement.
       + ` UNION ALL SELECT NULL, NULL, NULL, 0, 0, 0, 0, '0', '0', '0', data_version FROM pragma_data_version`;
-    const all = await selectOnPool(this.db, plain, bindings).catch(() => undefined);
+    const all = await select(plain, bindings).catch(() => undefined);
     const marker = all?.find((r) => r.data_version !== null && r.data_version !== undefined);
     const version = marker ? Number(marker.data_version) : undefined;
     const rows = all?.filter((r) => r !== marker);
@@ -216,7 +230,7 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
     const sql = `SELECT workflow, relayer, network, count(*) AS tx_count, SUM(CASE WHEN reverted THEN 1 ELSE 0 END) AS reverted_count, `
       + `${slices('gas_spend_wei', 'g')}, ${slices('value_wei', 'v')}, ${slices('gas_spend_wei', 'r', 'reverted')} `
       + `FROM spend_entries${filter} GROUP BY workflow, relayer, network`;
-    return { version, totals: rowsOf(await this.db.raw(sql, bindings)).map((r) => ({
+    return { version, totals: (await select(sql, bindings)).map((r) => ({
       workflow: String(r.workflow), relayer: String(r.relayer), network: String(r.network),
       txCount: Number(r.tx_count), revertedCount: Number(r.reverted_count),
       gasSpendWei: fromDigitSlices(DIGIT_SLICES.map((i) => r[`g${i}`] as string)),

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { isSqlite } from './dialect';
 import { approvalItemPieces, runItemHead, sendItemPieces } from './item-sql';
-import { APPROVAL_COLUMNS, RUN_COLUMNS, SEND_COLUMNS } from './rows';
+import { APPROVAL_COLUMNS, RUN_COLUMNS } from './rows';
 
 /** The columns of `runs` (the run projection), as migration 0001 made them and as 0010 makes them again. */
 export function runsColumns(t: Knex.CreateTableBuilder): void {
@@ -71,10 +71,15 @@ export function approvalsColumns(t: Knex.CreateTableBuilder): void {
  * the link goes (configuration, so never stored), then `to` and `value_wei`, without the times and the closing brace
  * (see sendItemOfStored).
  */
-const SEND_ITEM = ((): string => {
-  const { head, middle } = sendItemPieces('');
+const sendItem = (withTokenTransfer: boolean): string => {
+  const { head, middle } = sendItemPieces('', withTokenTransfer);
   return `concat(${head}, ',"explorer_url":', char(9), ${middle})`;
-})();
+};
+/** The sends' columns as migration 0010 found them (0014 added `token_transfer`). */
+const SEND_COLUMNS_0010 = [
+  'send_id', 'run_id', 'step_run_id', 'workflow', 'session', 'network', 'chain_id', 'relayer', 'status', 'outcome',
+  'tx_hash', 'idempotency_key', 'to_address', 'value_wei', 'receipt', 'created_at', 'updated_at',
+] as const;
 
 /** A run's item (RunItem) up to its times, as SQLite renders it from the row (runItemHead; runItemText adds the times). */
 const RUN_ITEM = runItemHead('');
@@ -88,7 +93,7 @@ const APPROVAL_ITEM = ((): string => {
 /** The tables that keep their rendered item: its SQL, and what makes the table again. */
 const STORED_ITEMS = [
   { table: 'runs', columns: runsColumns, names: RUN_COLUMNS, item: RUN_ITEM },
-  { table: 'sends', columns: sendsColumns, names: SEND_COLUMNS, item: SEND_ITEM },
+  { table: 'sends', columns: sendsColumns, names: SEND_COLUMNS_0010, item: sendItem(false) },
 ] as const;
 
 /**
@@ -131,5 +136,27 @@ export const approvalItemsMigration = {
   },
   async down(db: Knex): Promise<void> {
     if (isSqlite(db)) await rebuild(db, 'approvals', approvalsColumns, APPROVAL_COLUMNS);
+  },
+};
+
+/**
+ * Migration 0014: a send's `token_transfer` (CONTRACT 8.8; JSON text, NULL for sends that are not token transfers,
+ * so every journal from before reads as it did). On SQLite the stored item is made again with it (a table rebuild,
+ * as 0010 made it); elsewhere a column is added.
+ */
+export const sendTokenTransferMigration = {
+  async up(db: Knex): Promise<void> {
+    if (isSqlite(db)) {
+      await rebuild(db, 'sends', (t) => {
+        sendsColumns(t);
+        t.text('token_transfer');
+      }, SEND_COLUMNS_0010, sendItem(true));
+    } else {
+      await db.schema.alterTable('sends', (t) => t.text('token_transfer'));
+    }
+  },
+  async down(db: Knex): Promise<void> {
+    if (isSqlite(db)) await rebuild(db, 'sends', sendsColumns, SEND_COLUMNS_0010, sendItem(false));
+    else await db.schema.alterTable('sends', (t) => t.dropColumn('token_transfer'));
   },
 };

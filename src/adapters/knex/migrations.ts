@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { bearers } from './migration-bearers';
+import { budgetReservationsMigration } from './migration-budget-reservations';
 import { listIndexes } from './migration-lists';
 import { withoutRowid } from './schema';
 import { spend } from './migration-spend';
 import { engine } from './migration-engine';
 import { relayerTopups } from './migration-relayers';
 import { sends } from './migration-sends';
-import { approvalItemsMigration, approvalsColumns, runsColumns, sendsColumns, storedItemsMigration } from './migration-items';
+import { approvalItemsMigration, approvalsColumns, runsColumns, sendsColumns, sendTokenTransferMigration, storedItemsMigration } from './migration-items';
 import { waitingCounts } from './migration-waiting';
 import { waitingPagesMigration } from './migration-waiting-pages';
 import { stepRunsMigration } from './step-runs-store';
@@ -116,6 +117,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0006_relayer_topups', relayerTopups], ['0007_sends', sends], ['0008_perf_read_waiting', waitingCounts],
   ['0009_export_step_runs', stepRunsMigration], ['0010_stored_items', storedItemsMigration],
   ['0011_waiting_pages', waitingPagesMigration], ['0012_approval_items', approvalItemsMigration],
+  ['0013_budget_reservations', budgetReservationsMigration], ['0014_send_token_transfer', sendTokenTransferMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

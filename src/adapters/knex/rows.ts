@@ -56,7 +56,7 @@ export function rowToRun(row: Row): Run {
 
 export const SEND_COLUMNS = [
   'send_id', 'run_id', 'step_run_id', 'workflow', 'session', 'network', 'chain_id', 'relayer', 'status', 'outcome',
-  'tx_hash', 'idempotency_key', 'to_address', 'value_wei', 'receipt', 'created_at', 'updated_at',
+  'tx_hash', 'idempotency_key', 'to_address', 'value_wei', 'receipt', 'created_at', 'updated_at', 'token_transfer',
 ] as const;
 
 export function sendToRow(s: SendAttempt): unknown[] {
@@ -64,6 +64,7 @@ export function sendToRow(s: SendAttempt): unknown[] {
     s.sendId, s.runId, s.stepRunId, s.workflow, s.session, s.network, s.chainId, s.relayer, s.status, s.outcome,
     s.txHash, s.idempotencyKey, s.to, s.valueWei.toString(), s.receipt ? JSON.stringify(s.receipt) : null,
     s.createdAt, s.updatedAt,
+    s.tokenTransfer ? JSON.stringify({ contract: s.tokenTransfer.contract, to: s.tokenTransfer.to, amount: s.tokenTransfer.amount.toString() }) : null,
   ];
 }
 
@@ -84,9 +85,17 @@ export function rowToSend(row: Row): SendAttempt {
     to: String(row.to_address),
     valueWei: BigInt(String(row.value_wei)),
     receipt: row.receipt ? json<SendAttempt['receipt']>(row.receipt) : null,
+    tokenTransfer: tokenTransferOfRow(row.token_transfer),
     createdAt: num(row.created_at),
     updatedAt: num(row.updated_at),
   };
+}
+
+/** A send's `token_transfer` column (JSON text, amount a decimal string; NULL for other sends). */
+function tokenTransferOfRow(value: unknown): SendAttempt['tokenTransfer'] {
+  if (value === null || value === undefined || value === '') return null;
+  const t = json<{ contract: string; to: string; amount: string }>(value);
+  return { contract: t.contract, to: t.to, amount: BigInt(t.amount) };
 }
 
 export const APPROVAL_COLUMNS = [
@@ -279,7 +288,7 @@ export function rowOfValues(values: readonly unknown[], columns: readonly string
 }
 
 /** Columns that hold JSON text: packed rows carry them as JSON values, not as strings to parse again. */
-const JSON_TEXT_COLUMNS: ReadonlySet<string> = new Set(['relayers', 'tx_hashes', 'step_ids', 'receipt', 'steps']);
+const JSON_TEXT_COLUMNS: ReadonlySet<string> = new Set(['relayers', 'tx_hashes', 'step_ids', 'receipt', 'steps', 'token_transfer']);
 
 export function unpackRow(row: Row, columns: readonly string[]): Row {
   if (typeof row.packed !== 'string') return row;

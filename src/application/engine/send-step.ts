@@ -4,6 +4,7 @@ import type { ChainStep } from '../../domain/engine/workflow';
 import { InvalidInputError } from '../../domain/errors';
 import type { JournalEvent, Json, SendOutcome, SessionKind } from '../../domain/journal/journal-event';
 import { sendIdOf, sendsOfStep, type SendState } from '../../domain/sends/send-state';
+import { tokenTransferOf, type TokenTransfer } from '../../domain/sends/token-transfer';
 import { parseAmount } from '../../domain/wei';
 import { ChainReader } from '../ports/chain';
 import { Clock } from '../ports/clock';
@@ -32,6 +33,8 @@ interface RenderedSend {
   readonly valueWei: bigint;
   readonly data: string;
   readonly call?: { readonly function: string; readonly args: Json[] };
+  /** The token transfer the call makes, charged against max_token_value. */
+  readonly tokenTransfer?: TokenTransfer;
   readonly waitFor: WaitFor;
   readonly confirmations: number;
   readonly gasLimit?: bigint;
@@ -115,6 +118,7 @@ export class SendStep {
         runId: ctx.runId, stepRunId: ctx.stepRunId, sendId, workflow: run.workflow ?? '', session: run.session ?? 'live',
         relayer: send.relayer, to: send.to, valueWei: send.valueWei, data: send.data, gasLimit: send.gasLimit,
         idempotencyKey: `${ctx.stepRunId}:${ctx.attempt}`, simulate: true, detached,
+        ...(send.tokenTransfer ? { tokenTransfer: send.tokenTransfer } : {}),
       });
     } catch (err) {
       if (err instanceof InvalidInputError) return { kind: 'failed', error: { kind: 'broadcast_failed', message: err.message }, retryable: false };
@@ -171,6 +175,7 @@ export class SendStep {
     let data = typeof f.data === 'string' ? f.data.trim() : '0x';
     if (!HEX_DATA.test(data)) throw new ExpressionError('data: not 0x-hex bytes');
     let call: RenderedSend['call'];
+    let tokenTransfer: TokenTransfer | undefined;
     if (f.call && typeof f.call === 'object' && !Array.isArray(f.call)) {
       const fn = String(f.call.function ?? '');
       const args = Array.isArray(f.call.args) ? f.call.args : [];
@@ -181,9 +186,15 @@ export class SendStep {
         throw err;
       }
       call = { function: fn, args };
+      try {
+        tokenTransfer = tokenTransferOf(to, fn, args);
+      } catch (err) {
+        if (err instanceof InvalidInputError) throw new ExpressionError(err.message);
+        throw err;
+      }
     }
     const gasLimit = typeof f.gas_limit === 'number' ? BigInt(f.gas_limit) : undefined;
-    return { relayer, to, valueWei, data, call, waitFor: this.waitForOf(step), confirmations: this.confirmationsOf(step, relayer), gasLimit };
+    return { relayer, to, valueWei, data, call, tokenTransfer, waitFor: this.waitForOf(step), confirmations: this.confirmationsOf(step, relayer), gasLimit };
   }
 
   private waitForOf(step: ChainStep): WaitFor {

@@ -71,6 +71,8 @@ export interface SendAttemptItem {
   explorer_url: string | null;
   to: string;
   value_wei: string;
+  /** For a token transfer call: the token contract, the recipient, the amount in the token's base units. */
+  token_transfer: { contract: string; to: string; amount: string } | null;
   created_at: string;
   updated_at: string;
 }
@@ -96,6 +98,9 @@ export function toSendAttemptItem(
     explorer_url: send.txHash ? explorerTxUrl(send.network, send.chainId, send.txHash) : null,
     to: send.to,
     value_wei: send.valueWei.toString(),
+    token_transfer: send.tokenTransfer
+      ? { contract: send.tokenTransfer.contract, to: send.tokenTransfer.to, amount: send.tokenTransfer.amount.toString() }
+      : null,
     created_at: toIso(send.createdAt),
     updated_at: toIso(send.updatedAt),
   };
@@ -219,7 +224,7 @@ export const RUN_ITEM_KEYS = [
 ] as const satisfies ReadonlyArray<keyof RunItem>;
 export const SEND_ITEM_KEYS = [
   'send_id', 'run_id', 'step_run_id', 'workflow', 'session', 'network', 'chain_id', 'relayer', 'status', 'outcome',
-  'tx_hash', 'idempotency_key', 'explorer_url', 'to', 'value_wei', 'created_at', 'updated_at',
+  'tx_hash', 'idempotency_key', 'explorer_url', 'to', 'value_wei', 'token_transfer', 'created_at', 'updated_at',
 ] as const satisfies ReadonlyArray<keyof SendAttemptItem>;
 export const APPROVAL_ITEM_KEYS = [
   'approval_id', 'run_id', 'step_run_id', 'workflow', 'status', 'message', 'requested_at', 'expires_at', 'decided_at',

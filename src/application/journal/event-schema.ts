@@ -58,6 +58,10 @@ const shapes: Record<JournalEventType, { required: string[]; properties: Props }
     properties: {
       run_id: id, step_run_id: id, send_id: id, network: name, chain_id: { type: 'integer', minimum: 1 }, relayer: name,
       to: name, value_wei: wei, idempotency_key: name,
+      token_transfer: {
+        type: 'object', required: ['contract', 'to', 'amount'], additionalProperties: false,
+        properties: { contract: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' }, to: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' }, amount: wei },
+      },
     },
   },
   'send.parked': { required: ['send_id'], properties: { send_id: id, reason: text } },

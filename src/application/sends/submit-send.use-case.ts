@@ -2,14 +2,15 @@ import { inject, injectable } from 'inversify';
 import { capFees } from '../../domain/chain/fees';
 import type { ErrorInfo, JournalEvent, SessionKind } from '../../domain/journal/journal-event';
 import { Redactor } from '../../domain/redactor';
+import type { TokenTransfer } from '../../domain/sends/token-transfer';
 import { toIso } from '../../domain/time';
 import { ChainReader, ChainRejectedError, ChainSender, ChainUnavailableError, type Simulation } from '../ports/chain';
 import { Clock } from '../ports/clock';
 import { JournalWriter } from '../ports/journal-writer';
 import { NonceAllocator } from '../ports/nonce-allocator';
+import { SendBudget } from '../ports/send-budget';
 import { SendMetrics } from '../ports/send-metrics';
 import { SendWatch } from '../ports/send-watch';
-import { BudgetGuard } from '../spend/budget-guard.use-case';
 import { Relayers, type RelayerAccount } from './relayers';
 import { resyncLane } from './nonce-sync';
 
@@ -38,8 +39,8 @@ export interface SendRequest {
   readonly simulate: boolean;
   /** Nobody waits for the receipt (wait_for none/submitted): the engine's watcher settles the send. */
   readonly detached: boolean;
-  /** Token flows: the token contract and amount (base units), for max_token_value. */
-  readonly token?: { readonly address: string; readonly amount: bigint };
+  /** A token transfer call (CONTRACT 8.8): charged against max_token_value, journaled on `send.queued`. */
+  readonly tokenTransfer?: TokenTransfer;
 }
 
 export type SubmitResult =
@@ -66,7 +67,7 @@ export class SubmitSend {
     @inject(ChainSender) private readonly sender: ChainSender,
     @inject(NonceAllocator) private readonly nonces: NonceAllocator,
     @inject(SendWatch) private readonly watch: SendWatch,
-    @inject(BudgetGuard) private readonly guard: BudgetGuard,
+    @inject(SendBudget) private readonly budget: SendBudget,
     @inject(JournalWriter) private readonly journal: JournalWriter,
     @inject(SendMetrics) private readonly metrics: SendMetrics,
     @inject(Clock) private readonly clock: Clock,
@@ -105,12 +106,16 @@ export class SubmitSend {
     const queued: JournalEvent = {
       type: 'send.queued', at: this.now(), run_id: req.runId, step_run_id: req.stepRunId, send_id: req.sendId, network: account.network.name,
       chain_id: account.network.chainId, relayer: req.relayer, to: req.to, value_wei: req.valueWei.toString(), idempotency_key: req.idempotencyKey,
+      ...(req.tokenTransfer ? { token_transfer: { contract: req.tokenTransfer.contract, to: req.tokenTransfer.to, amount: req.tokenTransfer.amount.toString() } } : {}),
     };
     // Sends of test and replay sessions are simulated and never broadcast: they stay queued.
     if (req.session !== 'live') return { kind: 'queued', simulation, events: [...events, queued] };
 
-    const verdict = await this.guard.evaluate({
-      runId: req.runId, stepRunId: req.stepRunId, workflow: req.workflow, relayer: req.relayer, valueWei: req.valueWei, token: req.token,
+    // The check reserves the send's value caps at once (one atomic step): from here on every way out that broadcasts
+    // nothing releases them (letGo).
+    const verdict = await this.budget.evaluate({
+      runId: req.runId, stepRunId: req.stepRunId, sendId: req.sendId, workflow: req.workflow, relayer: req.relayer, valueWei: req.valueWei,
+      ...(req.tokenTransfer ? { token: { address: req.tokenTransfer.contract, amount: req.tokenTransfer.amount } } : {}),
     });
     events.push(...verdict.events);
     if (!verdict.allowed) {
@@ -141,6 +146,7 @@ export class SubmitSend {
       // The node refused these bytes: the nonce was not used and goes back to the lane (after a resync on a nonce error).
       if (err.code === 'nonce_too_low' || err.code === 'nonce_too_high') await resyncLane(account, this.reader, this.nonces, this.clock, this.metrics);
       await this.nonces.giveBack(req.sendId);
+      await this.budget.release(req.sendId);
       await this.watch.unwatch(req.sendId);
       this.metrics.settled('dropped');
       return {
@@ -193,12 +199,13 @@ export class SubmitSend {
   }
 
   /**
-   * The send ends before any broadcast: it is no longer watched, and a nonce it holds (a step run again after a crash
-   * may hold one from its first try) goes back to the lane.
+   * The send ends before any broadcast: it is no longer watched, and a nonce and budget reservations it holds (a step
+   * run again after a crash may hold them from its first try) are given back.
    */
   private async letGo(req: SendRequest): Promise<void> {
     if (req.session !== 'live') return;
     await this.nonces.giveBack(req.sendId);
+    await this.budget.release(req.sendId);
     await this.watch.unwatch(req.sendId);
   }
 

@@ -3,38 +3,31 @@ import type { BudgetChecked } from '../../domain/journal/journal-event';
 import { charges, gasCheck, refusal, reservationCheck, type BudgetRule, type CapCheck } from '../../domain/spend/budget';
 import { toIso } from '../../domain/time';
 import { ChainflowConfig } from '../config';
-import { BudgetReservations } from '../ports/budget-reservations';
+import { BudgetReservations, type ReservationClaim } from '../ports/budget-reservations';
 import { Clock } from '../ports/clock';
 import { JournalWriter } from '../ports/journal-writer';
+import type { BudgetCheckRequest, BudgetVerdict, SendBudget } from '../ports/send-budget';
 import { SpendLedger } from '../ports/spend-ledger';
 
-export interface BudgetCheckRequest {
-  readonly runId: string;
-  readonly stepRunId: string;
-  readonly workflow: string;
-  readonly relayer: string;
-  /** Native value the send would move, in wei. */
-  readonly valueWei: bigint;
-  /** For token flows: the token contract and the amount in its base units. */
-  readonly token?: { readonly address: string; readonly amount: bigint };
-}
+export type { BudgetCheckRequest, BudgetVerdict } from '../ports/send-budget';
 
-export interface BudgetVerdict {
-  readonly allowed: boolean;
-  readonly checks: readonly CapCheck[];
-  /** One `budget.checked` per cap checked: journaled by `check`, or by the caller with its next write (`evaluate`). */
-  readonly events: readonly BudgetChecked[];
-  /** Set when refused: the step's error. */
-  readonly error?: { readonly kind: 'budget_exceeded'; readonly message: string };
+/** A value cap a send is charged against, with the claim it makes of the cap's reservations. */
+interface ValueCap {
+  readonly rule: BudgetRule;
+  readonly cap: 'max_native_value' | 'max_token_value';
+  readonly capWei: bigint;
+  readonly claim: ReservationClaim;
 }
 
 /**
  * The budget check the send path calls before any broadcast. Every cap of every budget charging the send
  * is checked and journaled (`budget.checked`, shown on the run's timeline); when any refuses, the send must
- * fail with error kind `budget_exceeded` and nothing may be broadcast.
+ * fail with error kind `budget_exceeded` and nothing may be broadcast. The value caps are checked and reserved
+ * in one atomic step of the storage (BudgetReservations.reserve), so that racing sends never both pass a cap
+ * only one of them fits (CONTRACT 8.7).
  */
 @injectable()
-export class BudgetGuard {
+export class BudgetGuard implements SendBudget {
   private readonly rules: BudgetRule[];
 
   constructor(
@@ -60,37 +53,70 @@ export class BudgetGuard {
 
   /**
    * Checks without writing the journal: the caller appends `verdict.events` with its next journal write,
-   * before any broadcast (the send path appends them with `send.queued`, or with the step's failure).
+   * before any broadcast (the send path appends them with `send.queued`, or with the step's failure). When every
+   * cap allows, the send's value caps are reserved for `request.sendId`; when one refuses, nothing is reserved.
    */
   async evaluate(request: BudgetCheckRequest): Promise<BudgetVerdict> {
     const now = this.clock.now();
-    const checks: CapCheck[] = [];
     const rules = this.rules.filter((r) => charges(r, request.workflow, request.relayer));
-    const recorded = await this.recorded(rules, now);
-    for (const rule of rules) checks.push(...(await this.checkRule(rule, request, now, recorded.get(rule))));
+    // The gas cap is a circuit breaker on recorded truth (sends in flight may pass it by their own gas): read apart.
+    const gas = await this.recordedGas(rules.filter((r) => r.maxGasSpendWei !== undefined), now);
+    const gasChecks = new Map<BudgetRule, CapCheck>();
+    for (const [rule, spent] of gas) gasChecks.set(rule, gasCheck(rule.name, spent, rule.maxGasSpendWei!));
+    const gasAllowed = [...gasChecks.values()].every((c) => c.allowed);
+    const caps = this.valueCaps(rules, request, now);
+    let valueChecks: CapCheck[] = [];
+    if (caps.length) {
+      await this.reservations.reserve(request.sendId, now, caps.map((c) => c.claim), (counted) => {
+        valueChecks = caps.map((c, i) => reservationCheck(c.rule.name, c.cap, counted[i]!, c.claim.amount, c.capWei, c.claim.token));
+        return gasAllowed && valueChecks.every((c) => c.allowed);
+      });
+    }
+    // In the order of the budgets, each budget's caps in the order gas, native value, token value.
+    const checks = rules.flatMap((rule) => [
+      ...(gasChecks.has(rule) ? [gasChecks.get(rule)!] : []),
+      ...valueChecks.filter((_, i) => caps[i]!.rule === rule),
+    ]);
     const events = checks.map((c) => this.event(request, c, now));
     const message = refusal(checks);
     if (message !== undefined) return { allowed: false, checks, events, error: { kind: 'budget_exceeded', message } };
-    const token = request.token;
-    for (const c of checks) {
-      if (c.cap === 'max_token_value' && token) {
-        await this.reservations.grantToken({ budget: c.budget, token: token.address, stepRunId: request.stepRunId, amount: token.amount, at: now });
-      }
-    }
     return { allowed: true, checks, events };
   }
 
+  /** The send ended without broadcasting: what it reserved counts no more. */
+  async release(sendId: string): Promise<void> {
+    await this.reservations.release(sendId);
+  }
+
+  private valueCaps(rules: readonly BudgetRule[], request: BudgetCheckRequest, now: number): ValueCap[] {
+    const caps: ValueCap[] = [];
+    for (const rule of rules) {
+      const since = now - rule.windowMs;
+      if (rule.maxNativeValueWei !== undefined) {
+        caps.push({
+          rule, cap: 'max_native_value', capWei: rule.maxNativeValueWei,
+          claim: { budget: rule.name, amount: request.valueWei, since, ledger: { workflows: rule.workflows, ...(rule.relayers ? { relayers: rule.relayers } : {}) } },
+        });
+      }
+      if (rule.maxTokenValue !== undefined && request.token) {
+        caps.push({
+          rule, cap: 'max_token_value', capWei: rule.maxTokenValue,
+          claim: { budget: rule.name, token: request.token.address.toLowerCase(), amount: request.token.amount, since },
+        });
+      }
+    }
+    return caps;
+  }
+
   /**
-   * What the ledger recorded in each rule's window (gas spent, value moved), for the rules with a gas or native-value
-   * cap. Rules sharing a window share one read of the ledger: its totals come per (workflow, relayer, network), so
-   * one read over the union of their scopes is split exactly between them. A send charged by a gas budget and a
-   * value budget thus waits for the storage once, not once per budget (docs/benchmarks.md, issue #14, seventh pass).
+   * The gas spend the ledger recorded in each rule's window. Rules sharing a window share one read of the ledger:
+   * its totals come per (workflow, relayer, network), so one read over the union of their scopes is split exactly
+   * between them.
    */
-  private async recorded(rules: readonly BudgetRule[], now: number): Promise<Map<BudgetRule, { gas: bigint; value: bigint }>> {
-    const out = new Map<BudgetRule, { gas: bigint; value: bigint }>();
+  private async recordedGas(rules: readonly BudgetRule[], now: number): Promise<Map<BudgetRule, bigint>> {
+    const out = new Map<BudgetRule, bigint>();
     const byWindow = new Map<number, BudgetRule[]>();
     for (const rule of rules) {
-      if (rule.maxGasSpendWei === undefined && rule.maxNativeValueWei === undefined) continue;
       const group = byWindow.get(rule.windowMs);
       if (group) group.push(rule);
       else byWindow.set(rule.windowMs, [rule]);
@@ -100,30 +126,10 @@ export class BudgetGuard {
       const relayers = group.some((r) => r.relayers === undefined) ? undefined : [...new Set(group.flatMap((r) => r.relayers ?? []))];
       const combos = await this.ledger.totals({ workflows, relayers, since: now - windowMs, until: now });
       for (const rule of group) {
-        const sum = { gas: 0n, value: 0n };
-        for (const c of combos) {
-          if (!charges(rule, c.workflow, c.relayer)) continue;
-          sum.gas += c.gasSpendWei;
-          sum.value += c.valueWei;
-        }
+        let sum = 0n;
+        for (const c of combos) if (charges(rule, c.workflow, c.relayer)) sum += c.gasSpendWei;
         out.set(rule, sum);
       }
-    }
-    return out;
-  }
-
-  private async checkRule(rule: BudgetRule, request: BudgetCheckRequest, now: number, recorded = { gas: 0n, value: 0n }): Promise<CapCheck[]> {
-    const since = now - rule.windowMs;
-    const out: CapCheck[] = [];
-    const { gas, value } = recorded;
-    if (rule.maxGasSpendWei !== undefined) out.push(gasCheck(rule.name, gas, rule.maxGasSpendWei));
-    if (rule.maxNativeValueWei !== undefined) {
-      const inFlight = await this.reservations.valueInFlight(rule.workflows, rule.relayers);
-      out.push(reservationCheck(rule.name, 'max_native_value', value + inFlight, request.valueWei, rule.maxNativeValueWei));
-    }
-    if (rule.maxTokenValue !== undefined && request.token) {
-      const granted = await this.reservations.tokenGranted(rule.name, request.token.address, since);
-      out.push(reservationCheck(rule.name, 'max_token_value', granted, request.token.amount, rule.maxTokenValue, request.token.address));
     }
     return out;
   }

@@ -3,6 +3,7 @@ import { journalReceipt } from '../../domain/chain/tx-receipt';
 import { InvalidInputError, NotFoundError } from '../../domain/errors';
 import type { ErrorInfo, JournalEvent, Receipt } from '../../domain/journal/journal-event';
 import { sendInStream } from '../../domain/sends/send-state';
+import type { TokenTransfer } from '../../domain/sends/token-transfer';
 import { toIso } from '../../domain/time';
 import { Clock } from '../ports/clock';
 import { JournalWriter } from '../ports/journal-writer';
@@ -21,8 +22,8 @@ export interface SendRequest {
   readonly idempotencyKey: string;
   readonly data?: string;
   readonly gasLimit?: bigint;
-  /** Token flows: the token contract and amount (base units), for max_token_value. */
-  readonly token?: { readonly address: string; readonly amount: bigint };
+  /** A token transfer call: charged against max_token_value, journaled on `send.queued`. */
+  readonly tokenTransfer?: TokenTransfer;
   /** How long to wait for the receipt. Default 30 s. */
   readonly waitMs?: number;
 }
@@ -66,7 +67,7 @@ export class SendTransaction {
     const submitted = await this.submit.execute({
       runId: req.runId, stepRunId: req.stepRunId, sendId: req.sendId, workflow: run.workflow, session: 'live', relayer: req.relayer,
       to: req.to, valueWei: req.valueWei, data: req.data ?? '0x', gasLimit: req.gasLimit, idempotencyKey: req.idempotencyKey,
-      simulate: false, detached: true, token: req.token,
+      simulate: false, detached: true, tokenTransfer: req.tokenTransfer,
     });
     if (submitted.kind === 'failed') {
       await finish('failed', submitted.events, submitted.error);

@@ -91,6 +91,8 @@ export interface SendQueued extends Base<'send.queued'> {
   readonly to: string;
   readonly value_wei: string;
   readonly idempotency_key: string;
+  /** For a token transfer call (CONTRACT 8.8): the token contract, the recipient, the amount in base units (decimal). */
+  readonly token_transfer?: { readonly contract: string; readonly to: string; readonly amount: string };
 }
 export interface SendParked extends Base<'send.parked'> {
   readonly send_id: string;

@@ -1,3 +1,5 @@
+import type { ComboTotals } from './spend-totals';
+
 /**
  * Budgets as the send path applies them (SPEC, Budget; Limits). A send is charged against a budget only if
  * its workflow lists the budget and its relayer is within the budget's scope (no `scope.relayers`: every
@@ -5,11 +7,13 @@
  *
  * - max_gas_spend: a circuit breaker on recorded truth. Refused once the recorded gas spend of the charged
  *   sends inside the window has reached the cap; sends already in flight may exceed it by their own gas.
- * - max_native_value: a reservation. Refused when the value of charged sends in flight, plus the value
- *   recorded in the window, plus this send's value would exceed the cap.
+ * - max_native_value: a reservation. Refused when the value reserved by the budget's sends in flight, plus the
+ *   value recorded in the window, plus this send's value would exceed the cap. A reservation counts until its send
+ *   settles (its value then counts in the ledger), and is released when the send ends without broadcasting.
  * - max_token_value: a reservation per token contract, in the token's base units. Refused when the amounts
- *   granted to earlier charged sends of the same token inside the window, plus this send's amount, would
- *   exceed the cap. A grant is kept for the whole window, whatever became of its send.
+ *   reserved by the budget's sends of the same token inside the window, plus this send's amount, would exceed the
+ *   cap. A reservation counts for the whole window unless its send ended without landing (no token moved).
+ * Check and reservation are one atomic step of the storage (BudgetReservations.reserve).
  */
 export type CapKind = 'max_gas_spend' | 'max_native_value' | 'max_token_value';
 
@@ -58,4 +62,13 @@ export function refusal(checks: readonly CapCheck[]): string | undefined {
   }
   const what = first.cap === 'max_token_value' ? `token ${first.token} amount` : 'native value';
   return `budget '${first.budget}': ${what} ${first.spentWei} reserved + ${first.requestWei} requested exceeds ${first.cap} ${first.capWei}`;
+}
+
+/** The value the ledger's totals record within a scope (its workflows, and its relayers when listed), in wei. */
+export function scopeValue(combos: readonly ComboTotals[], scope: { readonly workflows: readonly string[]; readonly relayers?: readonly string[] }): bigint {
+  let sum = 0n;
+  for (const c of combos) {
+    if (scope.workflows.includes(c.workflow) && (scope.relayers === undefined || scope.relayers.includes(c.relayer))) sum += c.valueWei;
+  }
+  return sum;
 }

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../../support/server';
 
 const SEND_FIELDS = [
   'send_id', 'run_id', 'step_run_id', 'workflow', 'session', 'network', 'chain_id', 'relayer', 'status', 'outcome',
-  'tx_hash', 'idempotency_key', 'explorer_url', 'to', 'value_wei', 'created_at', 'updated_at',
+  'tx_hash', 'idempotency_key', 'explorer_url', 'to', 'value_wei', 'token_transfer', 'created_at', 'updated_at',
 ];
 const APPROVAL_FIELDS = [
   'approval_id', 'run_id', 'step_run_id', 'workflow', 'status', 'message', 'requested_at', 'expires_at', 'decided_at', 'decided_by', 'reason',

@@ -15,7 +15,7 @@ import { aFinish, aResume, aRun, HOUR, MINUTE, T0 } from '../../mothers/journal-
 
 type Row = Record<string, unknown>;
 
-describe("the runs', sends' and approvals' stored items on SQLite (migrations 0010, 0012)", () => {
+describe("the runs', sends' and approvals' stored items on SQLite (migrations 0010, 0012, 0014)", () => {
   let dir: string;
   let db: Knex;
   let writer: KnexJournalWriter;
@@ -81,11 +81,13 @@ describe("the runs', sends' and approvals' stored items on SQLite (migrations 00
     expect(schemaBefore.filter((r) => r.type === 'index').length).toBeGreaterThan(20);
     const orderBefore = await order();
 
+    await db.migrate.down({ migrationSource, name: '0014_send_token_transfer' });
     await db.migrate.down({ migrationSource, name: '0012_approval_items' });
     await db.migrate.down({ migrationSource, name: '0010_stored_items' });
     for (const table of ['runs', 'sends', 'approvals']) await expect(db.raw(`SELECT item FROM ${table}`)).rejects.toThrow(/no such column/);
+    await expect(db.raw('SELECT token_transfer FROM sends')).rejects.toThrow(/no such column/);
     expect(await schema()).toEqual(schemaBefore);
-    expect((await history.listSends(ALL, { limit: 100 })).map((s) => s.sendId)).toEqual(['s2', 's1', 's3']);
+    expect((await rows('SELECT send_id FROM sends ORDER BY created_at DESC, send_id DESC')).map((r) => r.send_id)).toEqual(['s2', 's1', 's3']);
 
     await db.migrate.latest({ migrationSource });
     expect(await pagesAndExpected()).toEqual(before);

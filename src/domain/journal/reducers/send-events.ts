@@ -17,6 +17,7 @@ export const SEND_REDUCERS: Pick<Reducers, 'send.queued' | 'send.parked' | 'send
       sendId: e.send_id, runId: e.run_id, stepRunId: e.step_run_id, workflow: run.workflow, session: run.session,
       network: e.network, chainId: e.chain_id, relayer: e.relayer, status: 'queued', outcome: null, txHash: null,
       idempotencyKey: e.idempotency_key, to: e.to, valueWei: BigInt(e.value_wei), receipt: null,
+      tokenTransfer: e.token_transfer ? { contract: e.token_transfer.contract, to: e.token_transfer.to, amount: BigInt(e.token_transfer.amount) } : null,
       createdAt: f.at, updatedAt: f.at,
     });
     f.ch.sends.add(e.send_id);

@@ -27,6 +27,8 @@ export default class HistoryTxs extends ListCommand<SendAttemptItem> {
   protected readonly columns: readonly Column<SendAttemptItem>[] = [
     ['SEND', (s) => s.send_id], ['RUN', (s) => s.run_id], ['WORKFLOW', (s) => s.workflow], ['NETWORK', (s) => s.network],
     ['RELAYER', (s) => s.relayer], ['STATUS', (s) => s.status], ['OUTCOME', (s) => s.outcome], ['CREATED', (s) => s.created_at],
+    // A token transfer: the amount in the token's base units (exact), to whom, on which token contract.
+    ['TOKEN TRANSFER', (s) => (s.token_transfer ? `${s.token_transfer.amount} to ${s.token_transfer.to} (token ${s.token_transfer.contract})` : null)],
     // The explorer link where the network has a known explorer, else the bare hash (last: the longest cell).
     ['TX (EXPLORER LINK)', (s) => s.explorer_url ?? s.tx_hash],
   ];
