@@ -7,7 +7,7 @@ import type { BudgetConfig } from '../../src/application/config';
 import { aSend, aWorkflow } from '../mothers/workflows';
 import { SendHarness, TO } from '../support/send-harness';
 
-const TOKEN = '0x00000000000000000000000000000000000000Aa';
+const TOKEN = '0x00000000000000000000000000000000000000aa';
 const OWNER = '0x000000000000000000000000000000000000c0de';
 const ETHER = 10n ** 18n;
 
