@@ -65,6 +65,25 @@ export function sendStoreContract(name: string, open: () => Promise<{ store: Sen
       expect(await store.reserve(OPS, 'h', T, STALE)).toBe(20);
     });
 
+    it('a nonce the chain used is never handed out again: given back after the sync that passed it, it is forgotten', async () => {
+      await store.sync(OPS, 0, T);
+      expect(await store.reserve(OPS, 'jammed', T, STALE)).toBe(0);
+      expect(await store.reserve(OPS, 'later', T, STALE)).toBe(1);
+      expect(await store.reserve(OPS, 'abandoned', T, STALE)).toBe(2);
+      // Nonces 0-2 were used from the relayer's key outside: the broadcast of 'jammed' failed 'nonce too low'.
+      await store.sync(OPS, 3, T);
+      await store.giveBack('jammed');
+      expect(await store.reserve(OPS, 'retry', T, STALE)).toBe(3);
+      await store.recordSigned(OPS, record('retry', 3));
+      // Nor is a stale unsigned reservation below the floor reused, nor one given back above it lost.
+      expect(await store.reserve(OPS, 'next', T + STALE + 1, STALE)).toBe(4);
+      await store.giveBack('next');
+      expect(await store.reserve(OPS, 'again', T + STALE + 1, STALE)).toBe(4);
+      await store.giveBack('later');
+      await store.sync(OPS, 0, T);
+      expect(await store.reserve(OPS, 'after', T + STALE + 1, STALE)).toBe(5);
+    });
+
     it('a nonce reserved and never signed is reused once stale; a signed one never is', async () => {
       await store.sync(OPS, 0, T);
       expect(await store.reserve(OPS, 'dead', T, STALE)).toBe(0);
