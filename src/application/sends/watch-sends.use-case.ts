@@ -86,7 +86,8 @@ export class WatchSends {
       return false;
     }
     const advanced = await this.advance.execute({ send, ...this.policy(stream, send) });
-    if (advanced.kind === 'waiting') {
+    // Expired with no cancel possible under the fee cap: the step has failed, and the send is watched until it lands.
+    if (advanced.kind === 'waiting' || advanced.kind === 'timed_out') {
       await this.watch.release(w.sendId, owner, advanced.dueAt);
       return false;
     }
