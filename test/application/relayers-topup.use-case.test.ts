@@ -1,6 +1,7 @@
 import type { ChainflowConfig } from '../../src/application/config';
 import type { AppendResult } from '../../src/application/ports/journal-writer';
 import type { ChainTarget, SignedTransaction } from '../../src/application/ports/chain';
+import { FillNonceGaps } from '../../src/application/sends/fill-nonce-gaps.use-case';
 import { LaneWatch } from '../../src/application/sends/lane-watch';
 import { AdvanceSend } from '../../src/application/sends/advance-send.use-case';
 import { Relayers } from '../../src/application/sends/relayers';
@@ -105,7 +106,8 @@ describe('TopUpRelayer', () => {
     const book = new RelayerBook(config, chain, balances, new RecentGasSpend(config, spend, clock), redactor);
     topUp = new TopUpRelayer(config, book, balances, send, journal, audit, new ExplorerLinks(), redactor, clock);
     const logger = { warn: () => undefined, info: () => undefined };
-    watch = new WatchSends(store, advance, store, journal, journal, new WorkflowCatalog(config), relayers, clock, logger, redactor, new TopupSettlement(audit, clock));
+    watch = new WatchSends(store, advance, store, journal, journal, new WorkflowCatalog(config), relayers, clock, logger, redactor, new TopupSettlement(audit, clock),
+      new FillNonceGaps(config, relayers, store, chain, chain, clock, logger, redactor));
   });
 
   const request = (overrides: Partial<TopupRequest> = {}): TopupRequest => ({ from: 'ops', to: 'keeper', amount: '0.5ether', by: 'alice', ...overrides });

@@ -4,9 +4,9 @@
  * taken for a replacement; a send stuck under max_fee_per_gas waits at its fee and its timeout still ends the step;
  * and the provider requests of sends in flight do not grow with their number.
  */
-import type { ChainTarget } from '../../src/application/ports/chain';
+import { ChainRejectedError, type ChainTarget } from '../../src/application/ports/chain';
 import { aSend, aWorkflow } from '../mothers/workflows';
-import { SendHarness, SIGNER, TO } from '../support/send-harness';
+import { RELAYER_ADDRESS, SendHarness, SIGNER, TO } from '../support/send-harness';
 
 const SEPOLIA: ChainTarget = { network: 'sepolia', chainId: 11155111, rpc: ['http://x.invalid'] };
 
@@ -55,6 +55,48 @@ describe('sends on a relayer lane', () => {
     for (const amount of ['4', '5']) expect(await h.status(await h.run('payouts', { to: TO, amount }))).toBe('succeeded');
     expect(h.metrics.outcomes.filter((o) => o !== 'confirmed')).toEqual([]);
     expect(h.chain.transactions().map((t) => t.nonce).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('a nonce freed by a failed broadcast behind a later one is a hole: none taking it within replace_after, a zero-value self-transfer fills it and the later send lands', async () => {
+    const h = new SendHarness({ workflows: [payouts({ wait_for: 'submitted' })], network: { replaceAfterMs: 30_000 } });
+    h.chain.holdMining();
+    const real = h.chain.broadcast.bind(h.chain);
+    // Three sends at once; the node refuses nonce 1 a moment after the others took 0 and 2.
+    h.chain.broadcast = async (target, signed) => {
+      if (signed.nonce !== 1) return real(target, signed);
+      await new Promise((r) => setTimeout(r, 50));
+      throw new ChainRejectedError('sepolia', 'insufficient funds for gas * price + value', 'insufficient_funds');
+    };
+    const runs: string[] = [];
+    for (const amount of ['1', '2', '3']) {
+      runs.push((await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'test', payload: { to: TO, amount } } })).runId);
+    }
+    const claims = await h.engineStore.claimDue('engine-a', h.clock.now(), h.clock.now() + 15_000, 10);
+    await Promise.all(claims.map((c) => h.drive.execute(c, 'engine-a')));
+    const refused = [];
+    const landing = [];
+    for (const runId of runs) ((await h.journal.get(runId))!.errorKind === 'broadcast_failed' ? refused : landing).push(runId);
+    expect(refused).toHaveLength(1);
+    const [first, third] = landing as [string, string];
+    expect([...(await h.events(first, 'send.submitted')), ...(await h.events(third, 'send.submitted'))].map((s) => s.nonce).sort()).toEqual([0, 2]);
+    expect(await h.store.holes({ relayer: 'ops', network: 'sepolia' })).toEqual([1]);
+    h.chain.broadcast = real;
+    h.chain.mine();
+    await h.watch.drain('engine-a');
+    // Nonce 2 waits behind the hole; within replace_after the hole is left for a send to take.
+    h.clock.advance(29_000);
+    await h.watch.drain('engine-a');
+    expect(h.chain.transactions().filter((t) => t.to === RELAYER_ADDRESS)).toEqual([]);
+    h.clock.advance(2_000);
+    await h.watch.drain('engine-a');
+    expect(h.chain.transactions().filter((t) => t.to === RELAYER_ADDRESS)).toEqual([expect.objectContaining({ nonce: 1, valueWei: 0n })]);
+    expect(await h.store.holes({ relayer: 'ops', network: 'sepolia' })).toEqual([]);
+    h.chain.mine();
+    h.clock.advance(1_000);
+    await h.watch.drain('engine-a');
+    for (const runId of [first, third]) expect(await h.events(runId, 'send.settled')).toEqual([expect.objectContaining({ outcome: 'confirmed' })]);
+    // Not a send of any run: no journal event, no ledger entry beyond the two payouts.
+    expect(h.spend.all()).toHaveLength(2);
   });
 
   it('a receipt that lags the nonce: the landed send is read again, not settled replaced, and settles confirmed with its ledger entry', async () => {

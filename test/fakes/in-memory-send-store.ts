@@ -82,6 +82,23 @@ export class InMemorySendStore implements NonceAllocator, SendWatch {
     return this.records.filter((r) => r.sendId === sendId).sort((a, b) => a.signedAt - b.signedAt || a.nonce - b.nonce).map((r) => ({ ...r }));
   }
 
+  async holes(lane: NonceLane): Promise<number[]> {
+    const key = laneKey(lane);
+    const held = [...(this.reservations.get(key) ?? [])];
+    const floor = this.floors.get(key) ?? 0;
+    return held
+      .filter(([nonce, r]) => r.sendId === null && nonce >= floor && held.some(([above, h]) => above > nonce && h.sendId !== null))
+      .map(([nonce]) => nonce)
+      .sort((a, b) => a - b);
+  }
+
+  async claim(lane: NonceLane, nonce: number, holderId: string, now: number): Promise<boolean> {
+    const r = this.reservations.get(laneKey(lane))?.get(nonce);
+    if (!r || r.sendId !== null) return false;
+    Object.assign(r, { sendId: holderId, signed: false, reservedAt: now });
+    return true;
+  }
+
   async watch(send: WatchedSend, dueAt: number): Promise<void> {
     const known = this.watched.get(send.sendId);
     if (known) known.dueAt = dueAt;

@@ -8,6 +8,7 @@ import { StartRun } from '../../src/application/engine/start-run.use-case';
 import { StepRunners } from '../../src/application/engine/step-runners';
 import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
 import type { ClaimedRun } from '../../src/application/ports/engine-store';
+import { FillNonceGaps } from '../../src/application/sends/fill-nonce-gaps.use-case';
 import { LaneWatch } from '../../src/application/sends/lane-watch';
 import { AdvanceSend } from '../../src/application/sends/advance-send.use-case';
 import { Relayers } from '../../src/application/sends/relayers';
@@ -98,7 +99,8 @@ export class SendHarness {
     this.sendTransaction = new SendTransaction(this.submit, this.advance, this.store, this.journal, this.journal, this.clock);
     const catalog = new WorkflowCatalog(this.config);
     const logger = { warn: () => undefined, info: () => undefined };
-    this.watch = new WatchSends(this.store, this.advance, this.store, this.journal, this.journal, catalog, this.relayers, this.clock, logger, redactor, new TopupSettlement(new InMemoryTopupAudit(), this.clock));
+    this.watch = new WatchSends(this.store, this.advance, this.store, this.journal, this.journal, catalog, this.relayers, this.clock, logger, redactor, new TopupSettlement(new InMemoryTopupAudit(), this.clock),
+      new FillNonceGaps(this.config, this.relayers, this.store, this.chain, this.chain, this.clock, logger, redactor));
     const sendStep = new SendStep(this.submit, this.advance, this.store, this.relayers, this.chain, this.journal, new Web3Abi(), expressions, this.clock);
     const readStep = new ReadStep(this.config, this.chain, new Web3Abi(), expressions, redactor);
     const steps = new StepRunners(this.http, expressions, this.clock, sendStep, readStep);

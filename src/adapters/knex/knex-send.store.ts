@@ -120,6 +120,22 @@ export class KnexSendStore implements NonceAllocator, SendWatch {
     }));
   }
 
+  async holes(lane: NonceLane): Promise<number[]> {
+    const rows = rowsOf(await this.db.raw(
+      `SELECT r.nonce FROM nonce_reservations r JOIN nonce_lanes l ON l.relayer = r.relayer AND l.network = r.network
+       WHERE r.relayer = ? AND r.network = ? AND r.send_id IS NULL AND r.nonce >= l.next_nonce
+         AND EXISTS (SELECT 1 FROM nonce_reservations h WHERE h.relayer = r.relayer AND h.network = r.network AND h.send_id IS NOT NULL AND h.nonce > r.nonce)
+       ORDER BY r.nonce`,
+      [lane.relayer, lane.network],
+    ));
+    return rows.map((r) => Number(r.nonce));
+  }
+
+  async claim(lane: NonceLane, nonce: number, holderId: string, now: number): Promise<boolean> {
+    const taken = await this.db('nonce_reservations').where({ ...lane, nonce }).whereNull('send_id').update({ send_id: holderId, reserved_at: now });
+    return Number(taken) === 1;
+  }
+
   // ---- SendWatch ----
 
   async watch(send: WatchedSend, dueAt: number): Promise<void> {

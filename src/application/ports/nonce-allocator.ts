@@ -60,5 +60,12 @@ export interface NonceAllocator {
   giveBack(sendId: string): Promise<void>;
   /** The transactions signed for a send, oldest first. */
   signed(sendId: string): Promise<SignedRecord[]>;
+  /**
+   * Holes of the lane: free nonces (at or above its floor) below a nonce some send holds. Until a transaction takes
+   * each, the chain includes nothing of the relayer past it. Lowest first.
+   */
+  holes(lane: NonceLane): Promise<number[]>;
+  /** Takes `nonce` for `holderId` if it is free now (a hole, for its gap-filling cancel); true when taken. */
+  claim(lane: NonceLane, nonce: number, holderId: string, now: number): Promise<boolean>;
 }
 export const NonceAllocator = Symbol('NonceAllocator');
