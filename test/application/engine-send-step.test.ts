@@ -112,7 +112,7 @@ describe('send steps', () => {
     expect(await h.chain.balance({ network: 'sepolia', chainId: 11155111, rpc: ['http://x.invalid'] }, TO)).toBe(7n);
   });
 
-  it('the fee cap stops replacements: at max_fee_per_gas the same transaction is broadcast again, never a dearer one', async () => {
+  it('the fee cap stops replacements: at max_fee_per_gas the send waits at its fee, never a dearer one', async () => {
     const h = new SendHarness({ workflows: [payouts()], network: { replaceAfterMs: 30_000, maxFeePerGasWei: 3_000_000_000n } });
     h.chain.holdMining();
     const runId = await h.run('payouts', { to: TO, amount: '7' });
