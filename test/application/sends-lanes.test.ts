@@ -57,6 +57,31 @@ describe('sends on a relayer lane', () => {
     expect(h.chain.transactions().map((t) => t.nonce).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 
+  it('killed after the send was signed again at a fresh nonce and before that was journaled: the next look journals and broadcasts it, paid once, no gap', async () => {
+    const h = new SendHarness({ workflows: [payouts()] });
+    expect(await h.status(await h.run('payouts', { to: TO, amount: '1' }))).toBe('succeeded');
+    await sendOutside(h, 1);
+    const real = h.journal.append.bind(h.journal);
+    h.journal.append = async (events) => {
+      if (events.some((e) => e.type === 'send.submitted' && e.nonce === 2)) throw new Error('process killed');
+      return real(events);
+    };
+    const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'test', payload: { to: TO, amount: '2' } } });
+    await expect(h.tick()).rejects.toThrow('process killed');
+    h.journal.append = real;
+    h.restart();
+    h.clock.advance(15_001);
+    await h.tick('engine-b');
+    // That look journaled and broadcast it; the next one finds it landed.
+    h.clock.advance(1_000);
+    await h.tick('engine-b');
+    expect(await h.status(runId)).toBe('succeeded');
+    expect((await h.events(runId, 'send.submitted')).map((s) => s.nonce)).toEqual([1, 2]);
+    expect(h.spend.all().map((e) => e.valueWei)).toEqual([1n, 2n]);
+    expect(await h.status(await h.run('payouts', { to: TO, amount: '3' }))).toBe('succeeded');
+    expect(h.chain.transactions().map((t) => t.nonce).sort((a, b) => a - b)).toEqual([0, 1, 2, 3]);
+  });
+
   it('a nonce freed by a failed broadcast behind a later one is a hole: none taking it within replace_after, a zero-value self-transfer fills it and the later send lands', async () => {
     const h = new SendHarness({ workflows: [payouts({ wait_for: 'submitted' })], network: { replaceAfterMs: 30_000 } });
     h.chain.holdMining();
@@ -73,8 +98,8 @@ describe('sends on a relayer lane', () => {
     }
     const claims = await h.engineStore.claimDue('engine-a', h.clock.now(), h.clock.now() + 15_000, 10);
     await Promise.all(claims.map((c) => h.drive.execute(c, 'engine-a')));
-    const refused = [];
-    const landing = [];
+    const refused: string[] = [];
+    const landing: string[] = [];
     for (const runId of runs) ((await h.journal.get(runId))!.errorKind === 'broadcast_failed' ? refused : landing).push(runId);
     expect(refused).toHaveLength(1);
     const [first, third] = landing as [string, string];

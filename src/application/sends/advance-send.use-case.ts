@@ -72,6 +72,7 @@ export class AdvanceSend {
     const { send } = req;
     const account = this.relayers.get(send.relayer);
     const records = await this.nonces.signed(send.sendId);
+    await this.journalRetry(send, records);
     // The newest nonce: a send retried after a nonce error was journaled again at a fresh one.
     const nonce = [...send.submissions].reverse().find((s) => s.nonce !== null)?.nonce ?? records.at(-1)?.nonce ?? null;
     if (req.justBroadcast && !this.acted.has(send.sendId)) this.acted.set(send.sendId, this.clock.now());
@@ -91,6 +92,20 @@ export class AdvanceSend {
       return this.waiting(this.clock.now() + SEND_POLL_MS);
     }
     return this.unmined(req, account, records);
+  }
+
+  /**
+   * A send signed again at a fresh nonce after a nonce error, whose process died before journaling it: its bytes are
+   * kept but never left (journal before broadcast), so it is journaled now and the look goes on with it (broadcast
+   * when the chain does not know it). Without this its nonce, held for good, would be a gap no send could fill.
+   */
+  private async journalRetry(send: SendState, records: readonly SignedRecord[]): Promise<void> {
+    const journaledNonces = new Set(send.submissions.map((s) => s.nonce));
+    const retry = records.filter((r) => r.purpose === 'send' && !journaledNonces.has(r.nonce)).at(-1);
+    if (!retry || send.submissions.length === 0) return;
+    const at = this.clock.now();
+    await this.journal.append([{ type: 'send.submitted', at: toIso(at), send_id: send.sendId, tx_hash: retry.txHash, nonce: retry.nonce }]);
+    send.submissions.push({ txHash: retry.txHash, nonce: retry.nonce, at, replacement: null });
   }
 
   /**
