@@ -37,6 +37,9 @@ export type Advance =
    */
   | { readonly kind: 'timed_out'; readonly dueAt: number };
 
+/** Sends this process keeps per-send memory of before it forgets the stale ones. */
+const MEMORY_BOUND = 10_000;
+
 /** Outcome of trying to sign a new transaction at a send's nonce. */
 type Resigned = 'signed' | 'capped' | 'unavailable';
 
@@ -76,6 +79,7 @@ export class AdvanceSend {
     // The newest nonce: a send retried after a nonce error was journaled again at a fresh one.
     const nonce = [...send.submissions].reverse().find((s) => s.nonce !== null)?.nonce ?? records.at(-1)?.nonce ?? null;
     if (req.justBroadcast && !this.acted.has(send.sendId)) this.acted.set(send.sendId, this.clock.now());
+    this.forgetOld();
     try {
       const mined = nonce === null ? undefined : await this.lanes.latest(account, send.submissions.at(-1)?.at);
       // A nonce the lane's mined count does not cover is not mined: no receipt to ask for.
@@ -116,6 +120,17 @@ export class AdvanceSend {
     const account = this.relayers.get(relayer);
     this.lanes.moved(account);
     return this.lanes.mined(account, nonce, timeoutMs);
+  }
+
+  /**
+   * Sends settled by another process leave their entries here: past a bound, those not acted on for a day go (a send
+   * forgotten so is merely looked at as a process's first look would).
+   */
+  private forgetOld(): void {
+    if (this.acted.size + this.usedSince.size < MEMORY_BOUND) return;
+    const old = this.clock.now() - 86_400_000;
+    for (const [id, at] of this.acted) if (at < old) this.acted.delete(id);
+    for (const id of this.usedSince.keys()) if (!this.acted.has(id)) this.usedSince.delete(id);
   }
 
   /** The mined count passed the send's nonce, yet none of its receipts answered. */
