@@ -2,7 +2,9 @@
  * `npm run bench -- --sends`: the send path's figures (issue #11) on a real anvil node, SQLite under .bench/sends/:
  * - overhead: a one-step send workflow driven in this process; per run, its time minus the time the chain's own
  *   answers took (every ChainReader/ChainSender call but the local signing is timed by a wrapper and subtracted);
- * - burst: 200 sends of one relayer started at once on one engine: consecutive nonces, all landed, no nonce error;
+ * - burst: 200 sends of one relayer started at once on one engine with automine off, through a counting JSON-RPC
+ *   proxy: the provider requests per second with one send in flight and with 200 in flight (CONTRACT 8.7 bounds them
+ *   per relayer lane, not per send); then one block (evm_mine): consecutive nonces, all landed, no nonce error;
  * - crash: payouts fed to the real `chainflow start` while it is killed (kill -9) at 20 random moments and restarted
  *   each time; then every recipient's balance, the history and the ledger are compared with the chain, to the wei.
  */
@@ -21,6 +23,7 @@ import { Database } from '../src/adapters/knex/knex-journal.writer';
 import { openRoot, type Root } from '../src/bin/root';
 import type { SendOutcome } from '../src/domain/journal/journal-event';
 import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../test/support/anvil';
+import { startRpcProxy, type RpcProxy } from '../test/support/rpc-proxy';
 import { waitLive } from './engine';
 import { nowMs, stats, type Stats } from './timing';
 
@@ -32,7 +35,11 @@ export interface SendFigures {
   readonly chain: Stats;
   /** A whole one-step send run (start, step, settle, end: every journal write of the run) minus the chain's answers. */
   readonly run: Stats;
-  readonly burst: { sends: number; seconds: number; landed: number; consecutive: boolean; nonceErrors: number; failed: number };
+  readonly burst: {
+    sends: number; seconds: number; landed: number; consecutive: boolean; nonceErrors: number; failed: number;
+    /** Provider requests per second (through the proxy) with one send in flight, and with all of them. */
+    oneInFlightRps: number; allInFlightRps: number;
+  };
   readonly crash: {
     kills: number; acknowledged: number; runs: number; succeeded: number; doublePayments: number; lostSends: number;
     ledgerGasWei: bigint; ledgerValueWei: bigint; balanceChangeWei: bigint; valueMovedWei: bigint; ledgerEqual: boolean; seconds: number;
@@ -53,9 +60,10 @@ engine:
   poll_interval: 1s
 networks:
   anvil: { chain_id: 31337, rpc: [ { env: BENCH_RPC } ] }
+  proxied: { chain_id: 31337, rpc: [ { env: BENCH_PROXY_RPC } ] }
 relayers:
   one: { network: anvil, signer: { env: BENCH_ONE_KEY } }
-  burst: { network: anvil, signer: { env: BENCH_BURST_KEY } }
+  burst: { network: proxied, signer: { env: BENCH_BURST_KEY } }
   crash: { network: anvil, signer: { env: BENCH_CRASH_KEY } }
 workflows:
   pay:
@@ -73,8 +81,8 @@ workflows:
 `;
 }
 
-function envOf(anvil: Anvil): Record<string, string> {
-  return { BENCH_RPC: anvil.url, BENCH_ONE_KEY: OVERHEAD_RELAYER.privateKey, BENCH_BURST_KEY: BURST_RELAYER.privateKey, BENCH_CRASH_KEY: CRASH_RELAYER.privateKey };
+function envOf(anvil: Anvil, proxy?: RpcProxy): Record<string, string> {
+  return { BENCH_RPC: anvil.url, BENCH_PROXY_RPC: proxy?.url ?? anvil.url, BENCH_ONE_KEY: OVERHEAD_RELAYER.privateKey, BENCH_BURST_KEY: BURST_RELAYER.privateKey, BENCH_CRASH_KEY: CRASH_RELAYER.privateKey };
 }
 
 /** Wraps a chain port so that every call but the local ones (`sign`, `address`) adds its time to `spent.ms`. */
@@ -113,8 +121,8 @@ class Counting implements SendMetrics {
   receiptReadFailed(): void {}
 }
 
-async function openBench(dir: string, anvil: Anvil, spent: { ms: number }, metrics: Counting): Promise<Root> {
-  const root = await openRoot({ cwd: dir, configPath: join(dir, 'chainflow.yaml'), env: envOf(anvil), profile: 'server', logger: { warn: () => undefined, info: () => undefined } });
+async function openBench(dir: string, anvil: Anvil, proxy: RpcProxy, spent: { ms: number }, metrics: Counting): Promise<Root> {
+  const root = await openRoot({ cwd: dir, configPath: join(dir, 'chainflow.yaml'), env: envOf(anvil, proxy), profile: 'server', logger: { warn: () => undefined, info: () => undefined } });
   const chain = timed(new Web3Chain(), spent);
   root.container.rebindSync(ChainReader).toConstantValue(chain);
   root.container.rebindSync(ChainSender).toConstantValue(chain);
@@ -160,23 +168,55 @@ async function overhead(root: Root, spent: { ms: number }, runs: number, log: Lo
   return figures;
 }
 
-async function burst(root: Root, anvil: Anvil, metrics: Counting, count: number, log: Log): Promise<SendFigures['burst']> {
+/** How long the provider requests of sends in flight are counted, per measure. */
+const RATE_WINDOW_MS = 10_000;
+
+async function burst(root: Root, anvil: Anvil, proxy: RpcProxy, metrics: Counting, count: number, log: Log): Promise<SendFigures['burst']> {
   const engine = root.container.get(Engine);
   const start = root.container.get(StartRun);
   const db = root.container.get<Knex>(Database);
   const first = Number(await anvil.rpc<string>('eth_getTransactionCount', [BURST_RELAYER.address, 'latest']));
   const resyncsBefore = metrics.resyncs;
-  engine.start();
-  const t = nowMs();
-  const ids = await Promise.all(Array.from({ length: count }, (_, i) => start.execute({ workflow: 'burst', trigger: { kind: 'manual', summary: 'bench', payload: { amount: String(i + 1) } } })));
-  engine.poke();
-  const ended = async (): Promise<number> => Number(((await db('runs').where({ workflow: 'burst' }).whereIn('status', ['succeeded', 'failed', 'dead_lettered']).count({ n: '*' })) as { n: number }[])[0]!.n);
-  for (let waited = 0; (await ended()) < count; waited += 100) {
-    if (waited > 300_000) throw new Error('burst: the runs did not end within 5 minutes');
-    await new Promise((r) => setTimeout(r, 100));
+  const runsIn = async (statuses: readonly string[]): Promise<number> =>
+    Number(((await db('runs').where({ workflow: 'burst' }).whereIn('status', statuses).count({ n: '*' })) as { n: number }[])[0]!.n);
+  const until = async (what: string, done: () => Promise<boolean>): Promise<void> => {
+    for (let waited = 0; !(await done()); waited += 100) {
+      if (waited > 300_000) throw new Error(`burst: ${what} not within 5 minutes`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  /** Provider requests per second while the sends started so far wait in the pool. */
+  const rate = async (): Promise<number> => {
+    proxy.reset();
+    const from = nowMs();
+    await new Promise((r) => setTimeout(r, RATE_WINDOW_MS));
+    return proxy.total() / ((nowMs() - from) / 1000);
+  };
+  const startRuns = (from: number, to: number) => Promise.all(Array.from({ length: to - from }, (_, i) =>
+    start.execute({ workflow: 'burst', trigger: { kind: 'manual', summary: 'bench', payload: { amount: String(from + i + 1) } } })));
+  await anvil.rpc('evm_setAutomine', [false]);
+  let seconds: number;
+  let ids: unknown[];
+  let oneInFlightRps: number;
+  let allInFlightRps: number;
+  try {
+    engine.start();
+    const t = nowMs();
+    ids = await startRuns(0, 1);
+    engine.poke();
+    await until('one send in flight', async () => (await runsIn(['waiting'])) === 1);
+    oneInFlightRps = await rate();
+    ids.push(...(await startRuns(1, count)));
+    engine.poke();
+    await until(`${count} sends in flight`, async () => (await runsIn(['waiting'])) === count);
+    allInFlightRps = await rate();
+    await anvil.rpc('evm_mine');
+    await until('the runs to end', async () => (await runsIn(['succeeded', 'failed', 'dead_lettered'])) === count);
+    seconds = (nowMs() - t) / 1000;
+  } finally {
+    await anvil.rpc('evm_setAutomine', [true]);
+    await engine.stop();
   }
-  const seconds = (nowMs() - t) / 1000;
-  await engine.stop();
   const sends = (await db('sends').where({ workflow: 'burst' }).select('tx_hash', 'outcome')) as { tx_hash: string; outcome: string }[];
   const nonces: number[] = [];
   let landed = 0;
@@ -189,8 +229,8 @@ async function burst(root: Root, anvil: Anvil, metrics: Counting, count: number,
   nonces.sort((a, b) => a - b);
   const consecutive = nonces.length === count && nonces.every((n, i) => n === first + i);
   const failed = Number(((await db('runs').where({ workflow: 'burst' }).whereNot({ status: 'succeeded' }).count({ n: '*' })) as { n: number }[])[0]!.n);
-  const figures = { sends: ids.length, seconds, landed, consecutive, nonceErrors: metrics.resyncs - resyncsBefore, failed };
-  log(`sends: ${count} at once from one relayer: ${landed} landed in ${seconds.toFixed(2)} s, nonces consecutive: ${consecutive}, nonce errors: ${figures.nonceErrors}, failed runs: ${failed}`);
+  const figures = { sends: ids.length, seconds, landed, consecutive, nonceErrors: metrics.resyncs - resyncsBefore, failed, oneInFlightRps, allInFlightRps };
+  log(`sends: ${count} at once from one relayer, automine off: provider requests/s with 1 in flight ${oneInFlightRps.toFixed(2)}, with ${count} in flight ${allInFlightRps.toFixed(2)}; after one block ${landed} landed (${seconds.toFixed(2)} s in all), nonces consecutive: ${consecutive}, nonce errors: ${figures.nonceErrors}, failed runs: ${failed}`);
   return figures;
 }
 
@@ -296,35 +336,38 @@ export async function benchSends(opts: { work: string; repo: string; log: Log })
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'chainflow.yaml'), config());
   const anvil = await startAnvil();
+  const proxy = await startRpcProxy(anvil.url);
   try {
     const spent = { ms: 0 };
     const metrics = new Counting();
-    const root = await openBench(dir, anvil, spent, metrics);
+    const root = await openBench(dir, anvil, proxy, spent, metrics);
     let o: { overhead: Stats; chain: Stats; run: Stats };
     let b: SendFigures['burst'];
     try {
       o = await overhead(root, spent, Number(process.env.BENCH_SEND_RUNS ?? 200), opts.log);
-      b = await burst(root, anvil, metrics, 200, opts.log);
+      b = await burst(root, anvil, proxy, metrics, 200, opts.log);
     } finally {
       await root.close();
     }
     const c = await crash(dir, opts.repo, anvil, Number(process.env.BENCH_KILLS ?? 20), 6, opts.log);
     return { overhead: o.overhead, chain: o.chain, run: o.run, burst: b, crash: c };
   } finally {
+    await proxy.stop();
     await anvil.stop();
   }
 }
 
 export function renderSends(f: SendFigures): { text: string; pass: boolean } {
   const overheadOk = f.overhead.p50 <= 5;
-  const burstOk = f.burst.consecutive && f.burst.landed === f.burst.sends && f.burst.nonceErrors === 0 && f.burst.failed === 0;
+  const burstOk = f.burst.consecutive && f.burst.landed === f.burst.sends && f.burst.nonceErrors === 0 && f.burst.failed === 0
+    && f.burst.allInFlightRps <= 2 * f.burst.oneInFlightRps;
   const crashOk = f.crash.doublePayments === 0 && f.crash.lostSends === 0 && f.crash.ledgerEqual;
   const verdict = (ok: boolean): string => (ok ? 'met' : '**missed**');
   const text = [
     '## Sends (anvil)', '',
     `- Send step overhead beyond the chain's answers (simulate, budget, nonce, sign, journal, broadcast): p50 **${f.overhead.p50.toFixed(2)} ms**, p99 ${f.overhead.p99.toFixed(2)} ms over ${f.overhead.n} sends (the chain's answers: p50 ${f.chain.p50.toFixed(2)} ms) — target p50 ≤ 5 ms: ${verdict(overheadOk)}`,
     `- For context, a whole one-step send run (start, step, settle, end: all of its journal writes) beyond the chain's answers: p50 ${f.run.p50.toFixed(2)} ms, p99 ${f.run.p99.toFixed(2)} ms`,
-    `- ${f.burst.sends} sends of one relayer started at once: ${f.burst.landed} landed in ${f.burst.seconds.toFixed(2)} s, nonces consecutive: ${f.burst.consecutive ? 'yes' : 'no'}, nonce errors: ${f.burst.nonceErrors}, failed runs: ${f.burst.failed} — ${verdict(burstOk)}`,
+    `- ${f.burst.sends} sends of one relayer in flight at once (automine off): **${f.burst.allInFlightRps.toFixed(2)}** provider requests/s against ${f.burst.oneInFlightRps.toFixed(2)} with one in flight (target ≤ 2×); after one block ${f.burst.landed} landed (${f.burst.seconds.toFixed(2)} s in all), nonces consecutive: ${f.burst.consecutive ? 'yes' : 'no'}, nonce errors: ${f.burst.nonceErrors}, failed runs: ${f.burst.failed} — ${verdict(burstOk)}`,
     `- kill -9 at ${f.crash.kills} random moments of a run of payouts, restarted each time (${f.crash.runs} runs, ${f.crash.acknowledged} acknowledged, ${f.crash.succeeded} succeeded, ${f.crash.seconds.toFixed(0)} s): double payments **${f.crash.doublePayments}**, lost sends **${f.crash.lostSends}**; ledger gas ${f.crash.ledgerGasWei} wei, relayer balance change ${f.crash.balanceChangeWei} wei, value moved ${f.crash.valueMovedWei} wei (ledger value ${f.crash.ledgerValueWei}): ledger = change − value to the wei: ${f.crash.ledgerEqual ? 'yes' : 'no'} — ${verdict(crashOk)}`,
     '',
   ].join('\n');

@@ -26,6 +26,8 @@ import { PromSendMetrics } from '../adapters/metrics/prom-send-metrics';
 import { ReadStep } from '../application/engine/read-step';
 import { SendStep } from '../application/engine/send-step';
 import { AdvanceSend } from '../application/sends/advance-send.use-case';
+import { FillNonceGaps } from '../application/sends/fill-nonce-gaps.use-case';
+import { LaneWatch } from '../application/sends/lane-watch';
 import { Relayers } from '../application/sends/relayers';
 import { SubmitSend } from '../application/sends/submit-send.use-case';
 import { WatchSends } from '../application/sends/watch-sends.use-case';
@@ -176,7 +178,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     Authenticate, MintBearer, RevokeBearer, ListBearers,
     GetSpend, ExportSpend, BudgetGuard, SendTransaction, SettlePendingReceipts,
     WorkflowCatalog, StepRunners, StartRun, DriveRun, DecideApproval, CancelRun, SetWorkflowPaused, ListConfiguredWorkflows,
-    ReceiveWebhook, RelayerAddresses, Engine, Relayers, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
+    ReceiveWebhook, RelayerAddresses, Engine, Relayers, LaneWatch, FillNonceGaps, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
     RelayerBalances, RecentGasSpend, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();

@@ -112,7 +112,7 @@ describe('send steps', () => {
     expect(await h.chain.balance({ network: 'sepolia', chainId: 11155111, rpc: ['http://x.invalid'] }, TO)).toBe(7n);
   });
 
-  it('the fee cap stops replacements: at max_fee_per_gas the same transaction is broadcast again, never a dearer one', async () => {
+  it('the fee cap stops replacements: at max_fee_per_gas the send waits at its fee, never a dearer one', async () => {
     const h = new SendHarness({ workflows: [payouts()], network: { replaceAfterMs: 30_000, maxFeePerGasWei: 3_000_000_000n } });
     h.chain.holdMining();
     const runId = await h.run('payouts', { to: TO, amount: '7' });
@@ -169,6 +169,10 @@ describe('send steps', () => {
     const other = await h.chain.sign({ chainId: 11155111, signer: `0x${'ab'.repeat(32)}`, nonce: 0, to: TO, valueWei: 1n, data: '0x', gasLimit: 21_000n, fees: { kind: 'legacy', gasPrice: 5_000_000_000n } });
     h.chain.mine();
     await h.chain.broadcast({ network: 'sepolia', chainId: 11155111, rpc: ['http://x.invalid'] }, other);
+    // Seen once, it is read again rather than believed (a receipt may lag the nonce); seen again, it settles.
+    h.clock.advance(1_000);
+    await h.tick();
+    expect(await h.events(runId, 'send.settled')).toEqual([]);
     h.clock.advance(1_000);
     await h.tick();
     expect(await h.events(runId, 'send.settled')).toEqual([expect.objectContaining({ outcome: 'replaced' })]);
@@ -226,6 +230,7 @@ describe('send steps', () => {
       const runId = await h.run('payouts', { to: TO, amount: '13' });
       const [submitted] = await h.events(runId, 'send.submitted');
       h.chain.dropPending();
+      h.restart();
       h.clock.advance(1_000);
       await h.tick();
       expect(h.chain.transactions()).toEqual([expect.objectContaining({ hash: submitted!.tx_hash })]);

@@ -1,6 +1,8 @@
 import type { ChainflowConfig } from '../../src/application/config';
 import type { AppendResult } from '../../src/application/ports/journal-writer';
 import type { ChainTarget, SignedTransaction } from '../../src/application/ports/chain';
+import { FillNonceGaps } from '../../src/application/sends/fill-nonce-gaps.use-case';
+import { LaneWatch } from '../../src/application/sends/lane-watch';
 import { AdvanceSend } from '../../src/application/sends/advance-send.use-case';
 import { Relayers } from '../../src/application/sends/relayers';
 import { SubmitSend, WATCH_GRACE_MS } from '../../src/application/sends/submit-send.use-case';
@@ -98,13 +100,14 @@ describe('TopUpRelayer', () => {
     const metrics = new CountingSendMetrics();
     const relayers = new Relayers(config, chain);
     const submit = new SubmitSend(relayers, chain, chain, store, store, guard, journal, metrics, clock, redactor);
-    const advance = new AdvanceSend(relayers, chain, chain, store, journal, metrics, clock);
+    const advance = new AdvanceSend(relayers, chain, chain, store, journal, metrics, clock, new LaneWatch(config, chain, clock));
     const send = new SendTransaction(submit, advance, store, journal, journal, clock);
     balances = new RelayerBalances(chain, clock, redactor, { readTimeoutMs: 1000 });
     const book = new RelayerBook(config, chain, balances, new RecentGasSpend(config, spend, clock), redactor);
     topUp = new TopUpRelayer(config, book, balances, send, journal, audit, new ExplorerLinks(), redactor, clock);
     const logger = { warn: () => undefined, info: () => undefined };
-    watch = new WatchSends(store, advance, store, journal, journal, new WorkflowCatalog(config), relayers, clock, logger, redactor, new TopupSettlement(audit, clock));
+    watch = new WatchSends(store, advance, store, journal, journal, new WorkflowCatalog(config), relayers, clock, logger, redactor, new TopupSettlement(audit, clock),
+      new FillNonceGaps(config, relayers, store, chain, chain, clock, logger, redactor));
   });
 
   const request = (overrides: Partial<TopupRequest> = {}): TopupRequest => ({ from: 'ops', to: 'keeper', amount: '0.5ether', by: 'alice', ...overrides });

@@ -121,11 +121,21 @@ describe('SendTransaction', () => {
       expect(await h.store.count()).toBe(1);
     });
 
-    it('a nonce error from the node resyncs the lane and gives the nonce back', async () => {
+    it('a nonce error from the node resyncs the lane and the send is signed again at once, at a nonce the chain has not used', async () => {
       h.chain.failNextBroadcasts(1);
       const result = await h.sendTransaction.execute(request);
-      expect(result).toMatchObject({ status: 'failed', error: { kind: 'broadcast_failed' } });
+      expect(result).toMatchObject({ status: 'confirmed' });
       expect(h.metrics.resyncs).toBe(1);
+      const again = await h.sendTransaction.execute({ ...request, sendId: 'r1.send2' });
+      expect(again).toMatchObject({ status: 'confirmed' });
+      expect(h.chain.transactions().map((t) => t.nonce)).toEqual([0, 1]);
+    });
+
+    it('nonce errors on every try: after a bounded number of fresh nonces the send fails broadcast_failed and holds none', async () => {
+      h.chain.failNextBroadcasts(3);
+      const result = await h.sendTransaction.execute(request);
+      expect(result).toMatchObject({ status: 'failed', error: { kind: 'broadcast_failed' } });
+      expect(h.metrics.resyncs).toBe(3);
       const again = await h.sendTransaction.execute({ ...request, sendId: 'r1.send2' });
       expect(again).toMatchObject({ status: 'confirmed' });
       expect(h.chain.transactions().map((t) => t.nonce)).toEqual([0]);

@@ -65,6 +65,45 @@ export function sendStoreContract(name: string, open: () => Promise<{ store: Sen
       expect(await store.reserve(OPS, 'h', T, STALE)).toBe(20);
     });
 
+    it('a nonce the chain used is never handed out again: given back after the sync that passed it, it is forgotten', async () => {
+      await store.sync(OPS, 0, T);
+      expect(await store.reserve(OPS, 'jammed', T, STALE)).toBe(0);
+      expect(await store.reserve(OPS, 'later', T, STALE)).toBe(1);
+      expect(await store.reserve(OPS, 'abandoned', T, STALE)).toBe(2);
+      // Nonces 0-2 were used from the relayer's key outside: the broadcast of 'jammed' failed 'nonce too low'.
+      await store.sync(OPS, 3, T);
+      await store.giveBack('jammed');
+      expect(await store.reserve(OPS, 'retry', T, STALE)).toBe(3);
+      await store.recordSigned(OPS, record('retry', 3));
+      // Nor is a stale unsigned reservation below the floor reused, nor one given back above it lost.
+      expect(await store.reserve(OPS, 'next', T + STALE + 1, STALE)).toBe(4);
+      await store.giveBack('next');
+      expect(await store.reserve(OPS, 'again', T + STALE + 1, STALE)).toBe(4);
+      await store.giveBack('later');
+      await store.sync(OPS, 0, T);
+      expect(await store.reserve(OPS, 'after', T + STALE + 1, STALE)).toBe(5);
+    });
+
+    it('a nonce given back behind held ones is a hole until a send or a claim takes it; one claim wins', async () => {
+      await store.sync(OPS, 5, T);
+      for (const id of ['a', 'b', 'c', 'd']) await store.reserve(OPS, id, T, STALE);
+      expect(await store.holes(OPS)).toEqual([]);
+      await store.giveBack('b');
+      await store.giveBack('d');
+      // 8 is free but nothing is held above it: the next send takes it, it holds up nobody.
+      expect(await store.holes(OPS)).toEqual([6]);
+      expect(await store.holes(OTHER)).toEqual([]);
+      const claims = await Promise.all([store.claim(OPS, 6, 'gap:a', T), store.claim(OPS, 6, 'gap:b', T)]);
+      expect(claims.sort()).toEqual([false, true]);
+      expect(await store.holes(OPS)).toEqual([]);
+      expect(await store.claim(OPS, 7, 'gap:c', T)).toBe(false);
+      expect(await store.reserve(OPS, 'e', T, STALE)).toBe(8);
+      await store.giveBack('c');
+      await store.sync(OPS, 8, T);
+      // Below the floor the chain used it: not a hole.
+      expect(await store.holes(OPS)).toEqual([]);
+    });
+
     it('a nonce reserved and never signed is reused once stale; a signed one never is', async () => {
       await store.sync(OPS, 0, T);
       expect(await store.reserve(OPS, 'dead', T, STALE)).toBe(0);

@@ -15,8 +15,12 @@ describe('fees of replacements', () => {
     expect(bumpFees(eip(3n * GWEI, GWEI), eip(10n * GWEI, 2n * GWEI), undefined)).toEqual(eip(10n * GWEI, 2n * GWEI));
   });
 
-  it('never offers more than the cap, and gives up when the cap leaves no raise', () => {
-    expect(bumpFees(eip(3n * GWEI, GWEI), eip(GWEI, 1n), 3_200_000_000n)).toEqual(eip(3_200_000_000n, 1_125_000_000n));
+  it('never offers more than the cap, and gives up when the cap leaves less than the full 12.5% raise', () => {
+    expect(bumpFees(eip(3n * GWEI, GWEI), eip(4n * GWEI, 1n), 3_500_000_000n)).toEqual(eip(3_500_000_000n, 1_125_000_000n));
+    expect(bumpFees(eip(3n * GWEI, GWEI), eip(GWEI, 1n), 3_375_000_000n)).toEqual(eip(3_375_000_000n, 1_125_000_000n));
+    // A 6.7% raise would be refused as underpriced: nothing is signed.
+    expect(bumpFees(eip(3n * GWEI, GWEI), eip(GWEI, 1n), 3_200_000_000n)).toBeUndefined();
+    expect(bumpFees({ kind: 'legacy', gasPrice: 10n * GWEI }, { kind: 'legacy', gasPrice: GWEI }, 11n * GWEI)).toBeUndefined();
     expect(bumpFees(eip(3n * GWEI, GWEI), eip(GWEI, 1n), 3n * GWEI)).toBeUndefined();
     expect(capFees(eip(5n * GWEI, 6n * GWEI), 4n * GWEI)).toEqual(eip(4n * GWEI, 4n * GWEI));
     expect(capFees({ kind: 'legacy', gasPrice: 9n }, undefined)).toEqual({ kind: 'legacy', gasPrice: 9n });

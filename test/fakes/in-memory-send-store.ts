@@ -19,6 +19,8 @@ const laneKey = (lane: NonceLane): string => `${lane.relayer}\u0000${lane.networ
 /** The send path's storage in memory: passes test/contract/send-store.contract.ts like the knex adapter. */
 export class InMemorySendStore implements NonceAllocator, SendWatch {
   private readonly lanes = new Map<string, number>();
+  /** The chain's pending nonce at each lane's last sync: nonces below it are used on chain, never free again. */
+  private readonly floors = new Map<string, number>();
   private readonly reservations = new Map<string, Map<number, Reservation>>();
   private readonly records: SignedRecord[] = [];
   private readonly watched = new Map<string, Watched>();
@@ -30,6 +32,7 @@ export class InMemorySendStore implements NonceAllocator, SendWatch {
   async sync(lane: NonceLane, chainPending: number): Promise<void> {
     const key = laneKey(lane);
     this.lanes.set(key, Math.max(this.lanes.get(key) ?? 0, chainPending));
+    this.floors.set(key, Math.max(this.floors.get(key) ?? 0, chainPending));
     const held = this.reservations.get(key);
     for (const [nonce, r] of held ?? []) if (r.sendId === null && nonce < chainPending) held!.delete(nonce);
   }
@@ -40,7 +43,10 @@ export class InMemorySendStore implements NonceAllocator, SendWatch {
     if (!this.lanes.has(key)) throw new Error(`nonce lane ${lane.relayer}@${lane.network} was never synced`);
     const lane_ = this.reservations.get(key) ?? new Map<number, Reservation>();
     this.reservations.set(key, lane_);
-    const free = [...lane_].filter(([, r]) => r.sendId === null || (!r.signed && r.reservedAt < now - staleMs)).sort(([a], [b]) => a - b)[0];
+    const floor = this.floors.get(key) ?? 0;
+    const free = [...lane_]
+      .filter(([nonce, r]) => nonce >= floor && (r.sendId === null || (!r.signed && r.reservedAt < now - staleMs)))
+      .sort(([a], [b]) => a - b)[0];
     if (free) {
       Object.assign(free[1], { sendId, signed: false, reservedAt: now });
       return free[0];
@@ -59,9 +65,13 @@ export class InMemorySendStore implements NonceAllocator, SendWatch {
   }
 
   async giveBack(sendId: string): Promise<void> {
-    for (const held of this.reservations.values()) {
-      for (const r of held.values()) {
+    for (const [key, held] of this.reservations) {
+      for (const [nonce, r] of held) {
         if (r.sendId !== sendId) continue;
+        if (nonce < (this.floors.get(key) ?? 0)) {
+          held.delete(nonce);
+          continue;
+        }
         r.sendId = null;
         r.signed = false;
       }
@@ -70,6 +80,23 @@ export class InMemorySendStore implements NonceAllocator, SendWatch {
 
   async signed(sendId: string): Promise<SignedRecord[]> {
     return this.records.filter((r) => r.sendId === sendId).sort((a, b) => a.signedAt - b.signedAt || a.nonce - b.nonce).map((r) => ({ ...r }));
+  }
+
+  async holes(lane: NonceLane): Promise<number[]> {
+    const key = laneKey(lane);
+    const held = [...(this.reservations.get(key) ?? [])];
+    const floor = this.floors.get(key) ?? 0;
+    return held
+      .filter(([nonce, r]) => r.sendId === null && nonce >= floor && held.some(([above, h]) => above > nonce && h.sendId !== null))
+      .map(([nonce]) => nonce)
+      .sort((a, b) => a - b);
+  }
+
+  async claim(lane: NonceLane, nonce: number, holderId: string, now: number): Promise<boolean> {
+    const r = this.reservations.get(laneKey(lane))?.get(nonce);
+    if (!r || r.sendId !== null) return false;
+    Object.assign(r, { sendId: holderId, signed: false, reservedAt: now });
+    return true;
   }
 
   async watch(send: WatchedSend, dueAt: number): Promise<void> {

@@ -8,6 +8,8 @@ import { StartRun } from '../../src/application/engine/start-run.use-case';
 import { StepRunners } from '../../src/application/engine/step-runners';
 import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
 import type { ClaimedRun } from '../../src/application/ports/engine-store';
+import { FillNonceGaps } from '../../src/application/sends/fill-nonce-gaps.use-case';
+import { LaneWatch } from '../../src/application/sends/lane-watch';
 import { AdvanceSend } from '../../src/application/sends/advance-send.use-case';
 import { RelayerAddresses } from '../../src/application/engine/relayer-addresses';
 import { Relayers } from '../../src/application/sends/relayers';
@@ -58,16 +60,18 @@ export class SendHarness {
   readonly chain: InMemoryChain;
   readonly store = new InMemorySendStore();
   readonly engineStore = new InMemoryEngineStore();
+  private readonly reservations: InMemoryBudgetReservations;
   readonly metrics = new CountingSendMetrics();
   readonly http = new ScriptedHttpClient();
   readonly config: ChainflowConfig;
-  readonly relayers: Relayers;
-  readonly submit: SubmitSend;
-  readonly advance: AdvanceSend;
-  readonly sendTransaction: SendTransaction;
-  readonly watch: WatchSends;
-  readonly drive: DriveRun;
-  readonly start: StartRun;
+  // The process's own parts: made again by restart(), as a process started afresh on the same storage and chain.
+  relayers!: Relayers;
+  submit!: SubmitSend;
+  advance!: AdvanceSend;
+  sendTransaction!: SendTransaction;
+  watch!: WatchSends;
+  drive!: DriveRun;
+  start!: StartRun;
 
   constructor(options: HarnessOptions = {}) {
     const workflows = options.workflows ?? [];
@@ -84,16 +88,23 @@ export class SendHarness {
     };
     this.chain = new InMemoryChain({ chainId: 11155111, ...(options.l1FeeWei !== undefined ? { l1FeeWei: options.l1FeeWei } : {}) });
     this.chain.addAccount(SIGNER, RELAYER_ADDRESS, 10n ** 22n);
+    this.reservations = InMemoryBudgetReservations.over(this.journal);
+    this.restart();
+  }
+
+  /** The engine process starts afresh: what it kept in memory is gone; storage and the chain stay. */
+  restart(): void {
     const redactor = new Redactor(this.config.secretValues);
     const expressions = new CelExpressions();
-    const guard = new BudgetGuard(this.config, this.spend, InMemoryBudgetReservations.over(this.journal), this.journal, this.clock);
+    const guard = new BudgetGuard(this.config, this.spend, this.reservations, this.journal, this.clock);
     this.relayers = new Relayers(this.config, this.chain);
     this.submit = new SubmitSend(this.relayers, this.chain, this.chain, this.store, this.store, guard, this.journal, this.metrics, this.clock, redactor);
-    this.advance = new AdvanceSend(this.relayers, this.chain, this.chain, this.store, this.journal, this.metrics, this.clock);
+    this.advance = new AdvanceSend(this.relayers, this.chain, this.chain, this.store, this.journal, this.metrics, this.clock, new LaneWatch(this.config, this.chain, this.clock));
     this.sendTransaction = new SendTransaction(this.submit, this.advance, this.store, this.journal, this.journal, this.clock);
     const catalog = new WorkflowCatalog(this.config);
     const logger = { warn: () => undefined, info: () => undefined };
-    this.watch = new WatchSends(this.store, this.advance, this.store, this.journal, this.journal, catalog, this.relayers, this.clock, logger, redactor, new TopupSettlement(new InMemoryTopupAudit(), this.clock));
+    this.watch = new WatchSends(this.store, this.advance, this.store, this.journal, this.journal, catalog, this.relayers, this.clock, logger, redactor, new TopupSettlement(new InMemoryTopupAudit(), this.clock),
+      new FillNonceGaps(this.config, this.relayers, this.store, this.chain, this.chain, this.clock, logger, redactor));
     const sendStep = new SendStep(this.submit, this.advance, this.store, this.relayers, this.chain, this.journal, new Web3Abi(), expressions, this.clock);
     const readStep = new ReadStep(this.config, this.chain, new Web3Abi(), expressions, redactor);
     const steps = new StepRunners(this.http, expressions, this.clock, sendStep, readStep);

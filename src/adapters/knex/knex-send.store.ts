@@ -52,10 +52,11 @@ export class KnexSendStore implements NonceAllocator, SendWatch {
       const reused = rowsOf(await this.db.raw(
         `UPDATE nonce_reservations SET send_id = ?, reserved_at = ?
          WHERE relayer = ? AND network = ? AND (send_id IS NULL OR (reserved_at < ? AND ${UNSIGNED})) AND nonce = (
-           SELECT MIN(nonce) FROM nonce_reservations WHERE relayer = ? AND network = ? AND (send_id IS NULL OR (reserved_at < ? AND ${UNSIGNED})))
+           SELECT MIN(nonce) FROM nonce_reservations WHERE relayer = ? AND network = ? AND (send_id IS NULL OR (reserved_at < ? AND ${UNSIGNED}))
+             AND nonce >= (SELECT next_nonce FROM nonce_lanes WHERE relayer = ? AND network = ?))
            AND NOT EXISTS (SELECT 1 FROM nonce_reservations WHERE send_id = ?)
          RETURNING nonce`,
-        [sendId, now, lane.relayer, lane.network, stale, lane.relayer, lane.network, stale, sendId],
+        [sendId, now, lane.relayer, lane.network, stale, lane.relayer, lane.network, stale, lane.relayer, lane.network, sendId],
       ));
       if (reused.length) return Number(reused[0]!.nonce);
       // Else a fresh one, in one statement: above every nonce of the lane and at least the lane's synced floor. A send
@@ -98,7 +99,16 @@ export class KnexSendStore implements NonceAllocator, SendWatch {
   }
 
   async giveBack(sendId: string): Promise<void> {
-    await this.db('nonce_reservations').where({ send_id: sendId }).update({ send_id: null });
+    await this.db.transaction(async (trx) => {
+      // Below the lane's floor (the chain's pending nonce at the last sync) the chain has used the nonce: handing it out
+      // again would only fail `nonce too low`, so it is forgotten rather than freed.
+      await trx.raw(
+        `DELETE FROM nonce_reservations WHERE send_id = ? AND nonce < (
+           SELECT l.next_nonce FROM nonce_lanes l WHERE l.relayer = nonce_reservations.relayer AND l.network = nonce_reservations.network)`,
+        [sendId],
+      );
+      await trx('nonce_reservations').where({ send_id: sendId }).update({ send_id: null });
+    });
   }
 
   async signed(sendId: string): Promise<SignedRecord[]> {
@@ -108,6 +118,22 @@ export class KnexSendStore implements NonceAllocator, SendWatch {
       raw: String(r.raw), from: String(r.from_address), to: String(r.to_address), valueWei: BigInt(String(r.value_wei)), data: String(r.data),
       gasLimit: BigInt(String(r.gas_limit)), fees: feesOf(JSON.parse(String(r.fees)) as Record<string, string>), signedAt: Number(r.signed_at),
     }));
+  }
+
+  async holes(lane: NonceLane): Promise<number[]> {
+    const rows = rowsOf(await this.db.raw(
+      `SELECT r.nonce FROM nonce_reservations r JOIN nonce_lanes l ON l.relayer = r.relayer AND l.network = r.network
+       WHERE r.relayer = ? AND r.network = ? AND r.send_id IS NULL AND r.nonce >= l.next_nonce
+         AND EXISTS (SELECT 1 FROM nonce_reservations h WHERE h.relayer = r.relayer AND h.network = r.network AND h.send_id IS NOT NULL AND h.nonce > r.nonce)
+       ORDER BY r.nonce`,
+      [lane.relayer, lane.network],
+    ));
+    return rows.map((r) => Number(r.nonce));
+  }
+
+  async claim(lane: NonceLane, nonce: number, holderId: string, now: number): Promise<boolean> {
+    const taken = await this.db('nonce_reservations').where({ ...lane, nonce }).whereNull('send_id').update({ send_id: holderId, reserved_at: now });
+    return Number(taken) === 1;
   }
 
   // ---- SendWatch ----

@@ -138,9 +138,10 @@ export class SendStep {
     };
     if (detached) return { kind: 'succeeded', output: submittedOutput(state) };
     const expiresAt = this.clock.now() + step.timeoutMs;
-    // Most chains answer within a block or two: wait here a little before parking the run.
-    if (result.delivered) await this.reader.waitForReceipt(account.target, result.txHash, QUICK_WAIT_MS).catch(() => null);
-    const advanced = await this.advance.execute({ send: state, expiresAt, confirmations: send.confirmations });
+    // Most chains answer within a block or two: wait here a little before parking the run, on the lane's shared poll
+    // (a receipt poll per send would cost requests in proportion to the sends in flight).
+    if (result.delivered) await this.advance.awaitMined(send.relayer, result.nonce, QUICK_WAIT_MS);
+    const advanced = await this.advance.execute({ send: state, expiresAt, confirmations: send.confirmations, justBroadcast: result.delivered });
     return this.concluded(state, advanced, undefined, expiresAt);
   }
 
@@ -151,6 +152,15 @@ export class SendStep {
       // the watcher settles the send), and whoever next finds it settled lets it go.
       await this.watch.watch({ sendId: send.sendId, runId: send.runId }, this.clock.now() + WATCH_GRACE_MS);
       return outcomeOf(send.sendId, advanced.outcome, advanced.txHash, advanced.receipt, [advanced.event]);
+    }
+    if (advanced.kind === 'timed_out') {
+      // No run waits for it any more: the watcher keeps looking until it lands (its ledger entry) or is dropped.
+      if (owner !== undefined) await this.watch.release(send.sendId, owner, advanced.dueAt);
+      else await this.watch.watch({ sendId: send.sendId, runId: send.runId }, advanced.dueAt);
+      return {
+        kind: 'failed', events: [], retryable: false, output: submittedOutput(send),
+        error: { kind: 'tx_expired', message: 'not mined within the step timeout, and max_fee_per_gas leaves no fee to cancel it at: its nonce stays reserved, and it may still land' },
+      };
     }
     if (owner !== undefined) await this.watch.release(send.sendId, owner, advanced.dueAt + WATCH_GRACE_MS);
     else await this.watch.watch({ sendId: send.sendId, runId: send.runId }, advanced.dueAt + WATCH_GRACE_MS);

@@ -39,7 +39,8 @@ export interface NonceAllocator {
   /**
    * Syncs the lane with the chain's pending nonce (first use, and after a nonce error): the next fresh nonce becomes
    * at least `chainPending` (never lower: nonces handed out are never handed out again), and free nonces below it,
-   * used on chain meanwhile, are forgotten.
+   * used on chain meanwhile, are forgotten. `chainPending` raises the lane's floor: no nonce below the floor is ever
+   * handed out or freed again.
    */
   sync(lane: NonceLane, chainPending: number, now: number): Promise<void>;
   /**
@@ -52,9 +53,19 @@ export interface NonceAllocator {
    * when the send no longer holds that nonce (nothing is recorded then, and nothing must be broadcast).
    */
   recordSigned(lane: NonceLane, record: SignedRecord): Promise<void>;
-  /** The send will never be (or never was) broadcast: its nonce goes back to the lane for the next send. */
+  /**
+   * The send will never be (or never was) broadcast: its nonce goes back to the lane for the next send, unless it is
+   * below the lane's floor (the chain used it): then it is forgotten.
+   */
   giveBack(sendId: string): Promise<void>;
   /** The transactions signed for a send, oldest first. */
   signed(sendId: string): Promise<SignedRecord[]>;
+  /**
+   * Holes of the lane: free nonces (at or above its floor) below a nonce some send holds. Until a transaction takes
+   * each, the chain includes nothing of the relayer past it. Lowest first.
+   */
+  holes(lane: NonceLane): Promise<number[]>;
+  /** Takes `nonce` for `holderId` if it is free now (a hole, for its gap-filling cancel); true when taken. */
+  claim(lane: NonceLane, nonce: number, holderId: string, now: number): Promise<boolean>;
 }
 export const NonceAllocator = Symbol('NonceAllocator');

@@ -10,6 +10,7 @@ import { JournalWriter } from '../ports/journal-writer';
 import { NonceAllocator, type SignedPurpose, type SignedRecord } from '../ports/nonce-allocator';
 import { SendMetrics } from '../ports/send-metrics';
 import { resyncLane } from './nonce-sync';
+import { LaneWatch } from './lane-watch';
 import { Relayers, type RelayerAccount } from './relayers';
 import { SEND_POLL_MS } from './submit-send.use-case';
 
@@ -20,24 +21,45 @@ export interface AdvanceRequest {
   readonly expiresAt: number;
   /** Blocks its receipt must have, its own included. */
   readonly confirmations: number;
+  /** Its newest transaction was broadcast just now: the chain knows it, so it is not checked on this look. */
+  readonly justBroadcast?: boolean;
 }
 
 export type Advance =
   /** The send's terminal settle, to be journaled by the caller (with the step's end, when a step waits for it). */
   | { readonly kind: 'settled'; readonly outcome: SendOutcome; readonly txHash: string | null; readonly receipt: TxReceipt | null; readonly event: SendSettled }
   /** Still in flight: look again at `dueAt`. */
-  | { readonly kind: 'waiting'; readonly dueAt: number };
+  | { readonly kind: 'waiting'; readonly dueAt: number }
+  /**
+   * Expired, and no cancel can replace the transaction under `max_fee_per_gas`: a step waiting for it fails
+   * `tx_expired`; the send stays in flight (its nonce reserved) and is looked at again at `dueAt` until it lands or is
+   * dropped.
+   */
+  | { readonly kind: 'timed_out'; readonly dueAt: number };
+
+/** Sends this process keeps per-send memory of before it forgets the stale ones. */
+const MEMORY_BOUND = 10_000;
+
+/** Outcome of trying to sign a new transaction at a send's nonce. */
+type Resigned = 'signed' | 'capped' | 'unavailable';
 
 /**
- * One look at a send in flight (CONTRACT 8.5), from its journal and its signed transactions: a receipt of any of its
- * transactions (after `confirmations`) settles it (confirmed, reverted, or expired when the cancel landed); a nonce
- * used by a transaction that is none of its own settles it `replaced`; otherwise the newest transaction is
- * broadcast again when the chain does not know it (same bytes, same hash), replaced with fees raised 12.5% after
- * `replace_after`, or cancelled by a zero-value self-transfer at its nonce once expired. Every new transaction is
- * signed, kept and journaled (`send.submitted`) BEFORE it is broadcast. Safe to run again at any point.
+ * One look at a send in flight (CONTRACT 8.5, 8.7), from its journal and its signed transactions. The lane's mined
+ * nonce (LaneWatch, shared by the lane's sends) says whether the send's nonce is used: only then are its receipts
+ * read. A receipt of any of its transactions (after `confirmations`) settles it (confirmed, reverted, or expired when
+ * the cancel landed); a nonce used while none of its hashes has a receipt or is known to the chain, seen so on two
+ * looks `confirmations` blocks apart, settles it `replaced`. Otherwise, at most once per `replace_after`: a new
+ * transaction with both fees raised 12.5% within `max_fee_per_gas` (or, expired, the zero-value cancel), else the
+ * same bytes again when the chain does not know them. Every new transaction is signed, kept and journaled
+ * (`send.submitted`) BEFORE it is broadcast. Safe to run again at any point.
  */
 @injectable()
 export class AdvanceSend {
+  /** When this process last went beyond the lane's poll for a send (a replacement tried, its bytes checked). */
+  private readonly acted = new Map<string, number>();
+  /** The head block at which a send's nonce was first seen used with none of its hashes known. */
+  private readonly usedSince = new Map<string, bigint>();
+
   constructor(
     @inject(Relayers) private readonly relayers: Relayers,
     @inject(ChainReader) private readonly reader: ChainReader,
@@ -46,21 +68,28 @@ export class AdvanceSend {
     @inject(JournalWriter) private readonly journal: JournalWriter,
     @inject(SendMetrics) private readonly metrics: SendMetrics,
     @inject(Clock) private readonly clock: Clock,
+    @inject(LaneWatch) private readonly lanes: LaneWatch,
   ) {}
 
   async execute(req: AdvanceRequest): Promise<Advance> {
     const { send } = req;
     const account = this.relayers.get(send.relayer);
     const records = await this.nonces.signed(send.sendId);
-    const nonce = send.submissions.find((s) => s.nonce !== null)?.nonce ?? records[0]?.nonce ?? null;
+    await this.journalRetry(send, records);
+    // The newest nonce: a send retried after a nonce error was journaled again at a fresh one.
+    const nonce = [...send.submissions].reverse().find((s) => s.nonce !== null)?.nonce ?? records.at(-1)?.nonce ?? null;
+    if (req.justBroadcast && !this.acted.has(send.sendId)) this.acted.set(send.sendId, this.clock.now());
+    this.forgetOld();
     try {
-      // The mined count first, then the receipts: a nonce found used with no receipt of ours was used by another transaction.
-      const mined = nonce === null ? undefined : await this.reader.nonce(account.target, account.address, 'latest');
-      for (const sub of [...send.submissions].reverse()) {
-        const receipt = await this.reader.receipt(account.target, sub.txHash);
-        if (receipt) return await this.landed(req, account, sub, records, receipt);
+      const mined = nonce === null ? undefined : await this.lanes.latest(account, send.submissions.at(-1)?.at);
+      // A nonce the lane's mined count does not cover is not mined: no receipt to ask for.
+      if (mined === undefined || nonce === null || mined > nonce) {
+        for (const sub of [...send.submissions].reverse()) {
+          const receipt = await this.reader.receipt(account.target, sub.txHash);
+          if (receipt) return await this.landed(req, account, sub, records, receipt);
+        }
+        if (nonce !== null && mined !== undefined) return await this.nonceUsed(req, account);
       }
-      if (mined !== undefined && nonce !== null && mined > nonce) return this.settle(send, 'replaced', null, null);
     } catch (err) {
       if (!(err instanceof ChainUnavailableError)) throw err;
       this.metrics.receiptReadFailed();
@@ -69,9 +98,66 @@ export class AdvanceSend {
     return this.unmined(req, account, records);
   }
 
+  /**
+   * A send signed again at a fresh nonce after a nonce error, whose process died before journaling it: its bytes are
+   * kept but never left (journal before broadcast), so it is journaled now and the look goes on with it (broadcast
+   * when the chain does not know it). Without this its nonce, held for good, would be a gap no send could fill.
+   */
+  private async journalRetry(send: SendState, records: readonly SignedRecord[]): Promise<void> {
+    const journaledNonces = new Set(send.submissions.map((s) => s.nonce));
+    const retry = records.filter((r) => r.purpose === 'send' && !journaledNonces.has(r.nonce)).at(-1);
+    if (!retry || send.submissions.length === 0) return;
+    const at = this.clock.now();
+    await this.journal.append([{ type: 'send.submitted', at: toIso(at), send_id: send.sendId, tx_hash: retry.txHash, nonce: retry.nonce }]);
+    send.submissions.push({ txHash: retry.txHash, nonce: retry.nonce, at, replacement: null });
+  }
+
+  /**
+   * Right after a broadcast: waits (at most `timeoutMs`) for the relayer's mined nonce to pass `nonce`, sharing the
+   * lane's poll with every other send of the lane. True when it did.
+   */
+  async awaitMined(relayer: string, nonce: number, timeoutMs: number): Promise<boolean> {
+    const account = this.relayers.get(relayer);
+    this.lanes.moved(account);
+    return this.lanes.mined(account, nonce, timeoutMs);
+  }
+
+  /**
+   * Sends settled by another process leave their entries here: past a bound, those not acted on for a day go (a send
+   * forgotten so is merely looked at as a process's first look would).
+   */
+  private forgetOld(): void {
+    if (this.acted.size + this.usedSince.size < MEMORY_BOUND) return;
+    const old = this.clock.now() - 86_400_000;
+    for (const [id, at] of this.acted) if (at < old) this.acted.delete(id);
+    for (const id of this.usedSince.keys()) if (!this.acted.has(id)) this.usedSince.delete(id);
+  }
+
+  /** The mined count passed the send's nonce, yet none of its receipts answered. */
+  private async nonceUsed(req: AdvanceRequest, account: RelayerAccount): Promise<Advance> {
+    const { send } = req;
+    const now = this.clock.now();
+    // A receipt that lags the nonce (a provider behind another, an index not caught up) is not a replacement: a
+    // hash of ours the chain knows is ours mined, and its receipt is read again.
+    for (const sub of send.submissions) {
+      if (await this.reader.transactionKnown(account.target, sub.txHash)) {
+        this.usedSince.delete(send.sendId);
+        return this.waiting(now + SEND_POLL_MS);
+      }
+    }
+    const head = await this.lanes.head(account);
+    const since = this.usedSince.get(send.sendId);
+    if (since === undefined || head - since + 1n < BigInt(req.confirmations) || head < since) {
+      if (since === undefined || head < since) this.usedSince.set(send.sendId, head);
+      return this.waiting(now + SEND_POLL_MS);
+    }
+    return this.settle(send, 'replaced', null, null);
+  }
+
   private async landed(req: AdvanceRequest, account: RelayerAccount, sub: Submission, records: readonly SignedRecord[], receipt: TxReceipt): Promise<Advance> {
+    this.usedSince.delete(req.send.sendId);
     if (req.confirmations > 1) {
-      const head = await this.reader.blockNumber(account.target);
+      const head = await this.lanes.head(account);
       if (head - receipt.blockNumber + 1n < BigInt(req.confirmations)) return this.waiting(this.clock.now() + SEND_POLL_MS);
     }
     const cancel = sub.replacement === 'cancel' || records.find((r) => sameHash(r.txHash, sub.txHash))?.purpose === 'cancel';
@@ -87,37 +173,53 @@ export class AdvanceSend {
     const record = last && records.find((r) => sameHash(r.txHash, last.txHash));
     // Journaled elsewhere (an import) or before this storage existed: only its receipt can be watched for.
     if (!last || !record) return this.waiting(now + SEND_POLL_MS);
+    const replaceAfter = account.network.replaceAfterMs;
     const cancelling = send.submissions.some((s) => s.replacement === 'cancel');
+    const acted = this.acted.get(send.sendId);
+    // Beyond the lane's poll a send costs requests at most once per replace_after (and once when a process first
+    // looks at it: after a crash its bytes may never have left).
+    const due = acted === undefined || now - acted >= replaceAfter;
+    const next = this.waiting(Math.max(now + 100, Math.min(now + SEND_POLL_MS, cancelling ? Number.MAX_SAFE_INTEGER : req.expiresAt)));
     if (now >= req.expiresAt && !cancelling) {
-      const sent = await this.resign(account, record, 'cancel', now);
-      if (sent) return this.waiting(now + SEND_POLL_MS);
-    } else if (now - last.at >= account.network.replaceAfterMs) {
-      const sent = await this.resign(account, record, record.purpose === 'cancel' ? 'cancel' : 'replacement', now);
-      if (sent) return this.waiting(now + SEND_POLL_MS);
-    } else if (!(await this.known(account, last.txHash))) {
-      // Unknown to the chain and its nonce still free: exactly the same signed bytes again (same hash).
-      await this.broadcast(account, record);
+      const stuck: Advance = { kind: 'timed_out', dueAt: now + SEND_POLL_MS };
+      if (!due && acted! >= req.expiresAt) return stuck;
+      this.acted.set(send.sendId, now);
+      const resigned = await this.resign(account, record, 'cancel', now);
+      if (resigned === 'signed') return next;
+      if (resigned === 'unavailable') return next;
+      await this.rebroadcastUnknown(account, record);
+      return stuck;
     }
-    const next = Math.min(now + SEND_POLL_MS, last.at + account.network.replaceAfterMs, cancelling ? Number.MAX_SAFE_INTEGER : req.expiresAt);
-    return this.waiting(Math.max(next, now + 100));
+    if (!due) return next;
+    this.acted.set(send.sendId, now);
+    if (now - last.at >= replaceAfter) {
+      const resigned = await this.resign(account, record, record.purpose === 'cancel' ? 'cancel' : 'replacement', now);
+      // At the cap the send waits at its last fee: no new hash, its bytes sent again only if the chain lost them.
+      if (resigned === 'capped') await this.rebroadcastUnknown(account, record);
+    } else {
+      await this.rebroadcastUnknown(account, record);
+    }
+    return next;
+  }
+
+  /** Exactly the same signed bytes again (same hash), only when the chain does not know them. */
+  private async rebroadcastUnknown(account: RelayerAccount, record: SignedRecord): Promise<void> {
+    if (!(await this.known(account, record.txHash))) await this.broadcast(account, record);
   }
 
   /**
    * A new transaction at the send's nonce: the same one with fees raised, or (cancel) a zero-value transfer to the
-   * relayer itself. False when the fee cap leaves no raise: nothing is signed, and the newest one is broadcast again.
+   * relayer itself. 'capped' when the fee cap leaves no 12.5% raise: nothing is signed.
    */
-  private async resign(account: RelayerAccount, previous: SignedRecord, purpose: Exclude<SignedPurpose, 'send'>, now: number): Promise<boolean> {
+  private async resign(account: RelayerAccount, previous: SignedRecord, purpose: Exclude<SignedPurpose, 'send'>, now: number): Promise<Resigned> {
     let fees;
     try {
       fees = bumpFees(previous.fees, await this.reader.fees(account.target), account.network.maxFeePerGasWei);
     } catch (err) {
-      if (err instanceof ChainUnavailableError) return false;
+      if (err instanceof ChainUnavailableError) return 'unavailable';
       throw err;
     }
-    if (!fees) {
-      await this.broadcast(account, previous);
-      return false;
-    }
+    if (!fees) return 'capped';
     const cancel = purpose === 'cancel';
     const tx = cancel
       ? { to: account.address, valueWei: 0n, data: '0x', gasLimit: 21_000n }
@@ -133,11 +235,12 @@ export class AdvanceSend {
     if (cancel) this.metrics.cancelled();
     else this.metrics.replaced();
     await this.broadcast(account, { ...previous, txHash: signed.hash, raw: signed.raw });
-    return true;
+    return 'signed';
   }
 
   /** Broadcasts kept bytes; a refusal or silence leaves the send waiting (the next look decides). */
   private async broadcast(account: RelayerAccount, record: SignedRecord): Promise<void> {
+    this.lanes.moved(account);
     try {
       await this.sender.broadcast(account.target, { raw: record.raw, hash: record.txHash, from: record.from, nonce: record.nonce });
     } catch (err) {
@@ -159,6 +262,8 @@ export class AdvanceSend {
   }
 
   private settle(send: SendState, outcome: SendOutcome, txHash: string | null, receipt: TxReceipt | null): Advance {
+    this.acted.delete(send.sendId);
+    this.usedSince.delete(send.sendId);
     this.metrics.settled(outcome);
     const event: SendSettled = {
       type: 'send.settled', at: toIso(this.clock.now()), send_id: send.sendId, outcome,

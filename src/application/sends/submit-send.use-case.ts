@@ -4,7 +4,7 @@ import type { ErrorInfo, JournalEvent, SessionKind } from '../../domain/journal/
 import { Redactor } from '../../domain/redactor';
 import type { TokenTransfer } from '../../domain/sends/token-transfer';
 import { toIso } from '../../domain/time';
-import { ChainReader, ChainRejectedError, ChainSender, ChainUnavailableError, type Simulation } from '../ports/chain';
+import { ChainReader, ChainRejectedError, ChainSender, ChainUnavailableError, type SignedTransaction, type Simulation } from '../ports/chain';
 import { Clock } from '../ports/clock';
 import { JournalWriter } from '../ports/journal-writer';
 import { NonceAllocator } from '../ports/nonce-allocator';
@@ -19,6 +19,8 @@ export const STALE_RESERVATION_MS = 60_000;
 /** A run waiting for its send looks again at least this often; the watcher takes over a send nobody looked at for GRACE. */
 export const SEND_POLL_MS = 1_000;
 export const WATCH_GRACE_MS = 120_000;
+/** Broadcasts of one send that may meet a nonce error (each after a resync, at a fresh nonce) before it is dropped. */
+const NONCE_TRIES = 3;
 
 /** A send to make (CONTRACT 8.5): rendered, with where it is journaled and how it is to be watched. */
 export interface SendRequest {
@@ -50,6 +52,9 @@ export type SubmitResult =
   | { readonly kind: 'queued'; readonly simulation: Simulation | null; readonly events: readonly JournalEvent[] }
   /** Journaled as submitted and broadcast (or, `delivered` false, no provider answered: it may still arrive). */
   | { readonly kind: 'submitted'; readonly txHash: string; readonly nonce: number; readonly delivered: boolean; readonly simulation: Simulation | null };
+
+/** A signed transaction of a send, with the gas limit it was signed with (a retry keeps it). */
+type SignedSend = SignedTransaction & { readonly gasLimit: bigint };
 
 /**
  * The first half of a send (CONTRACT 8.5): simulate, check the budgets, take the relayer's next nonce from storage,
@@ -125,7 +130,7 @@ export class SubmitSend {
       return { kind: 'failed', error: verdict.error!, events };
     }
 
-    let signed;
+    let signed: SignedSend;
     try {
       signed = await this.sign(account, req, simulation);
     } catch (err) {
@@ -135,30 +140,51 @@ export class SubmitSend {
     }
     await watched;
     await this.journal.append([...events, queued, { type: 'send.submitted', at: this.now(), send_id: req.sendId, tx_hash: signed.hash, nonce: signed.nonce }]);
-    try {
-      await this.sender.broadcast(account.target, signed);
-    } catch (err) {
-      if (err instanceof ChainUnavailableError) {
-        // It may have reached the network: the send stays submitted, and the next look broadcasts the same bytes again.
-        return { kind: 'submitted', txHash: signed.hash, nonce: signed.nonce, delivered: false, simulation };
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.sender.broadcast(account.target, signed);
+        return { kind: 'submitted', txHash: signed.hash, nonce: signed.nonce, delivered: true, simulation };
+      } catch (err) {
+        if (err instanceof ChainUnavailableError) {
+          // It may have reached the network: the send stays submitted, and the next look broadcasts the same bytes again.
+          return { kind: 'submitted', txHash: signed.hash, nonce: signed.nonce, delivered: false, simulation };
+        }
+        if (!(err instanceof ChainRejectedError)) throw err;
+        // The node refused these bytes. On a nonce error the lane takes the chain's pending nonce first, so the nonce
+        // the chain used is forgotten (not freed) and the next reservation is one the chain has not used.
+        const nonceError = err.code === 'nonce_too_low' || err.code === 'nonce_too_high';
+        if (nonceError) await resyncLane(account, this.reader, this.nonces, this.clock, this.metrics);
+        await this.nonces.giveBack(req.sendId);
+        const again = nonceError && tries < NONCE_TRIES ? await this.signAgain(account, req, signed.gasLimit) : undefined;
+        if (again) {
+          signed = again;
+          // Journaled before its broadcast, as the first: the send now waits on this hash and nonce.
+          await this.journal.append([{ type: 'send.submitted', at: this.now(), send_id: req.sendId, tx_hash: signed.hash, nonce: signed.nonce }]);
+          continue;
+        }
+        await this.nonces.giveBack(req.sendId);
+        await this.budget.release(req.sendId);
+        await this.watch.unwatch(req.sendId);
+        this.metrics.settled('dropped');
+        return {
+          kind: 'failed', error: { kind: 'broadcast_failed', message: this.redactor.redactText(err.message) },
+          events: [{ type: 'send.settled', at: this.now(), send_id: req.sendId, outcome: 'dropped', tx_hash: signed.hash }],
+        };
       }
-      if (!(err instanceof ChainRejectedError)) throw err;
-      // The node refused these bytes: the nonce was not used and goes back to the lane (after a resync on a nonce error).
-      if (err.code === 'nonce_too_low' || err.code === 'nonce_too_high') await resyncLane(account, this.reader, this.nonces, this.clock, this.metrics);
-      await this.nonces.giveBack(req.sendId);
-      await this.budget.release(req.sendId);
-      await this.watch.unwatch(req.sendId);
-      this.metrics.settled('dropped');
-      return {
-        kind: 'failed', error: { kind: 'broadcast_failed', message: this.redactor.redactText(err.message) },
-        events: [{ type: 'send.settled', at: this.now(), send_id: req.sendId, outcome: 'dropped', tx_hash: signed.hash }],
-      };
     }
-    return { kind: 'submitted', txHash: signed.hash, nonce: signed.nonce, delivered: true, simulation };
+  }
+
+  /** The send signed again at a fresh nonce after a nonce error; undefined when that fails (the send is dropped then). */
+  private async signAgain(account: RelayerAccount, req: SendRequest, gasLimit: bigint): Promise<SignedSend | undefined> {
+    try {
+      return await this.sign(account, { ...req, gasLimit }, null);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Takes the send's nonce (syncing the lane on the relayer's first use), signs, and keeps the signed bytes. */
-  private async sign(account: RelayerAccount, req: SendRequest, simulation: Simulation | null) {
+  private async sign(account: RelayerAccount, req: SendRequest, simulation: Simulation | null): Promise<SignedSend> {
     // A lane once synced stays synced (a resync only ever raises it): asked of storage once per process.
     const laneKey = `${account.lane.relayer}\u0000${account.lane.network}`;
     if (!this.synced.has(laneKey)) {
@@ -184,7 +210,7 @@ export class SubmitSend {
       txHash: signed.hash, sendId: req.sendId, nonce, purpose: 'send', raw: signed.raw, from: signed.from, to: req.to, valueWei: req.valueWei,
       data: req.data, gasLimit, fees, signedAt: this.clock.now(),
     });
-    return signed;
+    return { ...signed, gasLimit };
   }
 
   /** The estimate, with a quarter more for contract calls (state may move between simulation and inclusion). */

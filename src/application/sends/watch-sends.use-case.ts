@@ -12,6 +12,7 @@ import { SendWatch, type WatchedSend } from '../ports/send-watch';
 import { WorkflowCatalog } from '../engine/workflow-catalog';
 import { TopupSettlement } from '../relayers/topup-settlement';
 import { AdvanceSend } from './advance-send.use-case';
+import { FillNonceGaps } from './fill-nonce-gaps.use-case';
 import { Relayers } from './relayers';
 import { WATCH_GRACE_MS } from './submit-send.use-case';
 
@@ -22,7 +23,8 @@ const LEASE_MS = 60_000;
  * Settles the sends nobody waits for (CONTRACT 8.5): those of `wait_for: none | submitted` steps, of runs cancelled
  * or dead-lettered while their send was in flight, and any send whose run has not looked at it for a while (its
  * engine was down). Each due send is leased, looked at once (AdvanceSend), and its settle journaled; a signed send
- * that never reached the journal gives its nonce back once its run has ended. Run by the engine's loop.
+ * that never reached the journal gives its nonce back once its run has ended; then the lanes' holes are filled
+ * (FillNonceGaps). Run by the engine's loop.
  */
 @injectable()
 export class WatchSends {
@@ -40,6 +42,7 @@ export class WatchSends {
     @inject(Logger) private readonly logger: Logger,
     @inject(Redactor) private readonly redactor: Redactor,
     @inject(TopupSettlement) private readonly topups: TopupSettlement,
+    @inject(FillNonceGaps) private readonly gaps: FillNonceGaps,
   ) {}
 
   /** Looks at every send due now (one drain at a time per process); resolves with how many settled. */
@@ -65,6 +68,11 @@ export class WatchSends {
       }
       if (due.length < BATCH) break;
     }
+    try {
+      await this.gaps.execute();
+    } catch (err) {
+      this.logger.warn('nonce gaps: look failed', { err: this.redactor.redactText(err instanceof Error ? err.message : String(err)) });
+    }
     return settled;
   }
 
@@ -86,7 +94,8 @@ export class WatchSends {
       return false;
     }
     const advanced = await this.advance.execute({ send, ...this.policy(stream, send) });
-    if (advanced.kind === 'waiting') {
+    // Expired with no cancel possible under the fee cap: the step has failed, and the send is watched until it lands.
+    if (advanced.kind === 'waiting' || advanced.kind === 'timed_out') {
       await this.watch.release(w.sendId, owner, advanced.dueAt);
       return false;
     }

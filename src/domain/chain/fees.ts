@@ -18,10 +18,10 @@ export function capFees(fees: Fees, cap: bigint | undefined): Fees {
 
 /**
  * The fees of a replacement of a transaction that offered `previous`: each field raised by 12.5% (rounded up), or the
- * market's when that is higher, then capped. Undefined when the cap leaves no raise (nothing to replace with).
+ * market's when that is higher, then capped. Undefined when the cap leaves less than the full 12.5% raise of both
+ * fields: a smaller raise is refused by nodes ("replacement underpriced"), so signing it would only add a hash.
  */
 export function bumpFees(previous: Fees, market: Fees, cap: bigint | undefined): Fees | undefined {
-  const up = (v: bigint): bigint => (v * (1000n + REPLACEMENT_BUMP_PERMILLE) + 999n) / 1000n;
   let next: Fees;
   if (previous.kind === 'legacy') {
     const marketPrice = market.kind === 'legacy' ? market.gasPrice : market.maxFeePerGas;
@@ -43,10 +43,13 @@ export function maxGasCost(fees: Fees, gasLimit: bigint): bigint {
   return gasLimit * (fees.kind === 'legacy' ? fees.gasPrice : fees.maxFeePerGas);
 }
 
+const up = (v: bigint): bigint => (v * (1000n + REPLACEMENT_BUMP_PERMILLE) + 999n) / 1000n;
+
 function raisesAll(previous: Fees, next: Fees): boolean {
-  if (previous.kind === 'legacy' && next.kind === 'legacy') return next.gasPrice > previous.gasPrice;
+  if (previous.kind === 'legacy' && next.kind === 'legacy') return next.gasPrice >= up(previous.gasPrice) && next.gasPrice > previous.gasPrice;
   if (previous.kind === 'eip1559' && next.kind === 'eip1559') {
-    return next.maxFeePerGas > previous.maxFeePerGas && next.maxPriorityFeePerGas > previous.maxPriorityFeePerGas;
+    return next.maxFeePerGas >= up(previous.maxFeePerGas) && next.maxFeePerGas > previous.maxFeePerGas
+      && next.maxPriorityFeePerGas >= up(previous.maxPriorityFeePerGas) && next.maxPriorityFeePerGas > previous.maxPriorityFeePerGas;
   }
   return false;
 }
