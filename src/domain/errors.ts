@@ -69,6 +69,18 @@ export class ConflictError extends ChainflowError {
   }
 }
 
+/**
+ * A write of a run by an engine process whose lease on it was taken over (it stalled past its TTL, or was cut off
+ * from the database): the fencing token it holds is no longer the run's, so its write is refused and it must drive
+ * nothing more of that run (CONTRACT 8.7).
+ */
+export class LeaseLostError extends ChainflowError {
+  readonly code = 'conflict' as const;
+  constructor(readonly runId: string, readonly fence: number) {
+    super(`run ${runId}: the lease with fencing token ${fence} is no longer held`);
+  }
+}
+
 /** Credentials (a token, a webhook signature) missing or wrong. */
 export class UnauthorizedError extends ChainflowError {
   readonly code = 'unauthorized' as const;

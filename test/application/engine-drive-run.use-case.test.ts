@@ -35,8 +35,8 @@ function configOf(...workflows: WorkflowDefinition[]): ChainflowConfig {
 
 class Harness {
   readonly clock = new FixedClock(T0);
-  readonly journal = new InMemoryJournal();
   readonly store = new InMemoryEngineStore();
+  readonly journal = new InMemoryJournal({ leases: this.store });
   readonly http = new ScriptedHttpClient();
   readonly expressions = new CelExpressions();
   catalog: WorkflowCatalog;
@@ -229,6 +229,32 @@ describe('DriveRun', () => {
     expect(await h.status(poison.runId)).toBe('dead_lettered');
     expect((await h.journal.get(poison.runId))!.errorKind).toBe('engine_crash');
     expect((await h.events(poison.runId, 'step.started'))).toHaveLength(2);
+  });
+
+  it('a driver that lost its lease mid-step has its next write refused and drives nothing more; the new holder goes on', async () => {
+    const h = new Harness(aWorkflow({ steps: [anHttpCall('slow'), aDelay('wait', 3_600_000), anHttpCall('notify')] }));
+    const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'manual' } });
+    const [claimA] = await h.store.claimDue('engine-a', h.clock.now(), h.clock.now() + TTL, 1);
+    let takenOver: ClaimedRun[] = [];
+    h.http.on('https://api.example/slow', async () => {
+      // Engine a stalls in its call past its lease's TTL; engine b takes the run over and drives it to its delay.
+      h.clock.advance(TTL + 1);
+      takenOver = await h.tick('engine-b');
+      return ok({ from: 'a' });
+    }, ok({ from: 'b' }));
+    expect(await h.drive.execute(claimA!, 'engine-a')).toBe('lost');
+    expect(takenOver).toMatchObject([{ runId, expired: true }]);
+    expect(takenOver[0]!.fence).toBeGreaterThan(claimA!.fence);
+    // Only b's moves after the take-over: slow ran again as attempt 2 (at-least-once), then the delay parked the run.
+    expect((await h.events(runId, 'step.started')).map((e) => e.type === 'step.started' && `${e.step_id}#${e.attempt}`)).toEqual(['slow#1', 'slow#2', 'wait#1']);
+    expect((await h.events(runId, 'step.finished')).map((e) => e.type === 'step.finished' && e.output)).toEqual([{ status: 200, body: { from: 'b' } }]);
+    expect(await h.events(runId, 'run.parked')).toHaveLength(1);
+    expect(await h.status(runId)).toBe('waiting');
+    expect(h.http.requests.map((r) => r.url)).toEqual(['https://api.example/slow', 'https://api.example/slow']);
+    // a's release of the run it no longer holds changed nothing: the run is due when b parked it.
+    h.clock.advance(3_600_000);
+    await h.tick('engine-b');
+    expect(await h.status(runId)).toBe('succeeded');
   });
 
   it('a run whose workflow or parked step left the config is dead-lettered with definition_changed', async () => {

@@ -1,4 +1,6 @@
-import type { EngineStore } from '../../src/application/ports/engine-store';
+import { FIRST_FENCE, type EngineStore } from '../../src/application/ports/engine-store';
+import type { JournalWriter } from '../../src/application/ports/journal-writer';
+import { LeaseLostError } from '../../src/domain/errors';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 
 const T = 1_800_000_000_000;
@@ -6,23 +8,36 @@ const start = (runId: string): JournalEvent[] => [{
   type: 'run.started', at: new Date(T).toISOString(), run_id: runId, workflow: 'wf', session: 'live', trigger: { kind: 'manual', summary: 'manual by test' },
 }];
 
+/** An engine store and the journal writer on the same storage (their leases fence its writes), and a reader of a run's events. */
+export interface EngineStorage {
+  readonly store: EngineStore;
+  readonly journal: JournalWriter;
+  stream(runId: string): Promise<readonly JournalEvent[]>;
+  close(): Promise<void>;
+}
+
 /**
  * What every EngineStore must do (the knex adapter and the in-memory fake alike): leases that one owner holds at
- * a time and that expire, due times, wakes, delivery keys that start one run, and cron ticks fired once.
+ * a time and that expire, fencing tokens that the journal checks, due times, wakes, delivery keys that start one
+ * run, and cron ticks fired once.
  */
-export function engineStoreContract(name: string, open: () => Promise<{ store: EngineStore; close(): Promise<void> }>): void {
+export function engineStoreContract(name: string, open: () => Promise<EngineStorage>): void {
   describe(`engine store contract: ${name}`, () => {
     let store: EngineStore;
+    let journal: JournalWriter;
+    let stream: (runId: string) => Promise<readonly JournalEvent[]>;
     let close: () => Promise<void>;
     beforeEach(async () => {
-      ({ store, close } = await open());
+      const opened = await open();
+      ({ store, journal, close } = opened);
+      stream = (runId) => opened.stream(runId);
     });
     afterEach(async () => close());
 
     it('an unowned run is due at once and claimed by one owner only, with its start events', async () => {
       expect(await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, '', 0)).toEqual({ runId: 'r1', created: true });
       const [claim] = await store.claimDue('a', T, T + 1000, 10);
-      expect(claim).toEqual({ runId: 'r1', workflow: 'wf', start: start('r1'), expired: false, crashStepRunId: null, crashCount: 0 });
+      expect(claim).toEqual({ runId: 'r1', workflow: 'wf', start: start('r1'), expired: false, crashStepRunId: null, crashCount: 0, fence: expect.any(Number) });
       expect(await store.claimDue('b', T + 500, T + 1500, 10)).toEqual([]);
       expect(await store.heldCounts(T + 500)).toEqual(new Map([['wf', 1]]));
     });
@@ -38,6 +53,39 @@ export function engineStoreContract(name: string, open: () => Promise<{ store: E
       await store.release('b', 'r1', T + 2000);
       const [again] = await store.claimDue('c', T + 2000, T + 3000, 10);
       expect(again).toMatchObject({ runId: 'r1', expired: false, crashStepRunId: 'r1.step', crashCount: 1 });
+    });
+
+    it('each claim of a run carries a greater fencing token; a run enqueued held starts at FIRST_FENCE', async () => {
+      await store.enqueue({ runId: 'held', workflow: 'wf', start: start('held'), at: T }, 'a', T + 1000);
+      await store.enqueue({ runId: 'free', workflow: 'wf', start: start('free'), at: T }, '', 0);
+      expect(await store.fenceOf('held')).toBe(FIRST_FENCE);
+      const [free] = await store.claimDue('a', T, T + 1000, 10);
+      expect(free).toMatchObject({ runId: 'free', fence: expect.any(Number) });
+      await store.release('a', 'free', null);
+      const [taken] = await store.claimDue('b', T + 2000, T + 3000, 10);
+      expect(taken).toMatchObject({ runId: 'held', expired: true, fence: FIRST_FENCE + 1 });
+      await store.release('b', 'held', T + 2000);
+      const [again] = await store.claimDue('c', T + 2000, T + 3000, 10);
+      expect(again!.fence).toBeGreaterThan(taken!.fence);
+      expect(await store.fenceOf('held')).toBe(again!.fence);
+      expect(await store.fenceOf('none')).toBeUndefined();
+    });
+
+    it('a journal write fenced by a lease that was taken over is refused and keeps nothing; the new holder writes', async () => {
+      await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, 'a', T + 1000);
+      await journal.append(start('r1'), { runId: 'r1', token: FIRST_FENCE });
+      // a stalls past its TTL; b takes the run over.
+      const [claim] = await store.claimDue('b', T + 2000, T + 17_000, 10);
+      const conditions = (at: number): JournalEvent[] => [{ type: 'run.conditions', at: new Date(at).toISOString(), run_id: 'r1', results: [] }];
+      await expect(journal.append(conditions(T + 2500), { runId: 'r1', token: FIRST_FENCE })).rejects.toBeInstanceOf(LeaseLostError);
+      expect((await stream('r1')).map((e) => e.type)).toEqual(['run.started']);
+      await journal.append(conditions(T + 3000), { runId: 'r1', token: claim!.fence });
+      // Writes that are no leased engine's (an import, a cancel) carry no token and are not fenced.
+      await journal.append([{ type: 'run.finished', at: new Date(T + 4000).toISOString(), run_id: 'r1', status: 'cancelled' }]);
+      expect((await stream('r1')).map((e) => e.type)).toEqual(['run.started', 'run.conditions', 'run.finished']);
+      // A run that left the schedule has no lease to write under.
+      await store.remove('r1');
+      await expect(journal.append(start('r2'), { runId: 'r1', token: claim!.fence })).rejects.toBeInstanceOf(LeaseLostError);
     });
 
     it('a released run is due at its time, earliest first; a null due time waits for a wake', async () => {

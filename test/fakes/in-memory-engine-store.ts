@@ -1,4 +1,4 @@
-import type { ClaimedRun, EngineStore, RunToEnqueue } from '../../src/application/ports/engine-store';
+import { FIRST_FENCE, type ClaimedRun, type EngineStore, type RunToEnqueue } from '../../src/application/ports/engine-store';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 
 interface Row {
@@ -11,6 +11,7 @@ interface Row {
   expired: boolean;
   crashStep: string | null;
   crashCount: number;
+  fence: number;
   start: readonly JournalEvent[];
 }
 
@@ -29,7 +30,7 @@ export class InMemoryEngineStore implements EngineStore {
     const held = owner !== '';
     this.rows.set(run.runId, {
       runId: run.runId, workflow: run.workflow, dueAt: held ? leaseUntil : 0, wakeAt: null, owner: held ? owner : null,
-      leaseUntil: held ? leaseUntil : null, expired: false, crashStep: null, crashCount: 0, start: structuredClone(run.start),
+      leaseUntil: held ? leaseUntil : null, expired: false, crashStep: null, crashCount: 0, fence: held ? FIRST_FENCE : 0, start: structuredClone(run.start),
     });
     return { runId: run.runId, created: true };
   }
@@ -44,8 +45,10 @@ export class InMemoryEngineStore implements EngineStore {
       r.owner = owner;
       r.leaseUntil = leaseUntil;
       r.wakeAt = null;
+      r.fence++;
       return {
         runId: r.runId, workflow: r.workflow, start: structuredClone(r.start), expired: r.expired, crashStepRunId: r.crashStep, crashCount: r.crashCount,
+        fence: r.fence,
       };
     });
   }
@@ -86,6 +89,10 @@ export class InMemoryEngineStore implements EngineStore {
     if (!r) return;
     r.crashStep = stepRunId;
     r.crashCount = count;
+  }
+
+  async fenceOf(runId: string): Promise<number | undefined> {
+    return this.rows.get(runId)?.fence;
   }
 
   async heldCounts(now: number): Promise<Map<string, number>> {

@@ -3,7 +3,9 @@ import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import { applyEvents } from '../../src/domain/journal/projector';
 import { emptyWorkingSet, type StoredEvent, type WorkingSet } from '../../src/domain/journal/working-set';
 import type { Run } from '../../src/domain/run';
-import type { AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
+import type { AppendResult, JournalWriter, LeaseFence } from '../../src/application/ports/journal-writer';
+import type { EngineStore } from '../../src/application/ports/engine-store';
+import { LeaseLostError } from '../../src/domain/errors';
 import type { ItemText, PageRequest, RunFilter, RunItemText, RunRepository, StepItemsText } from '../../src/application/ports/run-repository';
 import { exportSteps, STEP_EVENT_TYPES } from '../../src/application/history/timeline';
 import { toApprovalItem, toRunItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
@@ -21,6 +23,11 @@ import type { WorkflowStates } from '../../src/application/ports/workflow-states
 export interface InMemoryJournalOptions {
   /** The spend ledger fed with the ledger's share of landed settles, atomically with each append (as the knex writer does). */
   readonly spend?: InMemorySpendLedger;
+  /**
+   * The engine's schedule whose leases fence the appends given a LeaseFence (as the knex writer reads engine_runs in
+   * its transaction). Without it a fenced append is refused: a fake that let it through would hide a lost lease.
+   */
+  readonly leases?: Pick<EngineStore, 'fenceOf'>;
 }
 
 /**
@@ -34,20 +41,25 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   private readonly stats = new Map<string, WorkflowStats>();
   private events: StoredEvent[] = [];
   private readonly spend: InMemorySpendLedger | undefined;
+  private readonly leases: Pick<EngineStore, 'fenceOf'> | undefined;
 
   constructor(options: InMemoryJournalOptions = {}) {
     this.spend = options.spend;
+    this.leases = options.leases;
   }
 
-  async append(events: readonly JournalEvent[]): Promise<AppendResult> {
-    return this.appendAll((async function* () { yield events; })());
+  async append(events: readonly JournalEvent[], fence?: LeaseFence): Promise<AppendResult> {
+    return this.appendAll((async function* () { yield events; })(), undefined, fence);
   }
 
   /** Appends one after the other, as transactions on one database would: each works on what the previous left. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
-    const turn = this.queue.then(() => this.appendNow(batches, onBatch));
+  appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void, fence?: LeaseFence): Promise<AppendResult> {
+    const turn = this.queue.then(async () => {
+      if (fence && (await this.leases?.fenceOf(fence.runId)) !== fence.token) throw new LeaseLostError(fence.runId, fence.token);
+      return this.appendNow(batches, onBatch);
+    });
     this.queue = turn.catch(() => undefined);
     return turn;
   }

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
-import type { ClaimedRun, EngineStore, RunToEnqueue } from '../../application/ports/engine-store';
+import { FIRST_FENCE, type ClaimedRun, type EngineStore, type RunToEnqueue } from '../../application/ports/engine-store';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import { isSqlite } from './connection';
 import { Database } from './knex-journal.writer';
@@ -12,6 +12,7 @@ interface ClaimRow {
   expired: number | string;
   crash_step: string | null;
   crash_count: number | string;
+  fence: number | string;
 }
 
 /** Another enqueue recorded one of the delivery keys first. */
@@ -76,7 +77,7 @@ export class KnexEngineStore implements EngineStore {
     const held = owner !== '';
     return {
       run_id: run.runId, workflow: run.workflow, due_at: held ? leaseUntil : 0, owner: held ? owner : null,
-      lease_until: held ? leaseUntil : null, start: JSON.stringify(run.start),
+      lease_until: held ? leaseUntil : null, start: JSON.stringify(run.start), fence: held ? FIRST_FENCE : 0,
     };
   }
 
@@ -104,17 +105,17 @@ export class KnexEngineStore implements EngineStore {
   async claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedRun[]> {
     if (limit <= 0) return [];
     const rows = rowsOf<ClaimRow>(await this.db.raw(
-      `UPDATE engine_runs SET owner = ?, lease_until = ?, wake_at = NULL,
+      `UPDATE engine_runs SET owner = ?, lease_until = ?, wake_at = NULL, fence = fence + 1,
          expired = CASE WHEN owner IS NULL THEN 0 ELSE 1 END
        WHERE run_id IN (
          SELECT run_id FROM engine_runs WHERE due_at <= ? AND (owner IS NULL OR lease_until < ?)
          ORDER BY due_at LIMIT ?${this.skipLocked})
-       RETURNING run_id, workflow, start, expired, crash_step, crash_count`,
+       RETURNING run_id, workflow, start, expired, crash_step, crash_count, fence`,
       [owner, leaseUntil, now, now, limit],
     ));
     return rows.map((r) => ({
       runId: r.run_id, workflow: r.workflow, start: JSON.parse(r.start) as JournalEvent[], expired: Number(r.expired) === 1,
-      crashStepRunId: r.crash_step, crashCount: Number(r.crash_count),
+      crashStepRunId: r.crash_step, crashCount: Number(r.crash_count), fence: Number(r.fence),
     }));
   }
 
@@ -159,6 +160,11 @@ export class KnexEngineStore implements EngineStore {
 
   async noteCrash(runId: string, stepRunId: string | null, count: number): Promise<void> {
     await this.db('engine_runs').where({ run_id: runId }).update({ crash_step: stepRunId, crash_count: count });
+  }
+
+  async fenceOf(runId: string): Promise<number | undefined> {
+    const row = await this.db('engine_runs').where({ run_id: runId }).first('fence');
+    return row ? Number(row.fence) : undefined;
   }
 
   async heldCounts(now: number): Promise<Map<string, number>> {

@@ -4,7 +4,8 @@ import type { JournalEvent } from '../../domain/journal/journal-event';
 import type { Run } from '../../domain/run';
 import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
 import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
-import type { AppendResult, JournalWriter } from '../../application/ports/journal-writer';
+import type { AppendResult, JournalWriter, LeaseFence } from '../../application/ports/journal-writer';
+import { LeaseLostError } from '../../domain/errors';
 import { execute, insertRows, selectIn, type Db } from './bulk';
 import { isSqlite, READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { SqliteWriteSession } from './sqlite-session';
@@ -38,6 +39,7 @@ const GROUP_EVENTS = 2000;
 /** An append waiting for the next group commit. */
 interface Waiting {
   readonly events: readonly JournalEvent[];
+  readonly fence: LeaseFence | undefined;
   resolve(result: AppendResult): void;
   reject(err: unknown): void;
 }
@@ -75,15 +77,15 @@ export class KnexJournalWriter implements JournalWriter {
    * Small appends wait for the transaction under way (if any) and are then written together in the next one; each
    * still succeeds or fails on its own (see `commitGroup`). Large ones (imports) have a transaction of their own.
    */
-  async append(events: readonly JournalEvent[]): Promise<AppendResult> {
+  async append(events: readonly JournalEvent[], fence?: LeaseFence): Promise<AppendResult> {
     if (events.length >= SMALL_APPEND) {
       const batches = (async function* () {
         yield events;
       })();
-      return this.appendWith(batches, undefined, true);
+      return this.appendWith(batches, undefined, true, fence);
     }
     return new Promise((resolve, reject) => {
-      this.waiting.push({ events, resolve, reject });
+      this.waiting.push({ events, fence, resolve, reject });
       this.commitNext();
     });
   }
@@ -107,7 +109,7 @@ export class KnexJournalWriter implements JournalWriter {
    */
   private async commitGroup(group: readonly Waiting[]): Promise<void> {
     try {
-      const results = await this.transact((db) => this.applyGroup(db, group.map((w) => w.events)));
+      const results = await this.transact((db) => this.applyGroup(db, group));
       group.forEach((w, i) => w.resolve(results[i]!));
       return;
     } catch (err) {
@@ -117,12 +119,14 @@ export class KnexJournalWriter implements JournalWriter {
       }
     }
     for (const w of group) {
-      await this.transact((db) => this.applyGroup(db, [w.events])).then((results) => w.resolve(results[0]!), (err: unknown) => w.reject(err));
+      await this.transact((db) => this.applyGroup(db, [w])).then((results) => w.resolve(results[0]!), (err: unknown) => w.reject(err));
     }
   }
 
   /** Applies each append's events in turn over one working set, and writes what they changed together. */
-  private async applyGroup(trx: Db, appends: readonly (readonly JournalEvent[])[]): Promise<AppendResult[]> {
+  private async applyGroup(trx: Db, group: readonly Pick<Waiting, 'events' | 'fence'>[]): Promise<AppendResult[]> {
+    for (const w of group) if (w.fence) await checkFence(trx, w.fence);
+    const appends = group.map((w) => w.events);
     const all = appends.length === 1 ? appends[0]! : appends.flat();
     const hashes = contentHashes(all);
     const loaded = await this.load(trx, all);
@@ -153,8 +157,9 @@ export class KnexJournalWriter implements JournalWriter {
   }
 
   /** `wideCache`: widen SQLite's page cache for the transaction (worth it for imports, not for a few events). */
-  private appendWith(batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean): Promise<AppendResult> {
+  private appendWith(batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean, fence?: LeaseFence): Promise<AppendResult> {
     return this.transact(async (db) => {
+      if (fence) await checkFence(db, fence);
       if (!wideCache || !(db instanceof SqliteWriteSession)) return this.applyAll(db, batches, onBatch);
       // A wide page cache while the indexes are updated; the connection's own size again afterwards.
       const [previous] = (await db.select('PRAGMA cache_size')) as { cache_size: number }[];
@@ -363,6 +368,22 @@ export class KnexJournalWriter implements JournalWriter {
     // only makes the driver's threads wait on each other.
     for (const write of writes) await write();
   }
+}
+
+/**
+ * Refuses the write unless the run's lease still carries `fence`'s token (CONTRACT 8.7). The read is inside the
+ * write's transaction: SQLite's holds the write lock from BEGIN IMMEDIATE, so no claim can come between; on
+ * PostgreSQL FOR SHARE makes a concurrent claim (an UPDATE of the row) wait for this transaction's end.
+ */
+async function checkFence(db: Db, fence: LeaseFence): Promise<void> {
+  const sql = `SELECT fence FROM engine_runs WHERE run_id = ?${db instanceof SqliteWriteSession || isSqlite(db as Knex) ? '' : ' FOR SHARE'}`;
+  const rows = db instanceof SqliteWriteSession ? await db.select(sql, [fence.runId]) : rowsOf(await db.raw(sql, [fence.runId]));
+  const held = rows[0] as { fence?: unknown } | undefined;
+  if (held === undefined || Number(held.fence) !== fence.token) throw new LeaseLostError(fence.runId, fence.token);
+}
+
+function rowsOf(result: unknown): Record<string, unknown>[] {
+  return (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows);
 }
 
 /** Adds what `from` changed to `into` (appends applied one after the other over the same working set). */

@@ -50,3 +50,20 @@ export const engine = {
     for (const table of ['engine_cron', 'engine_deliveries', 'engine_runs']) await db.schema.dropTableIfExists(table);
   },
 };
+
+/**
+ * Fencing tokens (CONTRACT 8.7): each claim of a run raises `fence`, and a driver's journal write carries the token
+ * it was given, checked against this column in the write's transaction. 0: enqueued by none and never claimed.
+ */
+export const engineFences = {
+  async up(db: Knex): Promise<void> {
+    await db.schema.alterTable('engine_runs', (t) => {
+      t.integer('fence').notNullable().defaultTo(0);
+    });
+  },
+  async down(db: Knex): Promise<void> {
+    await db.schema.alterTable('engine_runs', (t) => {
+      t.dropColumn('fence');
+    });
+  },
+};

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { advance, runProgress, type RunProgress, type StepProgress } from '../../domain/engine/run-progress';
 import { NON_RETRYABLE, retryDelayMs, stepRunId, type StepDefinition, type WorkflowDefinition } from '../../domain/engine/workflow';
-import { JournalRejectedError } from '../../domain/errors';
+import { JournalRejectedError, LeaseLostError } from '../../domain/errors';
 import type { ErrorInfo, JournalEvent, Json, RunEndStatus } from '../../domain/journal/journal-event';
 import { toIso } from '../../domain/time';
 import { Clock } from '../ports/clock';
@@ -14,8 +14,11 @@ import { StepRunners, type Attempted } from './step-runners';
 import { evaluateBool } from './templates';
 import { WorkflowCatalog } from './workflow-catalog';
 
-/** How a drive left the run: ended, parked (released to be claimed when due), or gone (nothing to drive). */
-export type DriveOutcome = 'finished' | 'parked' | 'gone';
+/**
+ * How a drive left the run: ended, parked (released to be claimed when due), gone (nothing to drive), or lost (its
+ * lease was taken over by another driver, whose the run is now: this one wrote nothing after).
+ */
+export type DriveOutcome = 'finished' | 'parked' | 'gone' | 'lost';
 
 /** A poison run: the same step was running each of this many times its engine process died. */
 const CRASHES_TO_DEAD_LETTER = 2;
@@ -58,6 +61,7 @@ export class DriveRun {
         // A retry reads what the first try journaled.
         return await this.driveOnce(tries === 0 ? claim : { ...claim, fresh: false }, owner, stopping);
       } catch (err) {
+        if (err instanceof LeaseLostError) return 'lost';
         if (!(err instanceof JournalRejectedError) || tries >= 2) throw err;
       }
     }
@@ -350,7 +354,7 @@ export class DriveRun {
 
   private async flush(d: Drive): Promise<void> {
     if (d.pending.length === 0) return;
-    await this.journal.append(d.pending.splice(0));
+    await this.journal.append(d.pending.splice(0), { runId: d.claim.runId, token: d.claim.fence });
   }
 
   private now(): string {

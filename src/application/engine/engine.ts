@@ -5,7 +5,7 @@ import { toIso } from '../../domain/time';
 import { ChainflowConfig, DEFAULT_ENGINE_CONFIG, type EngineConfig } from '../config';
 import { Clock } from '../ports/clock';
 import { CronCalendar } from '../ports/cron-calendar';
-import { EngineStore, type ClaimedRun } from '../ports/engine-store';
+import { EngineStore, FIRST_FENCE, type ClaimedRun } from '../ports/engine-store';
 import { Logger } from '../ports/logger';
 import { WorkflowStates } from '../ports/workflow-states';
 import { SettlePendingReceipts } from '../spend/settle-pending-receipts.use-case';
@@ -183,13 +183,15 @@ export class Engine {
   }
 
   private freshClaim(workflow: string, started: StartedRun): ClaimedRun {
-    return { runId: started.runId, workflow, start: started.start, expired: false, crashStepRunId: null, crashCount: 0, fresh: true };
+    return { runId: started.runId, workflow, start: started.start, expired: false, crashStepRunId: null, crashCount: 0, fence: FIRST_FENCE, fresh: true };
   }
 
   /** Drives a run this process holds (its own start); resolves when the run ended or parked. */
   async drive(claim: ClaimedRun): Promise<void> {
     const work = this.driveRun.execute(claim, this.owner, () => this.stopping).then(
-      () => undefined,
+      (outcome) => {
+        if (outcome === 'lost') this.logger.warn('lease lost: the run is left to its new holder', { run_id: claim.runId, workflow: claim.workflow });
+      },
       (err: unknown) => this.warn(`run ${claim.runId}: drive failed`, err),
     );
     this.driving.set(claim.runId, work);

@@ -9,6 +9,11 @@ export interface ClaimedRun {
    * session): journaled by whoever drives the run first, should the starter have died before it journaled them.
    */
   readonly start: readonly JournalEvent[];
+  /**
+   * The lease's fencing token: greater at each claim of the run (FIRST_FENCE for a run enqueued held by its
+   * starter). Every journal write of the run by its driver carries it (see LeaseFence).
+   */
+  readonly fence: number;
   /** The previous holder's lease ran out (its process died or stalled) instead of being released. */
   readonly expired: boolean;
   /** The step run that was running at the last expired lease, and how many expired leases in a row found it running. */
@@ -20,6 +25,9 @@ export interface ClaimedRun {
    */
   readonly fresh?: boolean;
 }
+
+/** The fencing token of a run enqueued held by its starter (an enqueue by none holds no token until its first claim). */
+export const FIRST_FENCE = 1;
 
 /** A run to enqueue (the outbox of a start): its id, workflow, first events, and an optional delivery key. */
 export interface RunToEnqueue {
@@ -59,6 +67,8 @@ export interface EngineStore {
   wake(runId: string, at: number): Promise<void>;
   /** Records which step run was running when the run's lease expired, and how often in a row. */
   noteCrash(runId: string, stepRunId: string | null, count: number): Promise<void>;
+  /** The fencing token of the run's current lease (undefined: the run is not in the schedule). */
+  fenceOf(runId: string): Promise<number | undefined>;
   /** Runs whose lease is live at `now`, per workflow. */
   heldCounts(now: number): Promise<Map<string, number>>;
   /** Forgets the delivery keys recorded before `before` (epoch ms): a repeat of such a delivery starts a new run. Returns how many. */
