@@ -95,8 +95,12 @@ export class UnauthorizedError extends ChainflowError {
  */
 export class StorageError extends ChainflowError {
   readonly code = 'storage_failed' as const;
-  /** `driverCode`: the driver's error code (SQLITE_BUSY, a SQLSTATE), for the storage adapter's retries. */
-  constructor(readonly operation: string, readonly reason: string, readonly driverCode?: string) {
+  /**
+   * `driverCode`: the driver's error code (SQLITE_BUSY, a SQLSTATE), for the storage adapter's retries.
+   * `transient`: the database was locked, unreachable or busy, and the same statement may well pass later (the
+   * engine retries such failures with backoff, CONTRACT 8.7); a refused statement (a constraint, the schema) is not.
+   */
+  constructor(readonly operation: string, readonly reason: string, readonly driverCode?: string, readonly transient = false) {
     super(`storage: ${operation} failed: ${reason}`);
   }
 }

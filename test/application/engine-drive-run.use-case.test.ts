@@ -13,7 +13,10 @@ import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
 import { HttpFailure } from '../../src/application/ports/http-client';
 import type { ClaimedRun } from '../../src/application/ports/engine-store';
 import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
-import { ConflictError } from '../../src/domain/errors';
+import { ConflictError, StorageError } from '../../src/domain/errors';
+import type { AppendResult, JournalWriter, LeaseFence } from '../../src/application/ports/journal-writer';
+import type { AttemptContext, PreparedAttempt } from '../../src/application/engine/step-runners';
+import type { StepDefinition } from '../../src/domain/engine/workflow';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import { FixedClock } from '../fakes/fixed-clock';
 import { InMemoryEngineStore } from '../fakes/in-memory-engine-store';
@@ -79,6 +82,23 @@ class Harness {
 
   async events(runId: string, type?: JournalEvent['type']): Promise<JournalEvent[]> {
     return (await this.journal.stream(runId)).filter((e) => type === undefined || e.type === type);
+  }
+}
+
+const locked = (): StorageError => new StorageError('insert into events', 'the database is locked by another process (SQLITE_BUSY)', 'SQLITE_BUSY', true);
+
+/** The journal, whose appends numbered in `failing` (1-based) fail as a locked database does. */
+class LockedAppends implements JournalWriter {
+  private calls = 0;
+  constructor(private readonly inner: JournalWriter, private readonly failing: ReadonlySet<number>) {}
+
+  async append(events: readonly JournalEvent[], fence?: LeaseFence): Promise<AppendResult> {
+    if (this.failing.has(++this.calls)) throw locked();
+    return this.inner.append(events, fence);
+  }
+
+  appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
+    return this.inner.appendAll(batches, onBatch);
   }
 }
 
@@ -255,6 +275,41 @@ describe('DriveRun', () => {
     h.clock.advance(3_600_000);
     await h.tick('engine-b');
     expect(await h.status(runId)).toBe('succeeded');
+  });
+
+  it('a journal write that meets a locked database is tried again with backoff: the drive goes on, the step runs once', async () => {
+    const h = new Harness(aWorkflow({ steps: [anHttpCall('one')] }));
+    // Appends 2 and 3 are the write after the call (its step.finished and the run's end): both fail, the third passes.
+    const journal = new LockedAppends(h.journal, new Set([2, 3]));
+    const drive = new DriveRun(journal, h.journal, h.store, h.catalog, new StepRunners(h.http, h.expressions, h.clock), h.expressions, h.clock);
+    const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'manual' } });
+    const [claim] = await h.store.claimDue(OWNER, h.clock.now(), h.clock.now() + TTL, 1);
+    expect(await drive.execute(claim!, OWNER)).toBe('finished');
+    expect(await h.status(runId)).toBe('succeeded');
+    expect(h.http.requests).toHaveLength(1);
+    expect((await h.events(runId, 'step.started')).map((e) => e.type === 'step.started' && e.attempt)).toEqual([1]);
+  });
+
+  it('a storage failure inside a step lets the run go, released: taken again, it is never counted as an engine crash', async () => {
+    const h = new Harness(aWorkflow({ steps: [anHttpCall('one')] }));
+    let failures = 2;
+    class LockedInStep extends StepRunners {
+      override prepare(step: StepDefinition, ctx: AttemptContext): PreparedAttempt {
+        const prepared = super.prepare(step, ctx);
+        return { ...prepared, run: async () => (failures-- > 0 ? Promise.reject(locked()) : prepared.run()) };
+      }
+    }
+    h.drive = new DriveRun(h.journal, h.journal, h.store, h.catalog, new LockedInStep(h.http, h.expressions, h.clock), h.expressions, h.clock);
+    const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'manual' } });
+    const claims: ClaimedRun[] = [];
+    for (let i = 0; i < 3; i++) {
+      claims.push(...(await h.tick()));
+      h.clock.advance(TTL + 1);
+    }
+    // Twice the step met the locked database, twice the run was let go (not left to an expired lease), and it went on.
+    expect(claims.map((c) => c.expired)).toEqual([false, false, false]);
+    expect(await h.status(runId)).toBe('succeeded');
+    expect((await h.events(runId, 'step.started')).map((e) => e.type === 'step.started' && e.attempt)).toEqual([1, 2, 3]);
   });
 
   it('a run whose workflow or parked step left the config is dead-lettered with definition_changed', async () => {

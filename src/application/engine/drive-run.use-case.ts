@@ -11,6 +11,7 @@ import { Expressions } from '../ports/expressions';
 import { JournalWriter } from '../ports/journal-writer';
 import { RunRepository } from '../ports/run-repository';
 import { StepRunners, type Attempted } from './step-runners';
+import { isTransientStorageError, retryStorage, STORAGE_MAX_BACKOFF_MS } from './storage-retry';
 import { evaluateBool } from './templates';
 import { WorkflowCatalog } from './workflow-catalog';
 
@@ -62,19 +63,20 @@ export class DriveRun {
         return await this.driveOnce(tries === 0 ? claim : { ...claim, fresh: false }, owner, stopping);
       } catch (err) {
         if (err instanceof LeaseLostError) return 'lost';
+        if (isTransientStorageError(err)) return this.letGoAfterStorageFailure(claim, owner);
         if (!(err instanceof JournalRejectedError) || tries >= 2) throw err;
       }
     }
   }
 
   private async driveOnce(claim: ClaimedRun, owner: string, stopping: () => boolean): Promise<DriveOutcome> {
-    let stream: readonly JournalEvent[] = claim.fresh ? [] : await this.runs.stream(claim.runId);
+    let stream: readonly JournalEvent[] = claim.fresh ? [] : await retryStorage(() => this.runs.stream(claim.runId));
     const pending: JournalEvent[] = [];
     if (!stream.some((e) => e.type === 'run.started')) {
       // Enqueued, but its starter died before journaling it: the start recorded with the run is journaled with
       // the run's first moves.
       if (claim.start.length === 0) {
-        await this.store.remove(claim.runId);
+        await retryStorage(() => this.store.remove(claim.runId));
         return 'gone';
       }
       pending.push(...claim.start);
@@ -281,7 +283,7 @@ export class DriveRun {
     // A send is recovered by its hash, never run again: a crash during one is no sign of a poison run.
     if (this.catalog.get(d.p.started.workflow)?.steps.find((s) => s.id === running.stepId)?.type === 'send') return undefined;
     const count = d.claim.crashStepRunId === running.stepRunId ? d.claim.crashCount + 1 : 1;
-    await this.store.noteCrash(d.claim.runId, running.stepRunId, count);
+    await retryStorage(() => this.store.noteCrash(d.claim.runId, running.stepRunId, count));
     if (count < CRASHES_TO_DEAD_LETTER) return undefined;
     const error = { kind: 'engine_crash', message: `step ${running.stepId} was running each of the ${count} times its engine process died` };
     return this.end(d, [this.stepFinished(running.stepRunId, { kind: 'failed', error })], 'dead_lettered', error);
@@ -323,7 +325,7 @@ export class DriveRun {
   }
 
   private async removed(d: Drive): Promise<DriveOutcome> {
-    await this.store.remove(d.claim.runId);
+    await retryStorage(() => this.store.remove(d.claim.runId));
     return 'finished';
   }
 
@@ -333,13 +335,23 @@ export class DriveRun {
    */
   private async letGo(d: Drive): Promise<DriveOutcome> {
     await this.flush(d);
-    await this.store.release(d.owner, d.claim.runId, this.clock.now());
+    await retryStorage(() => this.store.release(d.owner, d.claim.runId, this.clock.now()));
+    return 'parked';
+  }
+
+  /**
+   * A storage read or write inside a step failed for a moment (the database locked or unreachable): the run is let
+   * go, released rather than left to an expired lease, so that the next claim does not take it for a crash
+   * (CONTRACT 8.7). What this drive journaled stands; a step it had started runs again as its next attempt.
+   */
+  private async letGoAfterStorageFailure(claim: ClaimedRun, owner: string): Promise<DriveOutcome> {
+    await retryStorage(() => this.store.release(owner, claim.runId, this.clock.now() + STORAGE_MAX_BACKOFF_MS));
     return 'parked';
   }
 
   private async park(d: Drive, dueAt: number | null): Promise<DriveOutcome> {
     await this.flush(d);
-    await this.store.release(d.owner, d.claim.runId, dueAt);
+    await retryStorage(() => this.store.release(d.owner, d.claim.runId, dueAt));
     return 'parked';
   }
 
@@ -354,7 +366,8 @@ export class DriveRun {
 
   private async flush(d: Drive): Promise<void> {
     if (d.pending.length === 0) return;
-    await this.journal.append(d.pending.splice(0), { runId: d.claim.runId, token: d.claim.fence });
+    const events = d.pending.splice(0);
+    await retryStorage(() => this.journal.append(events, { runId: d.claim.runId, token: d.claim.fence }));
   }
 
   private now(): string {
