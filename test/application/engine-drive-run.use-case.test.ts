@@ -14,7 +14,7 @@ import { HttpFailure } from '../../src/application/ports/http-client';
 import type { ClaimedRun } from '../../src/application/ports/engine-store';
 import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
 import { ConflictError, StorageError } from '../../src/domain/errors';
-import type { AppendResult, JournalWriter, LeaseFence } from '../../src/application/ports/journal-writer';
+import type { AppendOptions, AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
 import type { AttemptContext, PreparedAttempt } from '../../src/application/engine/step-runners';
 import type { StepDefinition } from '../../src/domain/engine/workflow';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
@@ -39,7 +39,7 @@ function configOf(...workflows: WorkflowDefinition[]): ChainflowConfig {
 class Harness {
   readonly clock = new FixedClock(T0);
   readonly store = new InMemoryEngineStore();
-  readonly journal = new InMemoryJournal({ leases: this.store });
+  readonly journal = new InMemoryJournal({ schedule: this.store });
   readonly http = new ScriptedHttpClient();
   readonly expressions = new CelExpressions();
   catalog: WorkflowCatalog;
@@ -92,9 +92,9 @@ class LockedAppends implements JournalWriter {
   private calls = 0;
   constructor(private readonly inner: JournalWriter, private readonly failing: ReadonlySet<number>) {}
 
-  async append(events: readonly JournalEvent[], fence?: LeaseFence): Promise<AppendResult> {
+  async append(events: readonly JournalEvent[], options?: AppendOptions): Promise<AppendResult> {
     if (this.failing.has(++this.calls)) throw locked();
-    return this.inner.append(events, fence);
+    return this.inner.append(events, options);
   }
 
   appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
@@ -194,7 +194,7 @@ describe('DriveRun', () => {
 
   it('an approval parks the run; approved it goes on, rejected it fails; decided twice is a conflict', async () => {
     const h = new Harness(aWorkflow({ steps: [anApproval('approve', { message: 'Pay ${{ trigger.payload.amount }}?' }), anHttpCall('pay')] }));
-    const decide = new DecideApproval(h.journal, h.journal, h.store, h.clock);
+    const decide = new DecideApproval(h.journal, h.journal, h.clock);
     const yes = await h.run('payouts', { amount: 5 });
     const no = await h.run('payouts', { amount: 6 });
     expect((await h.events(yes, 'approval.requested'))[0]).toMatchObject({ approval_id: `${yes}.approve`, message: 'Pay 5?', expires_at: new Date(T0 + 3_600_000).toISOString() });
@@ -210,6 +210,24 @@ describe('DriveRun', () => {
     expect(h.http.requests).toHaveLength(1);
   });
 
+  it('an approval\'s decision and its run\'s wake are one write: no moment has one without the other', async () => {
+    const h = new Harness(aWorkflow({ steps: [anApproval('approve'), anHttpCall('pay')] }));
+    const runId = await h.run('payouts');
+    const writes: { types: string[]; options?: AppendOptions }[] = [];
+    const recording: JournalWriter = {
+      append: async (events, options) => {
+        writes.push({ types: events.map((e) => e.type), options });
+        return h.journal.append(events, options);
+      },
+      appendAll: (batches, onBatch) => h.journal.appendAll(batches, onBatch),
+    };
+    // The schedule is not the use case's to write: a wake of its own, after the decision, would be a second write.
+    await new DecideApproval(h.journal, recording, h.clock).execute({ approvalId: `${runId}.approve`, decision: 'approved', by: 'alice' });
+    expect(writes).toEqual([{ types: ['approval.decided'], options: { wake: { runId, at: h.clock.now() } } }]);
+    expect((await h.tick()).map((c) => c.runId)).toEqual([runId]);
+    expect(await h.status(runId)).toBe('succeeded');
+  });
+
   it('an approval left undecided expires: the run fails approval_expired and a late decision is a conflict', async () => {
     const h = new Harness(aWorkflow({ steps: [anApproval('approve', { expiresMs: 60_000 })] }));
     const runId = await h.run('payouts');
@@ -217,7 +235,7 @@ describe('DriveRun', () => {
     await h.tick();
     expect(await h.status(runId)).toBe('failed');
     expect((await h.journal.get(runId))!).toMatchObject({ errorKind: 'approval_expired', approvalStatus: 'expired' });
-    await expect(new DecideApproval(h.journal, h.journal, h.store, h.clock).execute({ approvalId: `${runId}.approve`, decision: 'approved', by: 'late' }))
+    await expect(new DecideApproval(h.journal, h.journal, h.clock).execute({ approvalId: `${runId}.approve`, decision: 'approved', by: 'late' }))
       .rejects.toThrow(ConflictError);
   });
 

@@ -11,7 +11,7 @@ import { engineStoreContract } from './engine-store.contract';
 
 engineStoreContract('in-memory fake', async () => {
   const store = new InMemoryEngineStore();
-  const journal = new InMemoryJournal({ leases: store });
+  const journal = new InMemoryJournal({ schedule: store });
   return { store, journal, stream: (runId) => journal.stream(runId), close: async () => {} };
 });
 

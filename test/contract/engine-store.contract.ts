@@ -73,19 +73,32 @@ export function engineStoreContract(name: string, open: () => Promise<EngineStor
 
     it('a journal write fenced by a lease that was taken over is refused and keeps nothing; the new holder writes', async () => {
       await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, 'a', T + 1000);
-      await journal.append(start('r1'), { runId: 'r1', token: FIRST_FENCE });
+      await journal.append(start('r1'), { fence: { runId: 'r1', token: FIRST_FENCE } });
       // a stalls past its TTL; b takes the run over.
       const [claim] = await store.claimDue('b', T + 2000, T + 17_000, 10);
       const conditions = (at: number): JournalEvent[] => [{ type: 'run.conditions', at: new Date(at).toISOString(), run_id: 'r1', results: [] }];
-      await expect(journal.append(conditions(T + 2500), { runId: 'r1', token: FIRST_FENCE })).rejects.toBeInstanceOf(LeaseLostError);
+      await expect(journal.append(conditions(T + 2500), { fence: { runId: 'r1', token: FIRST_FENCE } })).rejects.toBeInstanceOf(LeaseLostError);
       expect((await stream('r1')).map((e) => e.type)).toEqual(['run.started']);
-      await journal.append(conditions(T + 3000), { runId: 'r1', token: claim!.fence });
+      await journal.append(conditions(T + 3000), { fence: { runId: 'r1', token: claim!.fence } });
       // Writes that are no leased engine's (an import, a cancel) carry no token and are not fenced.
       await journal.append([{ type: 'run.finished', at: new Date(T + 4000).toISOString(), run_id: 'r1', status: 'cancelled' }]);
       expect((await stream('r1')).map((e) => e.type)).toEqual(['run.started', 'run.conditions', 'run.finished']);
       // A run that left the schedule has no lease to write under.
       await store.remove('r1');
-      await expect(journal.append(start('r2'), { runId: 'r1', token: claim!.fence })).rejects.toBeInstanceOf(LeaseLostError);
+      await expect(journal.append(start('r2'), { fence: { runId: 'r1', token: claim!.fence } })).rejects.toBeInstanceOf(LeaseLostError);
+    });
+
+    it('an append that wakes a parked run makes it due in the same transaction; a refused append wakes nothing', async () => {
+      await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, 'a', T + 1000);
+      await journal.append(start('r1'));
+      await store.release('a', 'r1', null);
+      // run.finished of a run never started is refused: the whole append is, its wake included.
+      const orphan: JournalEvent = { type: 'run.finished', at: new Date(T).toISOString(), run_id: 'never', status: 'succeeded' };
+      await expect(journal.append([orphan], { wake: { runId: 'r1', at: T + 10 } })).rejects.toThrow();
+      expect(await store.claimDue('b', T + 10, T + 9000, 10)).toEqual([]);
+      const resumed: JournalEvent = { type: 'run.conditions', at: new Date(T + 10).toISOString(), run_id: 'r1', results: [] };
+      await journal.append([resumed], { wake: { runId: 'r1', at: T + 10 } });
+      expect((await store.claimDue('b', T + 10, T + 9000, 10)).map((c) => c.runId)).toEqual(['r1']);
     });
 
     it('a released run is due at its time, earliest first; a null due time waits for a wake', async () => {

@@ -52,7 +52,7 @@ export class SendHarness {
   readonly clock = new FixedClock(T0);
   readonly spend = new InMemorySpendLedger();
   readonly engineStore = new InMemoryEngineStore();
-  readonly journal = new InMemoryJournal({ spend: this.spend, leases: this.engineStore });
+  readonly journal = new InMemoryJournal({ spend: this.spend, schedule: this.engineStore });
   readonly chain: InMemoryChain;
   readonly store = new InMemorySendStore();
   readonly metrics = new CountingSendMetrics();

@@ -25,6 +25,9 @@ class SeenDelivery extends Error {
   }
 }
 
+/** EngineStore.wake's statement (bindings: at, at, at, run id), also run by the journal writer inside an append. */
+export const WAKE_SQL = 'UPDATE engine_runs SET wake_at = ?, due_at = CASE WHEN due_at IS NULL OR due_at > ? THEN ? ELSE due_at END WHERE run_id = ?';
+
 const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 
 /**
@@ -152,10 +155,7 @@ export class KnexEngineStore implements EngineStore {
   }
 
   async wake(runId: string, at: number): Promise<void> {
-    await this.db.raw(
-      'UPDATE engine_runs SET wake_at = ?, due_at = CASE WHEN due_at IS NULL OR due_at > ? THEN ? ELSE due_at END WHERE run_id = ?',
-      [at, at, at, runId],
-    );
+    await this.db.raw(WAKE_SQL, [at, at, at, runId]);
   }
 
   async noteCrash(runId: string, stepRunId: string | null, count: number): Promise<void> {

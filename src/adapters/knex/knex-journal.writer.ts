@@ -4,7 +4,8 @@ import type { JournalEvent } from '../../domain/journal/journal-event';
 import type { Run } from '../../domain/run';
 import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
 import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
-import type { AppendResult, JournalWriter, LeaseFence } from '../../application/ports/journal-writer';
+import type { AppendOptions, AppendResult, JournalWriter, LeaseFence } from '../../application/ports/journal-writer';
+import { WAKE_SQL } from './knex-engine.store';
 import { LeaseLostError } from '../../domain/errors';
 import { execute, insertRows, selectIn, type Db } from './bulk';
 import { isSqlite, READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
@@ -39,7 +40,7 @@ const GROUP_EVENTS = 2000;
 /** An append waiting for the next group commit. */
 interface Waiting {
   readonly events: readonly JournalEvent[];
-  readonly fence: LeaseFence | undefined;
+  readonly options: AppendOptions;
   resolve(result: AppendResult): void;
   reject(err: unknown): void;
 }
@@ -77,15 +78,15 @@ export class KnexJournalWriter implements JournalWriter {
    * Small appends wait for the transaction under way (if any) and are then written together in the next one; each
    * still succeeds or fails on its own (see `commitGroup`). Large ones (imports) have a transaction of their own.
    */
-  async append(events: readonly JournalEvent[], fence?: LeaseFence): Promise<AppendResult> {
+  async append(events: readonly JournalEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     if (events.length >= SMALL_APPEND) {
       const batches = (async function* () {
         yield events;
       })();
-      return this.appendWith(batches, undefined, true, fence);
+      return this.appendWith(batches, undefined, true, options);
     }
     return new Promise((resolve, reject) => {
-      this.waiting.push({ events, fence, resolve, reject });
+      this.waiting.push({ events, options, resolve, reject });
       this.commitNext();
     });
   }
@@ -124,8 +125,8 @@ export class KnexJournalWriter implements JournalWriter {
   }
 
   /** Applies each append's events in turn over one working set, and writes what they changed together. */
-  private async applyGroup(trx: Db, group: readonly Pick<Waiting, 'events' | 'fence'>[]): Promise<AppendResult[]> {
-    for (const w of group) if (w.fence) await checkFence(trx, w.fence);
+  private async applyGroup(trx: Db, group: readonly Pick<Waiting, 'events' | 'options'>[]): Promise<AppendResult[]> {
+    for (const w of group) if (w.options.fence) await checkFence(trx, w.options.fence);
     const appends = group.map((w) => w.events);
     const all = appends.length === 1 ? appends[0]! : appends.flat();
     const hashes = contentHashes(all);
@@ -141,6 +142,7 @@ export class KnexJournalWriter implements JournalWriter {
       mergeChanges(changes, ch);
     }
     await this.write(trx, ws, changes, loaded);
+    for (const w of group) if (w.options.wake) await wake(trx, w.options.wake);
     return results;
   }
 
@@ -157,19 +159,25 @@ export class KnexJournalWriter implements JournalWriter {
   }
 
   /** `wideCache`: widen SQLite's page cache for the transaction (worth it for imports, not for a few events). */
-  private appendWith(batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean, fence?: LeaseFence): Promise<AppendResult> {
+  private appendWith(batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean, options: AppendOptions = {}): Promise<AppendResult> {
     return this.transact(async (db) => {
-      if (fence) await checkFence(db, fence);
-      if (!wideCache || !(db instanceof SqliteWriteSession)) return this.applyAll(db, batches, onBatch);
-      // A wide page cache while the indexes are updated; the connection's own size again afterwards.
-      const [previous] = (await db.select('PRAGMA cache_size')) as { cache_size: number }[];
-      await db.select(`PRAGMA cache_size = ${WRITER_CACHE_KIB}`);
-      try {
-        return await this.applyAll(db, batches, onBatch);
-      } finally {
-        await db.select(`PRAGMA cache_size = ${Number(previous?.cache_size ?? READER_CACHE_KIB)}`);
-      }
+      if (options.fence) await checkFence(db, options.fence);
+      const result = await this.applyWith(db, batches, onBatch, wideCache);
+      if (options.wake) await wake(db, options.wake);
+      return result;
     });
+  }
+
+  private async applyWith(db: Db, batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean): Promise<AppendResult> {
+    if (!wideCache || !(db instanceof SqliteWriteSession)) return this.applyAll(db, batches, onBatch);
+    // A wide page cache while the indexes are updated; the connection's own size again afterwards.
+    const [previous] = (await db.select('PRAGMA cache_size')) as { cache_size: number }[];
+    await db.select(`PRAGMA cache_size = ${WRITER_CACHE_KIB}`);
+    try {
+      return await this.applyAll(db, batches, onBatch);
+    } finally {
+      await db.select(`PRAGMA cache_size = ${Number(previous?.cache_size ?? READER_CACHE_KIB)}`);
+    }
   }
 
   private async applyAll(trx: Db, batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
@@ -380,6 +388,12 @@ async function checkFence(db: Db, fence: LeaseFence): Promise<void> {
   const rows = db instanceof SqliteWriteSession ? await db.select(sql, [fence.runId]) : rowsOf(await db.raw(sql, [fence.runId]));
   const held = rows[0] as { fence?: unknown } | undefined;
   if (held === undefined || Number(held.fence) !== fence.token) throw new LeaseLostError(fence.runId, fence.token);
+}
+
+/** EngineStore.wake inside the append's transaction (held back with its writes on a SQLite write session). */
+async function wake(db: Db, { runId, at }: { runId: string; at: number }): Promise<void> {
+  if (db instanceof SqliteWriteSession) db.write(WAKE_SQL, [at, at, at, runId]);
+  else await db.raw(WAKE_SQL, [at, at, at, runId]);
 }
 
 function rowsOf(result: unknown): Record<string, unknown>[] {

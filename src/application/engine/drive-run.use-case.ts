@@ -367,7 +367,7 @@ export class DriveRun {
   private async flush(d: Drive): Promise<void> {
     if (d.pending.length === 0) return;
     const events = d.pending.splice(0);
-    await retryStorage(() => this.journal.append(events, { runId: d.claim.runId, token: d.claim.fence }));
+    await retryStorage(() => this.journal.append(events, { fence: { runId: d.claim.runId, token: d.claim.fence } }));
   }
 
   private now(): string {

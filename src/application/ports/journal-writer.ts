@@ -17,14 +17,24 @@ export interface LeaseFence {
   readonly token: number;
 }
 
+/** What else an append does, in its own transaction (all of it or nothing). */
+export interface AppendOptions {
+  /** The writer drives the run under this lease; none for writes that are no leased engine's (imports, approvals, cancels). */
+  readonly fence?: LeaseFence;
+  /**
+   * Makes the parked run due at `at` (epoch ms) with the events (EngineStore.wake): an approval decided and its run's
+   * wake are never one without the other, whatever dies between.
+   */
+  readonly wake?: { readonly runId: string; readonly at: number };
+}
+
 /** The one way into the journal: appends events and updates the projections in the same transaction. */
 export interface JournalWriter {
   /**
-   * Appends events atomically: all of them, or (on a JournalRejectedError) none. `fence`: the writer drives the run
-   * under a lease, checked in the same transaction; writes that are no leased engine's (imports, approvals decided,
-   * cancels) give none.
+   * Appends events atomically: all of them, or (on a JournalRejectedError, or a LeaseLostError for a fence no longer
+   * held) none, together with what `options` asks in the same transaction.
    */
-  append(events: readonly JournalEvent[], fence?: LeaseFence): Promise<AppendResult>;
+  append(events: readonly JournalEvent[], options?: AppendOptions): Promise<AppendResult>;
   /**
    * Appends a stream of batches as one transaction: all or nothing. A JournalRejectedError's index counts
    * events from the start of the stream. `onBatch` is told the running totals after each batch.
