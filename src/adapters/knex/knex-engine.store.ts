@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { FIRST_FENCE, type ClaimedRun, type EngineStore, type RunToEnqueue } from '../../application/ports/engine-store';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import { isSqlite } from './connection';
+import { WAKE_SQL } from './engine-runs-sql';
 import { Database } from './knex-journal.writer';
 
 interface ClaimRow {
@@ -24,9 +25,6 @@ class SeenDelivery extends Error {
     super('delivery seen');
   }
 }
-
-/** EngineStore.wake's statement (bindings: at, at, at, run id), also run by the journal writer inside an append. */
-export const WAKE_SQL = 'UPDATE engine_runs SET wake_at = ?, due_at = CASE WHEN due_at IS NULL OR due_at > ? THEN ? ELSE due_at END WHERE run_id = ?';
 
 const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 

@@ -4,9 +4,8 @@ import type { JournalEvent } from '../../domain/journal/journal-event';
 import type { Run } from '../../domain/run';
 import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
 import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
-import type { AppendOptions, AppendResult, JournalWriter, LeaseFence } from '../../application/ports/journal-writer';
-import { WAKE_SQL } from './knex-engine.store';
-import { LeaseLostError } from '../../domain/errors';
+import type { AppendOptions, AppendResult, JournalWriter } from '../../application/ports/journal-writer';
+import { checkFence, wake } from './engine-runs-sql';
 import { execute, insertRows, selectIn, type Db } from './bulk';
 import { isSqlite, READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { SqliteWriteSession } from './sqlite-session';
@@ -376,28 +375,6 @@ export class KnexJournalWriter implements JournalWriter {
     // only makes the driver's threads wait on each other.
     for (const write of writes) await write();
   }
-}
-
-/**
- * Refuses the write unless the run's lease still carries `fence`'s token (CONTRACT 8.7). The read is inside the
- * write's transaction: SQLite's holds the write lock from BEGIN IMMEDIATE, so no claim can come between; on
- * PostgreSQL FOR SHARE makes a concurrent claim (an UPDATE of the row) wait for this transaction's end.
- */
-async function checkFence(db: Db, fence: LeaseFence): Promise<void> {
-  const sql = `SELECT fence FROM engine_runs WHERE run_id = ?${db instanceof SqliteWriteSession || isSqlite(db as Knex) ? '' : ' FOR SHARE'}`;
-  const rows = db instanceof SqliteWriteSession ? await db.select(sql, [fence.runId]) : rowsOf(await db.raw(sql, [fence.runId]));
-  const held = rows[0] as { fence?: unknown } | undefined;
-  if (held === undefined || Number(held.fence) !== fence.token) throw new LeaseLostError(fence.runId, fence.token);
-}
-
-/** EngineStore.wake inside the append's transaction (held back with its writes on a SQLite write session). */
-async function wake(db: Db, { runId, at }: { runId: string; at: number }): Promise<void> {
-  if (db instanceof SqliteWriteSession) db.write(WAKE_SQL, [at, at, at, runId]);
-  else await db.raw(WAKE_SQL, [at, at, at, runId]);
-}
-
-function rowsOf(result: unknown): Record<string, unknown>[] {
-  return (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows);
 }
 
 /** Adds what `from` changed to `into` (appends applied one after the other over the same working set). */
