@@ -140,6 +140,21 @@ export function engineStoreContract(name: string, open: () => Promise<EngineStor
       expect(await store.enqueue({ runId: 'twice', workflow: 'wf', start: start('twice'), at: T + 2000, dedupeKeys: ['sig:new'] }, '', 0)).toEqual({ runId: 'new', created: false });
     });
 
+    it('a cron tick\'s run is recorded with the move of the tick, once; a tick moved already records nothing', async () => {
+      await store.advanceCron('keeper', undefined, T);
+      const tick = (runId: string): Parameters<EngineStore['enqueue']>[0] => ({
+        runId, workflow: 'keeper', start: start(runId), at: T, dedupeKeys: [`cron:keeper:${T}`], cronTick: { expected: T, next: T + 60_000 },
+      });
+      expect(await store.enqueue(tick('c1'), '', 0)).toEqual({ runId: 'c1', created: true });
+      expect(await store.cronNext('keeper')).toBe(T + 60_000);
+      expect(await store.enqueue(tick('c2'), '', 0)).toEqual({ runId: '', created: false });
+      expect((await store.claimDue('a', T, T + 1000, 10)).map((c) => c.runId)).toEqual(['c1']);
+      // The tick's run recorded (its key seen) but the tick not moved, as a store before this rule could leave it: it moves on.
+      await store.advanceCron('keeper', T + 60_000, T);
+      expect(await store.enqueue(tick('c3'), '', 0)).toEqual({ runId: 'c1', created: false });
+      expect(await store.cronNext('keeper')).toBe(T + 60_000);
+    });
+
     it('a cron tick moves once from the tick it expected', async () => {
       expect(await store.cronNext('keeper')).toBeUndefined();
       expect(await store.advanceCron('keeper', undefined, T)).toBe(true);

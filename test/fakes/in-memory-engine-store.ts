@@ -22,6 +22,10 @@ export class InMemoryEngineStore implements EngineStore {
   private readonly cron = new Map<string, number>();
 
   async enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
+    if (run.cronTick) {
+      if (this.cron.get(run.workflow) !== run.cronTick.expected) return { runId: '', created: false };
+      this.cron.set(run.workflow, run.cronTick.next);
+    }
     for (const key of run.dedupeKeys ?? []) {
       const seen = this.deliveries.get(key);
       if (seen !== undefined) return { runId: seen.runId, created: false };

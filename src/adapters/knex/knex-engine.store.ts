@@ -43,6 +43,7 @@ export class KnexEngineStore implements EngineStore {
   }
 
   async enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
+    if (run.cronTick) return this.enqueueCronTick(run, run.cronTick, owner, leaseUntil);
     if (isSqlite(this.db)) return this.enqueueOneStatement(run, owner, leaseUntil);
     // A concurrent enqueue of the same delivery may insert its key between our check and our insert: then the
     // transaction is rolled back and the check, run again, finds that run.
@@ -54,6 +55,24 @@ export class KnexEngineStore implements EngineStore {
         if (!(err instanceof DeliveryRace) || tries >= 2) throw err;
       }
     }
+  }
+
+  /**
+   * A cron tick's run and the move of the workflow's next tick, in one transaction (CONTRACT 8.7: a tick is never
+   * lost nor fired twice). A tick whose run was recorded already (its delivery key seen) still moves on.
+   */
+  private async enqueueCronTick(run: RunToEnqueue, tick: { expected: number; next: number }, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
+    return this.db.transaction(async (trx) => {
+      const moved = await trx('engine_cron').where({ workflow: run.workflow, next_at: tick.expected }).update({ next_at: tick.next });
+      if (Number(moved) !== 1) return { runId: '', created: false };
+      try {
+        // A cron tick's one delivery key: a SeenDelivery comes before any write of enqueueIn, so the move stands alone.
+        return await this.enqueueIn(trx, run, owner, leaseUntil);
+      } catch (err) {
+        if (err instanceof SeenDelivery) return { runId: err.runId, created: false };
+        throw err;
+      }
+    });
   }
 
   /** SQLite: the trigger `engine_runs_deliveries` records the keys in the same statement (see the migration). */

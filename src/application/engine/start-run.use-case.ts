@@ -24,6 +24,8 @@ export interface StartRunRequest {
    * so a start is never lost.
    */
   readonly journalStart?: boolean;
+  /** The run is this cron tick: recorded together with the move of the workflow's next tick (see RunToEnqueue). */
+  readonly cronTick?: { readonly expected: number; readonly next: number };
 }
 
 export interface StartedRun {
@@ -67,7 +69,7 @@ export class StartRun {
       trigger: { kind: req.trigger.kind, summary: req.trigger.summary, ...(req.trigger.payload !== undefined ? { payload: req.trigger.payload } : {}) },
     });
     const queued = await this.store.enqueue(
-      { runId, workflow: req.workflow, start, at: now, ...(req.dedupeKeys ? { dedupeKeys: req.dedupeKeys } : {}) },
+      { runId, workflow: req.workflow, start, at: now, ...(req.dedupeKeys ? { dedupeKeys: req.dedupeKeys } : {}), ...(req.cronTick ? { cronTick: req.cronTick } : {}) },
       req.owner?.id ?? '', req.owner?.leaseUntil ?? 0,
     );
     if (!queued.created) return { ...queued, start: [] };

@@ -38,6 +38,11 @@ export interface RunToEnqueue {
   readonly at: number;
   /** A repeated delivery with one of these keys (a webhook's signature, an Idempotency-Key, a cron tick) enqueues nothing. */
   readonly dedupeKeys?: readonly string[];
+  /**
+   * The run is the workflow's cron tick `expected` (epoch ms): in the same transaction the workflow's next tick moves
+   * from `expected` to `next`, and if it was not at `expected` (another process fired that tick) nothing is written.
+   */
+  readonly cronTick?: { readonly expected: number; readonly next: number };
 }
 
 /**
@@ -49,7 +54,9 @@ export interface RunToEnqueue {
 export interface EngineStore {
   /**
    * Records a new run held by `owner` (empty: by none, due at once) until `leaseUntil` (epoch ms), unless one of its
-   * `dedupeKeys` was seen: then nothing is written and the earlier run's id is returned with `created: false`.
+   * `dedupeKeys` was seen: then nothing is written and the earlier run's id is returned with `created: false`. A
+   * cron tick's run (`cronTick`) is recorded with the move of the tick, or not at all (`created: false`, and the run id
+   * of that tick when one is known, else '').
    */
   enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }>;
   /**
