@@ -44,7 +44,7 @@ class Harness {
   readonly expressions = new CelExpressions();
   catalog: WorkflowCatalog;
   drive: DriveRun;
-  readonly start: StartRun;
+  start: StartRun;
 
   constructor(...workflows: WorkflowDefinition[]) {
     this.catalog = new WorkflowCatalog(configOf(...workflows));
@@ -56,6 +56,7 @@ class Harness {
   reconfigure(...workflows: WorkflowDefinition[]): void {
     this.catalog = new WorkflowCatalog(configOf(...workflows));
     this.drive = this.driver();
+    this.start = new StartRun(this.catalog, this.journal, this.store, this.journal, this.clock);
   }
 
   private driver(): DriveRun {
@@ -341,6 +342,34 @@ describe('DriveRun', () => {
       expect(await h.status(runId)).toBe('dead_lettered');
       expect((await h.journal.get(runId))!.errorKind).toBe('definition_changed');
     }
+  });
+
+  it('a parked run goes on with the definition it started with when later steps were edited or added; secrets stay the config\'s', async () => {
+    const started = aWorkflow({ steps: [aDelay('wait', 1000), anHttpCall('notify', { headers: { Authorization: 'key-v1' } })] });
+    const h = new Harness(started);
+    const runId = await h.run('payouts');
+    // Restarted with an edited later step and one more step: the parked run is not theirs.
+    h.reconfigure(aWorkflow({ steps: [aDelay('wait', 1000), anHttpCall('notify', { url: 'https://api.example/elsewhere', headers: { Authorization: 'key-v2' } }), anHttpCall('extra')] }));
+    h.clock.advance(1000);
+    await h.tick();
+    expect(await h.status(runId)).toBe('succeeded');
+    expect(h.http.requests.map((r) => [r.url, r.headers?.Authorization])).toEqual([['https://api.example/notify', 'key-v2']]);
+    // A new run is the new definition's.
+    const next = await h.run('payouts');
+    h.clock.advance(1000);
+    await h.tick();
+    expect(await h.status(next)).toBe('succeeded');
+    expect(h.http.requests.slice(1).map((r) => r.url)).toEqual(['https://api.example/elsewhere', 'https://api.example/extra']);
+  });
+
+  it('a pinned definition whose step still to run lost its secret header in the config dead-letters the run', async () => {
+    const h = new Harness(aWorkflow({ steps: [aDelay('wait', 1000), anHttpCall('notify', { headers: { Authorization: 'key-v1' } })] }));
+    const runId = await h.run('payouts');
+    h.reconfigure(aWorkflow({ steps: [aDelay('wait', 1000), anHttpCall('notify')] }));
+    h.clock.advance(1000);
+    await h.tick();
+    expect(await h.journal.get(runId)).toMatchObject({ status: 'dead_lettered', errorKind: 'definition_changed' });
+    expect(h.http.requests).toEqual([]);
   });
 
   it('a cancelled run stops: its pending approval is closed and the engine drives it no further', async () => {

@@ -1,6 +1,8 @@
 import { FIRST_FENCE, type EngineStore } from '../../src/application/ports/engine-store';
 import type { JournalWriter } from '../../src/application/ports/journal-writer';
 import { LeaseLostError } from '../../src/domain/errors';
+import { pinDefinition } from '../../src/domain/engine/pinned-definition';
+import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 
 const T = 1_800_000_000_000;
@@ -37,7 +39,7 @@ export function engineStoreContract(name: string, open: () => Promise<EngineStor
     it('an unowned run is due at once and claimed by one owner only, with its start events', async () => {
       expect(await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, '', 0)).toEqual({ runId: 'r1', created: true });
       const [claim] = await store.claimDue('a', T, T + 1000, 10);
-      expect(claim).toEqual({ runId: 'r1', workflow: 'wf', start: start('r1'), expired: false, crashStepRunId: null, crashCount: 0, fence: expect.any(Number) });
+      expect(claim).toEqual({ runId: 'r1', workflow: 'wf', start: start('r1'), expired: false, crashStepRunId: null, crashCount: 0, fence: expect.any(Number), definitionHash: null });
       expect(await store.claimDue('b', T + 500, T + 1500, 10)).toEqual([]);
       expect(await store.heldCounts(T + 500)).toEqual(new Map([['wf', 1]]));
     });
@@ -99,6 +101,23 @@ export function engineStoreContract(name: string, open: () => Promise<EngineStor
       const resumed: JournalEvent = { type: 'run.conditions', at: new Date(T + 10).toISOString(), run_id: 'r1', results: [] };
       await journal.append([resumed], { wake: { runId: 'r1', at: T + 10 } });
       expect((await store.claimDue('b', T + 10, T + 9000, 10)).map((c) => c.runId)).toEqual(['r1']);
+    });
+
+    it('a run keeps the definition it started with, by hash, secrets left out; runs of one definition share it', async () => {
+      const definition: WorkflowDefinition = {
+        name: 'wf', trigger: { kind: 'webhook', secret: 'hook-secret' }, paused: false, budgets: [], conditions: [], onReorg: [],
+        steps: [{ id: 'call', type: 'http_call', method: 'GET', url: 'https://x.example', headers: { Authorization: 'header-secret' }, timeoutMs: 1000, skipInTest: false, retry: { attempts: 1, backoffMs: 1, maxBackoffMs: 1 } }],
+      };
+      const pinned = pinDefinition(definition);
+      await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T, definition: pinned }, '', 0);
+      await store.enqueue({ runId: 'r2', workflow: 'wf', start: start('r2'), at: T, definition: pinned }, '', 0);
+      await store.enqueue({ runId: 'r3', workflow: 'wf', start: start('r3'), at: T }, '', 0);
+      const claims = await store.claimDue('a', T, T + 1000, 10);
+      expect(Object.fromEntries(claims.map((c) => [c.runId, c.definitionHash]))).toEqual({ r1: pinned.hash, r2: pinned.hash, r3: null });
+      const kept = await store.pinnedDefinition(pinned.hash);
+      expect(kept).toEqual(pinned.definition);
+      expect(JSON.stringify(kept)).not.toMatch(/hook-secret|header-secret/);
+      expect(await store.pinnedDefinition('0'.repeat(32))).toBeUndefined();
     });
 
     it('a released run is due at its time, earliest first; a null due time waits for a wake', async () => {

@@ -1,4 +1,5 @@
 import { FIRST_FENCE, type ClaimedRun, type EngineStore, type RunToEnqueue } from '../../src/application/ports/engine-store';
+import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 
 interface Row {
@@ -12,6 +13,7 @@ interface Row {
   crashStep: string | null;
   crashCount: number;
   fence: number;
+  definitionHash: string | null;
   start: readonly JournalEvent[];
 }
 
@@ -20,6 +22,7 @@ export class InMemoryEngineStore implements EngineStore {
   private readonly rows = new Map<string, Row>();
   private readonly deliveries = new Map<string, { runId: string; at: number }>();
   private readonly cron = new Map<string, number>();
+  private readonly definitions = new Map<string, WorkflowDefinition>();
 
   async enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
     if (run.cronTick) {
@@ -30,11 +33,12 @@ export class InMemoryEngineStore implements EngineStore {
       const seen = this.deliveries.get(key);
       if (seen !== undefined) return { runId: seen.runId, created: false };
     }
+    if (run.definition && !this.definitions.has(run.definition.hash)) this.definitions.set(run.definition.hash, structuredClone(run.definition.definition));
     for (const key of run.dedupeKeys ?? []) this.deliveries.set(key, { runId: run.runId, at: run.at });
     const held = owner !== '';
     this.rows.set(run.runId, {
       runId: run.runId, workflow: run.workflow, dueAt: held ? leaseUntil : 0, wakeAt: null, owner: held ? owner : null,
-      leaseUntil: held ? leaseUntil : null, expired: false, crashStep: null, crashCount: 0, fence: held ? FIRST_FENCE : 0, start: structuredClone(run.start),
+      leaseUntil: held ? leaseUntil : null, expired: false, crashStep: null, crashCount: 0, fence: held ? FIRST_FENCE : 0, definitionHash: run.definition?.hash ?? null, start: structuredClone(run.start),
     });
     return { runId: run.runId, created: true };
   }
@@ -52,7 +56,7 @@ export class InMemoryEngineStore implements EngineStore {
       r.fence++;
       return {
         runId: r.runId, workflow: r.workflow, start: structuredClone(r.start), expired: r.expired, crashStepRunId: r.crashStep, crashCount: r.crashCount,
-        fence: r.fence,
+        fence: r.fence, definitionHash: r.definitionHash,
       };
     });
   }
@@ -93,6 +97,11 @@ export class InMemoryEngineStore implements EngineStore {
     if (!r) return;
     r.crashStep = stepRunId;
     r.crashCount = count;
+  }
+
+  async pinnedDefinition(hash: string): Promise<WorkflowDefinition | undefined> {
+    const kept = this.definitions.get(hash);
+    return kept && structuredClone(kept);
   }
 
   async fenceOf(runId: string): Promise<number | undefined> {

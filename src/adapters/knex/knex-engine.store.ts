@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
 import { FIRST_FENCE, type ClaimedRun, type EngineStore, type RunToEnqueue } from '../../application/ports/engine-store';
+import type { WorkflowDefinition } from '../../domain/engine/workflow';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import { isSqlite } from './connection';
 import { WAKE_SQL } from './engine-runs-sql';
@@ -14,6 +15,7 @@ interface ClaimRow {
   crash_step: string | null;
   crash_count: number | string;
   fence: number | string;
+  definition_hash: string | null;
 }
 
 /** Another enqueue recorded one of the delivery keys first. */
@@ -37,12 +39,22 @@ const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (r
 @injectable()
 export class KnexEngineStore implements EngineStore {
   private readonly skipLocked: string;
+  /** Definitions this process knows to be stored: a run of one costs no second write of it. */
+  private readonly storedDefinitions = new Set<string>();
 
   constructor(@inject(Database) private readonly db: Knex) {
     this.skipLocked = isSqlite(db) ? '' : ' FOR UPDATE SKIP LOCKED';
   }
 
   async enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
+    // Before the run that names it (so none ever names a missing one); content-addressed, so one left by a run that
+    // was not recorded after all is merely kept.
+    if (run.definition && !this.storedDefinitions.has(run.definition.hash)) {
+      await this.db.raw('INSERT INTO engine_definitions (hash, workflow, definition) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING', [
+        run.definition.hash, run.workflow, JSON.stringify(run.definition.definition),
+      ]);
+      this.storedDefinitions.add(run.definition.hash);
+    }
     if (run.cronTick) return this.enqueueCronTick(run, run.cronTick, owner, leaseUntil);
     if (isSqlite(this.db)) return this.enqueueOneStatement(run, owner, leaseUntil);
     // A concurrent enqueue of the same delivery may insert its key between our check and our insert: then the
@@ -98,6 +110,7 @@ export class KnexEngineStore implements EngineStore {
     return {
       run_id: run.runId, workflow: run.workflow, due_at: held ? leaseUntil : 0, owner: held ? owner : null,
       lease_until: held ? leaseUntil : null, start: JSON.stringify(run.start), fence: held ? FIRST_FENCE : 0,
+      definition_hash: run.definition?.hash ?? null,
     };
   }
 
@@ -130,12 +143,13 @@ export class KnexEngineStore implements EngineStore {
        WHERE run_id IN (
          SELECT run_id FROM engine_runs WHERE due_at <= ? AND (owner IS NULL OR lease_until < ?)
          ORDER BY due_at LIMIT ?${this.skipLocked})
-       RETURNING run_id, workflow, start, expired, crash_step, crash_count, fence`,
+       RETURNING run_id, workflow, start, expired, crash_step, crash_count, fence, definition_hash`,
       [owner, leaseUntil, now, now, limit],
     ));
     return rows.map((r) => ({
       runId: r.run_id, workflow: r.workflow, start: JSON.parse(r.start) as JournalEvent[], expired: Number(r.expired) === 1,
       crashStepRunId: r.crash_step, crashCount: Number(r.crash_count), fence: Number(r.fence),
+      definitionHash: r.definition_hash ?? null,
     }));
   }
 
@@ -177,6 +191,11 @@ export class KnexEngineStore implements EngineStore {
 
   async noteCrash(runId: string, stepRunId: string | null, count: number): Promise<void> {
     await this.db('engine_runs').where({ run_id: runId }).update({ crash_step: stepRunId, crash_count: count });
+  }
+
+  async pinnedDefinition(hash: string): Promise<WorkflowDefinition | undefined> {
+    const row = await this.db('engine_definitions').where({ hash }).first('definition');
+    return row ? (JSON.parse(String(row.definition)) as WorkflowDefinition) : undefined;
   }
 
   async fenceOf(runId: string): Promise<number | undefined> {

@@ -4,7 +4,7 @@ import { bearers } from './migration-bearers';
 import { listIndexes } from './migration-lists';
 import { withoutRowid } from './schema';
 import { spend } from './migration-spend';
-import { engine, engineFences } from './migration-engine';
+import { engine, engineGuarantees } from './migration-engine';
 import { relayerTopups } from './migration-relayers';
 import { sends } from './migration-sends';
 import { approvalItemsMigration, approvalsColumns, runsColumns, sendsColumns, storedItemsMigration } from './migration-items';
@@ -116,7 +116,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0006_relayer_topups', relayerTopups], ['0007_sends', sends], ['0008_perf_read_waiting', waitingCounts],
   ['0009_export_step_runs', stepRunsMigration], ['0010_stored_items', storedItemsMigration],
   ['0011_waiting_pages', waitingPagesMigration], ['0012_approval_items', approvalItemsMigration],
-  ['0013_engine_fences', engineFences],
+  ['0013_engine_guarantees', engineGuarantees],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

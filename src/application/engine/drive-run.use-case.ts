@@ -11,6 +11,7 @@ import { Expressions } from '../ports/expressions';
 import { JournalWriter } from '../ports/journal-writer';
 import { RunRepository } from '../ports/run-repository';
 import { StepRunners, type Attempted } from './step-runners';
+import { runDefinition } from './run-definition';
 import { isTransientStorageError, retryStorage, STORAGE_MAX_BACKOFF_MS } from './storage-retry';
 import { evaluateBool } from './templates';
 import { WorkflowCatalog } from './workflow-catalog';
@@ -35,6 +36,8 @@ interface Drive {
   /** Recorded, not journaled yet: written together at the next flush (before a side effect, a park or the end). */
   readonly pending: JournalEvent[];
   readonly stopping: () => boolean;
+  /** The definition the run goes on with (see runDefinition); set once the run's stream is read. */
+  definition?: WorkflowDefinition;
 }
 
 /**
@@ -85,10 +88,10 @@ export class DriveRun {
     const p = runProgress(stream)!;
     const d: Drive = { claim, owner, p, pending, stopping };
     if (p.finished) return this.removed(d);
-    const definition = this.catalog.get(p.started.workflow);
-    if (!definition) {
-      return this.end(d, [], 'dead_lettered', { kind: 'definition_changed', message: `workflow ${p.started.workflow} is no longer configured` });
-    }
+    const resolved = await retryStorage(() => runDefinition(this.catalog, this.store, p, claim.definitionHash));
+    if ('changed' in resolved) return this.end(d, [], 'dead_lettered', { kind: 'definition_changed', message: resolved.changed });
+    const { definition } = resolved;
+    d.definition = definition;
     if (claim.expired) {
       const poisoned = await this.countCrash(d);
       if (poisoned) return poisoned;
@@ -281,7 +284,7 @@ export class DriveRun {
     const running = [...d.p.steps.values()].find((s) => s.status === 'running' && s.stepRunId !== parkedOn);
     if (!running) return undefined;
     // A send is recovered by its hash, never run again: a crash during one is no sign of a poison run.
-    if (this.catalog.get(d.p.started.workflow)?.steps.find((s) => s.id === running.stepId)?.type === 'send') return undefined;
+    if (d.definition?.steps.find((s) => s.id === running.stepId)?.type === 'send') return undefined;
     const count = d.claim.crashStepRunId === running.stepRunId ? d.claim.crashCount + 1 : 1;
     await retryStorage(() => this.store.noteCrash(d.claim.runId, running.stepRunId, count));
     if (count < CRASHES_TO_DEAD_LETTER) return undefined;

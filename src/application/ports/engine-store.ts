@@ -1,3 +1,5 @@
+import type { PinnedDefinition } from '../../domain/engine/pinned-definition';
+import type { WorkflowDefinition } from '../../domain/engine/workflow';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 
 /** A run an engine process took to drive: it holds the run's lease until it parks, finishes or the lease runs out. */
@@ -14,6 +16,8 @@ export interface ClaimedRun {
    * starter). Every journal write of the run by its driver carries it (see LeaseFence).
    */
   readonly fence: number;
+  /** The hash of the definition the run started with (see `pinnedDefinition`); null for a run enqueued without one. */
+  readonly definitionHash?: string | null;
   /** The previous holder's lease ran out (its process died or stalled) instead of being released. */
   readonly expired: boolean;
   /** The step run that was running at the last expired lease, and how many expired leases in a row found it running. */
@@ -43,6 +47,8 @@ export interface RunToEnqueue {
    * from `expected` to `next`, and if it was not at `expected` (another process fired that tick) nothing is written.
    */
   readonly cronTick?: { readonly expected: number; readonly next: number };
+  /** The definition the run starts with, kept (by its hash) for as long as the run goes on (CONTRACT 8.7). */
+  readonly definition?: PinnedDefinition;
 }
 
 /**
@@ -74,6 +80,8 @@ export interface EngineStore {
   wake(runId: string, at: number): Promise<void>;
   /** Records which step run was running when the run's lease expired, and how often in a row. */
   noteCrash(runId: string, stepRunId: string | null, count: number): Promise<void>;
+  /** A definition kept by `enqueue`, by its hash (secrets left out, see PinnedDefinition); undefined if none. */
+  pinnedDefinition(hash: string): Promise<WorkflowDefinition | undefined>;
   /** The fencing token of the run's current lease (undefined: the run is not in the schedule). */
   fenceOf(runId: string): Promise<number | undefined>;
   /** Runs whose lease is live at `now`, per workflow. */
