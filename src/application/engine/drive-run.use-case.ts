@@ -181,7 +181,8 @@ export class DriveRun {
     }
     const finished = [...before, ...(result.events ?? []), this.stepFinished(srid, result)];
     const again = result.retryable !== false && !NON_RETRYABLE.has(result.error.kind) && attempt < step.retry.attempts;
-    if (!again) return this.end(d, finished, 'failed', result.error);
+    // A step that cannot go on with the configuration as it is now (a send whose relayer left it) dead-letters the run.
+    if (!again) return this.end(d, finished, result.error.kind === 'definition_changed' ? 'dead_lettered' : 'failed', result.error);
     const dueAt = this.clock.now() + retryDelayMs(step.retry, attempt + 1);
     await this.emit(d, [...finished, { type: 'run.parked', at: this.now(), run_id: runId, wait_kind: 'delay', step_run_id: srid, due_at: toIso(dueAt) }]);
     return this.park(d, dueAt);
