@@ -11,6 +11,7 @@ import { SendStep } from '../../src/application/engine/send-step';
 import { StepRunners } from '../../src/application/engine/step-runners';
 import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
 import type { ChainflowConfig } from '../../src/application/config';
+import { LeaseLostError } from '../../src/domain/errors';
 import { Relayers } from '../../src/application/sends/relayers';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import type { InMemoryChain } from '../fakes/in-memory-chain';
@@ -141,6 +142,20 @@ describe('send steps', () => {
     expect(await drive.execute(claims[0]!, 'restarted')).toBe('finished');
     expect(await h.journal.get(runId)).toMatchObject({ status: 'dead_lettered', errorKind: 'definition_changed' });
     expect(h.engineStore.scheduled()).toEqual([]);
+  });
+
+  it('a send by a driver whose lease was taken over is refused at its journal write: nothing is broadcast', async () => {
+    const h = new SendHarness({ workflows: [payouts()] });
+    const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'manual', payload: { to: TO, amount: '7' } } });
+    const [stale] = await h.engineStore.claimDue('engine-a', h.clock.now(), h.clock.now() + TTL, 1);
+    h.clock.advance(TTL + 1);
+    await h.engineStore.claimDue('engine-b', h.clock.now(), h.clock.now() + TTL, 1);
+    await expect(h.submit.execute({
+      runId, stepRunId: `${runId}.pay`, sendId: `${runId}.pay.1`, workflow: 'payouts', session: 'live', relayer: 'ops', to: TO, valueWei: 7n, data: '0x',
+      idempotencyKey: 'k', simulate: true, detached: false, fence: { runId, token: stale!.fence },
+    })).rejects.toBeInstanceOf(LeaseLostError);
+    expect(h.chain.broadcasts).toBe(0);
+    expect(await h.events(runId, 'send.submitted')).toEqual([]);
   });
 
   it('the fee cap stops replacements: at max_fee_per_gas the same transaction is broadcast again, never a dearer one', async () => {

@@ -8,7 +8,7 @@ import { Clock } from '../ports/clock';
 import { EngineStore, type ClaimedRun } from '../ports/engine-store';
 import { ExpressionError } from '../ports/expressions';
 import { Expressions } from '../ports/expressions';
-import { JournalWriter } from '../ports/journal-writer';
+import { JournalWriter, type LeaseFence } from '../ports/journal-writer';
 import { RunRepository } from '../ports/run-repository';
 import { StepRunners, type Attempted } from './step-runners';
 import { runDefinition } from './run-definition';
@@ -152,7 +152,7 @@ export class DriveRun {
     try {
       if (step.if !== undefined && !evaluateBool(step.if, this.expressions, scope)) return skip({ reason: 'if was false' });
       if (step.skipInTest && d.p.started.session === 'test') return skip({ reason: 'in_test: skip' });
-      prepared = this.steps.prepare(step, { runId, stepRunId: srid, attempt, scope });
+      prepared = this.steps.prepare(step, { runId, stepRunId: srid, attempt, scope, fence: this.fenceOf(d) });
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
       const error = { kind: 'expression_error', message: err.message };
@@ -371,7 +371,11 @@ export class DriveRun {
   private async flush(d: Drive): Promise<void> {
     if (d.pending.length === 0) return;
     const events = d.pending.splice(0);
-    await retryStorage(() => this.journal.append(events, { fence: { runId: d.claim.runId, token: d.claim.fence } }));
+    await retryStorage(() => this.journal.append(events, { fence: this.fenceOf(d) }));
+  }
+
+  private fenceOf(d: Drive): LeaseFence {
+    return { runId: d.claim.runId, token: d.claim.fence };
   }
 
   private now(): string {

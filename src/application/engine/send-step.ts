@@ -119,7 +119,7 @@ export class SendStep {
       result = await this.submit.execute({
         runId: ctx.runId, stepRunId: ctx.stepRunId, sendId, workflow: run.workflow ?? '', session: run.session ?? 'live',
         relayer: send.relayer, to: send.to, valueWei: send.valueWei, data: send.data, gasLimit: send.gasLimit,
-        idempotencyKey: `${ctx.stepRunId}:${ctx.attempt}`, simulate: true, detached,
+        idempotencyKey: `${ctx.stepRunId}:${ctx.attempt}`, simulate: true, detached, ...(ctx.fence ? { fence: ctx.fence } : {}),
       });
     } catch (err) {
       if (err instanceof InvalidInputError) return { kind: 'failed', error: { kind: 'broadcast_failed', message: err.message }, retryable: false };

@@ -5,7 +5,7 @@ import { Redactor } from '../../domain/redactor';
 import { toIso } from '../../domain/time';
 import { ChainReader, ChainRejectedError, ChainSender, ChainUnavailableError, type Simulation } from '../ports/chain';
 import { Clock } from '../ports/clock';
-import { JournalWriter } from '../ports/journal-writer';
+import { JournalWriter, type LeaseFence } from '../ports/journal-writer';
 import { NonceAllocator } from '../ports/nonce-allocator';
 import { SendMetrics } from '../ports/send-metrics';
 import { SendWatch } from '../ports/send-watch';
@@ -40,6 +40,11 @@ export interface SendRequest {
   readonly detached: boolean;
   /** Token flows: the token contract and amount (base units), for max_token_value. */
   readonly token?: { readonly address: string; readonly amount: bigint };
+  /**
+   * The lease of the engine driving the run (CONTRACT 8.7): the journal refuses the submitted send, and so nothing is
+   * broadcast, once another engine took the run over. None outside a leased run (`chainflow send`, top-ups).
+   */
+  readonly fence?: LeaseFence;
 }
 
 export type SubmitResult =
@@ -129,7 +134,7 @@ export class SubmitSend {
       return this.failed(events, 'broadcast_failed', `not signed: ${this.message(err)}`);
     }
     await watched;
-    await this.journal.append([...events, queued, { type: 'send.submitted', at: this.now(), send_id: req.sendId, tx_hash: signed.hash, nonce: signed.nonce }]);
+    await this.journal.append([...events, queued, { type: 'send.submitted', at: this.now(), send_id: req.sendId, tx_hash: signed.hash, nonce: signed.nonce }], req.fence ? { fence: req.fence } : undefined);
     try {
       await this.sender.broadcast(account.target, signed);
     } catch (err) {
