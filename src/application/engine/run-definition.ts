@@ -4,6 +4,15 @@ import type { WorkflowDefinition } from '../../domain/engine/workflow';
 import type { EngineStore } from '../ports/engine-store';
 import type { WorkflowCatalog } from './workflow-catalog';
 
+/** Each configured definition's hash, computed once (a digest of the whole definition), not at every drive. */
+const hashes = new WeakMap<WorkflowDefinition, string>();
+
+function hashOf(definition: WorkflowDefinition): string {
+  let hash = hashes.get(definition);
+  if (hash === undefined) hashes.set(definition, (hash = pinDefinition(definition).hash));
+  return hash;
+}
+
 /** The definition a run goes on with, or why it cannot go on (a `definition_changed` dead letter's message). */
 export type RunDefinition = { readonly definition: WorkflowDefinition } | { readonly changed: string };
 
@@ -18,7 +27,7 @@ export async function runDefinition(catalog: WorkflowCatalog, store: EngineStore
   const workflow = p.started.workflow;
   const current = catalog.get(workflow);
   if (!current) return { changed: `workflow ${workflow} is no longer configured` };
-  const kept = hash && pinDefinition(current).hash !== hash ? await store.pinnedDefinition(hash) : undefined;
+  const kept = hash && hashOf(current) !== hash ? await store.pinnedDefinition(hash) : undefined;
   if (!kept) return { definition: current };
   const done = (id: string): boolean => ['succeeded', 'skipped'].includes(p.steps.get(id)?.status ?? '');
   const position = kept.steps.find((s) => !done(s.id));
