@@ -76,8 +76,9 @@ export class ConflictError extends ChainflowError {
  */
 export class LeaseLostError extends ChainflowError {
   readonly code = 'conflict' as const;
-  constructor(readonly runId: string, readonly fence: number) {
-    super(`run ${runId}: the lease with fencing token ${fence} is no longer held`);
+  /** `unscheduled`: the run left the schedule meanwhile (it ended elsewhere, a cancel), rather than another driver taking it. */
+  constructor(readonly runId: string, readonly fence: number, readonly unscheduled = false) {
+    super(`run ${runId}: the lease with fencing token ${fence} is no longer held${unscheduled ? ' (the run left the schedule)' : ''}`);
   }
 }
 

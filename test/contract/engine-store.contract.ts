@@ -79,7 +79,7 @@ export function engineStoreContract(name: string, open: () => Promise<EngineStor
       // a stalls past its TTL; b takes the run over.
       const [claim] = await store.claimDue('b', T + 2000, T + 17_000, 10);
       const conditions = (at: number): JournalEvent[] => [{ type: 'run.conditions', at: new Date(at).toISOString(), run_id: 'r1', results: [] }];
-      await expect(journal.append(conditions(T + 2500), { fence: { runId: 'r1', token: FIRST_FENCE } })).rejects.toBeInstanceOf(LeaseLostError);
+      await expect(journal.append(conditions(T + 2500), { fence: { runId: 'r1', token: FIRST_FENCE } })).rejects.toEqual(new LeaseLostError('r1', FIRST_FENCE, false));
       expect((await stream('r1')).map((e) => e.type)).toEqual(['run.started']);
       await journal.append(conditions(T + 3000), { fence: { runId: 'r1', token: claim!.fence } });
       // Writes that are no leased engine's (an import, a cancel) carry no token and are not fenced.
@@ -87,7 +87,7 @@ export function engineStoreContract(name: string, open: () => Promise<EngineStor
       expect((await stream('r1')).map((e) => e.type)).toEqual(['run.started', 'run.conditions', 'run.finished']);
       // A run that left the schedule has no lease to write under.
       await store.remove('r1');
-      await expect(journal.append(start('r2'), { fence: { runId: 'r1', token: claim!.fence } })).rejects.toBeInstanceOf(LeaseLostError);
+      await expect(journal.append(start('r2'), { fence: { runId: 'r1', token: claim!.fence } })).rejects.toMatchObject({ runId: 'r1', unscheduled: true });
     });
 
     it('an append that wakes a parked run makes it due in the same transaction; a refused append wakes nothing', async () => {

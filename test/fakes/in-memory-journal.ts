@@ -59,7 +59,10 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void, options: AppendOptions = {}): Promise<AppendResult> {
     const { fence, wake } = options;
     const turn = this.queue.then(async () => {
-      if (fence && (await this.schedule?.fenceOf(fence.runId)) !== fence.token) throw new LeaseLostError(fence.runId, fence.token);
+      if (fence) {
+        const held = await this.schedule?.fenceOf(fence.runId);
+        if (held !== fence.token) throw new LeaseLostError(fence.runId, fence.token, held === undefined);
+      }
       if (wake && !this.schedule) throw new Error('InMemoryJournal: an append with a wake needs options.schedule');
       const result = await this.appendNow(batches, onBatch);
       // Nothing can fail between the append and the wake in memory: they are one step, as in one transaction.

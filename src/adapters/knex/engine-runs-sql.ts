@@ -17,7 +17,7 @@ export async function checkFence(db: Db, fence: LeaseFence): Promise<void> {
   const sql = `SELECT fence FROM engine_runs WHERE run_id = ?${db instanceof SqliteWriteSession || isSqlite(db as Knex) ? '' : ' FOR SHARE'}`;
   const rows = db instanceof SqliteWriteSession ? await db.select(sql, [fence.runId]) : rowsOf(await db.raw(sql, [fence.runId]));
   const held = rows[0] as { fence?: unknown } | undefined;
-  if (held === undefined || Number(held.fence) !== fence.token) throw new LeaseLostError(fence.runId, fence.token);
+  if (held === undefined || Number(held.fence) !== fence.token) throw new LeaseLostError(fence.runId, fence.token, held === undefined);
 }
 
 /** EngineStore.wake inside the append's transaction (held back with its writes on a SQLite write session). */

@@ -65,7 +65,8 @@ export class DriveRun {
         // A retry reads what the first try journaled.
         return await this.driveOnce(tries === 0 ? claim : { ...claim, fresh: false }, owner, stopping);
       } catch (err) {
-        if (err instanceof LeaseLostError) return 'lost';
+        // Taken over: the new holder drives it. Unscheduled: it ended elsewhere (a cancel), nothing is left to do.
+        if (err instanceof LeaseLostError) return err.unscheduled ? 'gone' : 'lost';
         if (isTransientStorageError(err)) return this.letGoAfterStorageFailure(claim, owner);
         if (!(err instanceof JournalRejectedError) || tries >= 2) throw err;
       }
