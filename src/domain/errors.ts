@@ -69,6 +69,19 @@ export class ConflictError extends ChainflowError {
   }
 }
 
+/**
+ * A write of a run by an engine process whose lease on it was taken over (it stalled past its TTL, or was cut off
+ * from the database): the fencing token it holds is no longer the run's, so its write is refused and it must drive
+ * nothing more of that run (CONTRACT 8.7).
+ */
+export class LeaseLostError extends ChainflowError {
+  readonly code = 'conflict' as const;
+  /** `unscheduled`: the run left the schedule meanwhile (it ended elsewhere, a cancel), rather than another driver taking it. */
+  constructor(readonly runId: string, readonly fence: number, readonly unscheduled = false) {
+    super(`run ${runId}: the lease with fencing token ${fence} is no longer held${unscheduled ? ' (the run left the schedule)' : ''}`);
+  }
+}
+
 /** Credentials (a token, a webhook signature) missing or wrong. */
 export class UnauthorizedError extends ChainflowError {
   readonly code = 'unauthorized' as const;
@@ -83,8 +96,12 @@ export class UnauthorizedError extends ChainflowError {
  */
 export class StorageError extends ChainflowError {
   readonly code = 'storage_failed' as const;
-  /** `driverCode`: the driver's error code (SQLITE_BUSY, a SQLSTATE), for the storage adapter's retries. */
-  constructor(readonly operation: string, readonly reason: string, readonly driverCode?: string) {
+  /**
+   * `driverCode`: the driver's error code (SQLITE_BUSY, a SQLSTATE), for the storage adapter's retries.
+   * `transient`: the database was locked, unreachable or busy, and the same statement may well pass later (the
+   * engine retries such failures with backoff, CONTRACT 8.7); a refused statement (a constraint, the schema) is not.
+   */
+  constructor(readonly operation: string, readonly reason: string, readonly driverCode?: string, readonly transient = false) {
     super(`storage: ${operation} failed: ${reason}`);
   }
 }

@@ -13,7 +13,10 @@ import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
 import { HttpFailure } from '../../src/application/ports/http-client';
 import type { ClaimedRun } from '../../src/application/ports/engine-store';
 import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
-import { ConflictError } from '../../src/domain/errors';
+import { ConflictError, StorageError } from '../../src/domain/errors';
+import type { AppendOptions, AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
+import type { AttemptContext, PreparedAttempt } from '../../src/application/engine/step-runners';
+import type { StepDefinition } from '../../src/domain/engine/workflow';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import { FixedClock } from '../fakes/fixed-clock';
 import { InMemoryEngineStore } from '../fakes/in-memory-engine-store';
@@ -35,13 +38,13 @@ function configOf(...workflows: WorkflowDefinition[]): ChainflowConfig {
 
 class Harness {
   readonly clock = new FixedClock(T0);
-  readonly journal = new InMemoryJournal();
   readonly store = new InMemoryEngineStore();
+  readonly journal = new InMemoryJournal({ schedule: this.store });
   readonly http = new ScriptedHttpClient();
   readonly expressions = new CelExpressions();
   catalog: WorkflowCatalog;
   drive: DriveRun;
-  readonly start: StartRun;
+  start: StartRun;
 
   constructor(...workflows: WorkflowDefinition[]) {
     this.catalog = new WorkflowCatalog(configOf(...workflows));
@@ -53,6 +56,7 @@ class Harness {
   reconfigure(...workflows: WorkflowDefinition[]): void {
     this.catalog = new WorkflowCatalog(configOf(...workflows));
     this.drive = this.driver();
+    this.start = new StartRun(this.catalog, this.journal, this.store, this.journal, this.clock);
   }
 
   private driver(): DriveRun {
@@ -79,6 +83,23 @@ class Harness {
 
   async events(runId: string, type?: JournalEvent['type']): Promise<JournalEvent[]> {
     return (await this.journal.stream(runId)).filter((e) => type === undefined || e.type === type);
+  }
+}
+
+const locked = (): StorageError => new StorageError('insert into events', 'the database is locked by another process (SQLITE_BUSY)', 'SQLITE_BUSY', true);
+
+/** The journal, whose appends numbered in `failing` (1-based) fail as a locked database does. */
+class LockedAppends implements JournalWriter {
+  private calls = 0;
+  constructor(private readonly inner: JournalWriter, private readonly failing: ReadonlySet<number>) {}
+
+  async append(events: readonly JournalEvent[], options?: AppendOptions): Promise<AppendResult> {
+    if (this.failing.has(++this.calls)) throw locked();
+    return this.inner.append(events, options);
+  }
+
+  appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
+    return this.inner.appendAll(batches, onBatch);
   }
 }
 
@@ -201,7 +222,7 @@ describe('DriveRun', () => {
 
   it('an approval parks the run; approved it goes on, rejected it fails; decided twice is a conflict', async () => {
     const h = new Harness(aWorkflow({ steps: [anApproval('approve', { message: 'Pay ${{ trigger.payload.amount }}?' }), anHttpCall('pay')] }));
-    const decide = new DecideApproval(h.journal, h.journal, h.store, h.clock);
+    const decide = new DecideApproval(h.journal, h.journal, h.clock);
     const yes = await h.run('payouts', { amount: 5 });
     const no = await h.run('payouts', { amount: 6 });
     expect((await h.events(yes, 'approval.requested'))[0]).toMatchObject({ approval_id: `${yes}.approve`, message: 'Pay 5?', expires_at: new Date(T0 + 3_600_000).toISOString() });
@@ -217,6 +238,24 @@ describe('DriveRun', () => {
     expect(h.http.requests).toHaveLength(1);
   });
 
+  it('an approval\'s decision and its run\'s wake are one write: no moment has one without the other', async () => {
+    const h = new Harness(aWorkflow({ steps: [anApproval('approve'), anHttpCall('pay')] }));
+    const runId = await h.run('payouts');
+    const writes: { types: string[]; options?: AppendOptions }[] = [];
+    const recording: JournalWriter = {
+      append: async (events, options) => {
+        writes.push({ types: events.map((e) => e.type), options });
+        return h.journal.append(events, options);
+      },
+      appendAll: (batches, onBatch) => h.journal.appendAll(batches, onBatch),
+    };
+    // The schedule is not the use case's to write: a wake of its own, after the decision, would be a second write.
+    await new DecideApproval(h.journal, recording, h.clock).execute({ approvalId: `${runId}.approve`, decision: 'approved', by: 'alice' });
+    expect(writes).toEqual([{ types: ['approval.decided'], options: { wake: { runId, at: h.clock.now() } } }]);
+    expect((await h.tick()).map((c) => c.runId)).toEqual([runId]);
+    expect(await h.status(runId)).toBe('succeeded');
+  });
+
   it('an approval left undecided expires: the run fails approval_expired and a late decision is a conflict', async () => {
     const h = new Harness(aWorkflow({ steps: [anApproval('approve', { expiresMs: 60_000 })] }));
     const runId = await h.run('payouts');
@@ -224,7 +263,7 @@ describe('DriveRun', () => {
     await h.tick();
     expect(await h.status(runId)).toBe('failed');
     expect((await h.journal.get(runId))!).toMatchObject({ errorKind: 'approval_expired', approvalStatus: 'expired' });
-    await expect(new DecideApproval(h.journal, h.journal, h.store, h.clock).execute({ approvalId: `${runId}.approve`, decision: 'approved', by: 'late' }))
+    await expect(new DecideApproval(h.journal, h.journal, h.clock).execute({ approvalId: `${runId}.approve`, decision: 'approved', by: 'late' }))
       .rejects.toThrow(ConflictError);
   });
 
@@ -258,6 +297,67 @@ describe('DriveRun', () => {
     expect((await h.events(poison.runId, 'step.started'))).toHaveLength(2);
   });
 
+  it('a driver that lost its lease mid-step has its next write refused and drives nothing more; the new holder goes on', async () => {
+    const h = new Harness(aWorkflow({ steps: [anHttpCall('slow'), aDelay('wait', 3_600_000), anHttpCall('notify')] }));
+    const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'manual' } });
+    const [claimA] = await h.store.claimDue('engine-a', h.clock.now(), h.clock.now() + TTL, 1);
+    let takenOver: ClaimedRun[] = [];
+    h.http.on('https://api.example/slow', async () => {
+      // Engine a stalls in its call past its lease's TTL; engine b takes the run over and drives it to its delay.
+      h.clock.advance(TTL + 1);
+      takenOver = await h.tick('engine-b');
+      return ok({ from: 'a' });
+    }, ok({ from: 'b' }));
+    expect(await h.drive.execute(claimA!, 'engine-a')).toBe('lost');
+    expect(takenOver).toMatchObject([{ runId, expired: true }]);
+    expect(takenOver[0]!.fence).toBeGreaterThan(claimA!.fence);
+    // Only b's moves after the take-over: slow ran again as attempt 2 (at-least-once), then the delay parked the run.
+    expect((await h.events(runId, 'step.started')).map((e) => e.type === 'step.started' && `${e.step_id}#${e.attempt}`)).toEqual(['slow#1', 'slow#2', 'wait#1']);
+    expect((await h.events(runId, 'step.finished')).map((e) => e.type === 'step.finished' && e.output)).toEqual([{ status: 200, body: { from: 'b' } }]);
+    expect(await h.events(runId, 'run.parked')).toHaveLength(1);
+    expect(await h.status(runId)).toBe('waiting');
+    expect(h.http.requests.map((r) => r.url)).toEqual(['https://api.example/slow', 'https://api.example/slow']);
+    // a's release of the run it no longer holds changed nothing: the run is due when b parked it.
+    h.clock.advance(3_600_000);
+    await h.tick('engine-b');
+    expect(await h.status(runId)).toBe('succeeded');
+  });
+
+  it('a journal write that meets a locked database is tried again with backoff: the drive goes on, the step runs once', async () => {
+    const h = new Harness(aWorkflow({ steps: [anHttpCall('one')] }));
+    // Appends 2 and 3 are the write after the call (its step.finished and the run's end): both fail, the third passes.
+    const journal = new LockedAppends(h.journal, new Set([2, 3]));
+    const drive = new DriveRun(journal, h.journal, h.store, h.catalog, new StepRunners(h.http, h.expressions, h.clock), h.expressions, h.clock);
+    const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'manual' } });
+    const [claim] = await h.store.claimDue(OWNER, h.clock.now(), h.clock.now() + TTL, 1);
+    expect(await drive.execute(claim!, OWNER)).toBe('finished');
+    expect(await h.status(runId)).toBe('succeeded');
+    expect(h.http.requests).toHaveLength(1);
+    expect((await h.events(runId, 'step.started')).map((e) => e.type === 'step.started' && e.attempt)).toEqual([1]);
+  });
+
+  it('a storage failure inside a step lets the run go, released: taken again, it is never counted as an engine crash', async () => {
+    const h = new Harness(aWorkflow({ steps: [anHttpCall('one')] }));
+    let failures = 2;
+    class LockedInStep extends StepRunners {
+      override prepare(step: StepDefinition, ctx: AttemptContext): PreparedAttempt {
+        const prepared = super.prepare(step, ctx);
+        return { ...prepared, run: async () => (failures-- > 0 ? Promise.reject(locked()) : prepared.run()) };
+      }
+    }
+    h.drive = new DriveRun(h.journal, h.journal, h.store, h.catalog, new LockedInStep(h.http, h.expressions, h.clock), h.expressions, h.clock);
+    const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'manual' } });
+    const claims: ClaimedRun[] = [];
+    for (let i = 0; i < 3; i++) {
+      claims.push(...(await h.tick()));
+      h.clock.advance(TTL + 1);
+    }
+    // Twice the step met the locked database, twice the run was let go (not left to an expired lease), and it went on.
+    expect(claims.map((c) => c.expired)).toEqual([false, false, false]);
+    expect(await h.status(runId)).toBe('succeeded');
+    expect((await h.events(runId, 'step.started')).map((e) => e.type === 'step.started' && e.attempt)).toEqual([1, 2, 3]);
+  });
+
   it('a run whose workflow or parked step left the config is dead-lettered with definition_changed', async () => {
     const h = new Harness(aWorkflow({ steps: [aDelay('wait', 1000), anHttpCall('after')] }), aWorkflow({ name: 'other', steps: [aDelay('wait', 1000)] }));
     const gone = await h.run('other');
@@ -269,6 +369,34 @@ describe('DriveRun', () => {
       expect(await h.status(runId)).toBe('dead_lettered');
       expect((await h.journal.get(runId))!.errorKind).toBe('definition_changed');
     }
+  });
+
+  it('a parked run goes on with the definition it started with when later steps were edited or added; secrets stay the config\'s', async () => {
+    const started = aWorkflow({ steps: [aDelay('wait', 1000), anHttpCall('notify', { headers: { Authorization: 'key-v1' } })] });
+    const h = new Harness(started);
+    const runId = await h.run('payouts');
+    // Restarted with an edited later step and one more step: the parked run is not theirs.
+    h.reconfigure(aWorkflow({ steps: [aDelay('wait', 1000), anHttpCall('notify', { url: 'https://api.example/elsewhere', headers: { Authorization: 'key-v2' } }), anHttpCall('extra')] }));
+    h.clock.advance(1000);
+    await h.tick();
+    expect(await h.status(runId)).toBe('succeeded');
+    expect(h.http.requests.map((r) => [r.url, r.headers?.Authorization])).toEqual([['https://api.example/notify', 'key-v2']]);
+    // A new run is the new definition's.
+    const next = await h.run('payouts');
+    h.clock.advance(1000);
+    await h.tick();
+    expect(await h.status(next)).toBe('succeeded');
+    expect(h.http.requests.slice(1).map((r) => r.url)).toEqual(['https://api.example/elsewhere', 'https://api.example/extra']);
+  });
+
+  it('a pinned definition whose step still to run lost its secret header in the config dead-letters the run', async () => {
+    const h = new Harness(aWorkflow({ steps: [aDelay('wait', 1000), anHttpCall('notify', { headers: { Authorization: 'key-v1' } })] }));
+    const runId = await h.run('payouts');
+    h.reconfigure(aWorkflow({ steps: [aDelay('wait', 1000), anHttpCall('notify')] }));
+    h.clock.advance(1000);
+    await h.tick();
+    expect(await h.journal.get(runId)).toMatchObject({ status: 'dead_lettered', errorKind: 'definition_changed' });
+    expect(h.http.requests).toEqual([]);
   });
 
   it('a cancelled run stops: its pending approval is closed and the engine drives it no further', async () => {

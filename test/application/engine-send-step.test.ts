@@ -3,7 +3,16 @@
  * broadcast, settle; stuck transactions replaced, expired ones cancelled; crashes at each point recovered by the
  * journaled hash without paying twice; wait_for none/submitted settled by the watcher; test sessions never broadcast.
  */
+import { Web3Abi } from '../../src/adapters/chain/web3-abi';
+import { CelExpressions } from '../../src/adapters/cel';
 import { CancelRun } from '../../src/application/engine/cancel-run.use-case';
+import { DriveRun } from '../../src/application/engine/drive-run.use-case';
+import { SendStep } from '../../src/application/engine/send-step';
+import { StepRunners } from '../../src/application/engine/step-runners';
+import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
+import type { ChainflowConfig } from '../../src/application/config';
+import { LeaseLostError } from '../../src/domain/errors';
+import { Relayers } from '../../src/application/sends/relayers';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import type { InMemoryChain } from '../fakes/in-memory-chain';
 import { T0 } from '../mothers/journal-events';
@@ -110,6 +119,43 @@ describe('send steps', () => {
     expect(await h.status(runId)).toBe('succeeded');
     expect(await h.events(runId, 'send.settled')).toEqual([expect.objectContaining({ outcome: 'confirmed', tx_hash: submitted[1]!.tx_hash })]);
     expect(await h.chain.balance({ network: 'sepolia', chainId: 11155111, rpc: ['http://x.invalid'] }, TO)).toBe(7n);
+  });
+
+  it.each([
+    ['the relayer', (c: ChainflowConfig): ChainflowConfig => ({ ...c, relayers: new Map() })],
+    ['the network', (c: ChainflowConfig): ChainflowConfig => ({ ...c, networks: new Map() })],
+  ])('%s removed from the config while a send is in flight: the run dead-letters (definition_changed), no crash loop', async (_, change) => {
+    const h = new SendHarness({ workflows: [payouts()] });
+    h.chain.holdMining();
+    const runId = await h.run('payouts', { to: TO, amount: '7' });
+    expect(await h.status(runId)).toBe('waiting');
+    // Restarted with the changed configuration.
+    const config = change(h.config);
+    const catalog = new WorkflowCatalog(config);
+    const relayers = new Relayers(config, h.chain);
+    const expressions = new CelExpressions();
+    const sendStep = new SendStep(h.submit, h.advance, h.store, relayers, h.chain, h.journal, new Web3Abi(), expressions, h.clock);
+    const drive = new DriveRun(h.journal, h.journal, h.engineStore, catalog, new StepRunners(h.http, expressions, h.clock, sendStep), expressions, h.clock);
+    h.clock.advance(TTL + 1);
+    const claims = await h.engineStore.claimDue('restarted', h.clock.now(), h.clock.now() + TTL, 10);
+    expect(claims.map((c) => c.runId)).toEqual([runId]);
+    expect(await drive.execute(claims[0]!, 'restarted')).toBe('finished');
+    expect(await h.journal.get(runId)).toMatchObject({ status: 'dead_lettered', errorKind: 'definition_changed' });
+    expect(h.engineStore.scheduled()).toEqual([]);
+  });
+
+  it('a send by a driver whose lease was taken over is refused at its journal write: nothing is broadcast', async () => {
+    const h = new SendHarness({ workflows: [payouts()] });
+    const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'manual', payload: { to: TO, amount: '7' } } });
+    const [stale] = await h.engineStore.claimDue('engine-a', h.clock.now(), h.clock.now() + TTL, 1);
+    h.clock.advance(TTL + 1);
+    await h.engineStore.claimDue('engine-b', h.clock.now(), h.clock.now() + TTL, 1);
+    await expect(h.submit.execute({
+      runId, stepRunId: `${runId}.pay`, sendId: `${runId}.pay.1`, workflow: 'payouts', session: 'live', relayer: 'ops', to: TO, valueWei: 7n, data: '0x',
+      idempotencyKey: 'k', simulate: true, detached: false, fence: { runId, token: stale!.fence },
+    })).rejects.toBeInstanceOf(LeaseLostError);
+    expect(h.chain.broadcasts).toBe(0);
+    expect(await h.events(runId, 'send.submitted')).toEqual([]);
   });
 
   it('the fee cap stops replacements: at max_fee_per_gas the send waits at its fee, never a dearer one', async () => {

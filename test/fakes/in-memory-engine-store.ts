@@ -1,4 +1,5 @@
-import type { ClaimedRun, EngineStore, RunToEnqueue } from '../../src/application/ports/engine-store';
+import { FIRST_FENCE, type ClaimedRun, type EngineStore, type RunToEnqueue } from '../../src/application/ports/engine-store';
+import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 
 interface Row {
@@ -11,6 +12,8 @@ interface Row {
   expired: boolean;
   crashStep: string | null;
   crashCount: number;
+  fence: number;
+  definitionHash: string | null;
   start: readonly JournalEvent[];
 }
 
@@ -19,17 +22,23 @@ export class InMemoryEngineStore implements EngineStore {
   private readonly rows = new Map<string, Row>();
   private readonly deliveries = new Map<string, { runId: string; at: number }>();
   private readonly cron = new Map<string, number>();
+  private readonly definitions = new Map<string, WorkflowDefinition>();
 
   async enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
+    if (run.cronTick) {
+      if (this.cron.get(run.workflow) !== run.cronTick.expected) return { runId: '', created: false };
+      this.cron.set(run.workflow, run.cronTick.next);
+    }
     for (const key of run.dedupeKeys ?? []) {
       const seen = this.deliveries.get(key);
       if (seen !== undefined) return { runId: seen.runId, created: false };
     }
+    if (run.definition && !this.definitions.has(run.definition.hash)) this.definitions.set(run.definition.hash, structuredClone(run.definition.definition));
     for (const key of run.dedupeKeys ?? []) this.deliveries.set(key, { runId: run.runId, at: run.at });
     const held = owner !== '';
     this.rows.set(run.runId, {
       runId: run.runId, workflow: run.workflow, dueAt: held ? leaseUntil : 0, wakeAt: null, owner: held ? owner : null,
-      leaseUntil: held ? leaseUntil : null, expired: false, crashStep: null, crashCount: 0, start: structuredClone(run.start),
+      leaseUntil: held ? leaseUntil : null, expired: false, crashStep: null, crashCount: 0, fence: held ? FIRST_FENCE : 0, definitionHash: run.definition?.hash ?? null, start: structuredClone(run.start),
     });
     return { runId: run.runId, created: true };
   }
@@ -44,8 +53,10 @@ export class InMemoryEngineStore implements EngineStore {
       r.owner = owner;
       r.leaseUntil = leaseUntil;
       r.wakeAt = null;
+      r.fence++;
       return {
         runId: r.runId, workflow: r.workflow, start: structuredClone(r.start), expired: r.expired, crashStepRunId: r.crashStep, crashCount: r.crashCount,
+        fence: r.fence, definitionHash: r.definitionHash,
       };
     });
   }
@@ -86,6 +97,15 @@ export class InMemoryEngineStore implements EngineStore {
     if (!r) return;
     r.crashStep = stepRunId;
     r.crashCount = count;
+  }
+
+  async pinnedDefinition(hash: string): Promise<WorkflowDefinition | undefined> {
+    const kept = this.definitions.get(hash);
+    return kept && structuredClone(kept);
+  }
+
+  async fenceOf(runId: string): Promise<number | undefined> {
+    return this.rows.get(runId)?.fence;
   }
 
   async heldCounts(now: number): Promise<Map<string, number>> {

@@ -3,7 +3,9 @@ import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import { applyEvents } from '../../src/domain/journal/projector';
 import { emptyWorkingSet, type StoredEvent, type WorkingSet } from '../../src/domain/journal/working-set';
 import type { Run } from '../../src/domain/run';
-import type { AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
+import type { AppendOptions, AppendResult, JournalWriter } from '../../src/application/ports/journal-writer';
+import type { EngineStore } from '../../src/application/ports/engine-store';
+import { LeaseLostError } from '../../src/domain/errors';
 import type { ItemText, PageRequest, RunFilter, RunItemText, RunRepository, StepItemsText } from '../../src/application/ports/run-repository';
 import { exportSteps, STEP_EVENT_TYPES } from '../../src/application/history/timeline';
 import { toApprovalItem, toRunItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
@@ -21,6 +23,12 @@ import type { WorkflowStates } from '../../src/application/ports/workflow-states
 export interface InMemoryJournalOptions {
   /** The spend ledger fed with the ledger's share of landed settles, atomically with each append (as the knex writer does). */
   readonly spend?: InMemorySpendLedger;
+  /**
+   * The engine's schedule, on the same "database": its leases fence the appends given a LeaseFence and an append's
+   * wake is its (as the knex writer reads and writes engine_runs in the append's transaction). Without it a fenced
+   * append is refused and a wake throws: a fake that let them through would hide a lost lease or a lost wake.
+   */
+  readonly schedule?: Pick<EngineStore, 'fenceOf' | 'wake'>;
 }
 
 /**
@@ -34,20 +42,33 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   private readonly stats = new Map<string, WorkflowStats>();
   private events: StoredEvent[] = [];
   private readonly spend: InMemorySpendLedger | undefined;
+  private readonly schedule: Pick<EngineStore, 'fenceOf' | 'wake'> | undefined;
 
   constructor(options: InMemoryJournalOptions = {}) {
     this.spend = options.spend;
+    this.schedule = options.schedule;
   }
 
-  async append(events: readonly JournalEvent[]): Promise<AppendResult> {
-    return this.appendAll((async function* () { yield events; })());
+  async append(events: readonly JournalEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+    return this.appendAll((async function* () { yield events; })(), undefined, options);
   }
 
   /** Appends one after the other, as transactions on one database would: each works on what the previous left. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
-    const turn = this.queue.then(() => this.appendNow(batches, onBatch));
+  appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void, options: AppendOptions = {}): Promise<AppendResult> {
+    const { fence, wake } = options;
+    const turn = this.queue.then(async () => {
+      if (fence) {
+        const held = await this.schedule?.fenceOf(fence.runId);
+        if (held !== fence.token) throw new LeaseLostError(fence.runId, fence.token, held === undefined);
+      }
+      if (wake && !this.schedule) throw new Error('InMemoryJournal: an append with a wake needs options.schedule');
+      const result = await this.appendNow(batches, onBatch);
+      // Nothing can fail between the append and the wake in memory: they are one step, as in one transaction.
+      if (wake) await this.schedule!.wake(wake.runId, wake.at);
+      return result;
+    });
     this.queue = turn.catch(() => undefined);
     return turn;
   }

@@ -1,6 +1,6 @@
 import { HttpFailure, type HttpClient, type HttpRequest, type HttpResponse } from '../../src/application/ports/http-client';
 
-type Answer = HttpResponse | HttpFailure | ((req: HttpRequest) => HttpResponse | HttpFailure);
+type Answer = HttpResponse | HttpFailure | ((req: HttpRequest) => HttpResponse | HttpFailure | Promise<HttpResponse | HttpFailure>);
 
 /**
  * An HttpClient that answers from a script, per URL prefix, in order (the last answer repeats), and records every
@@ -21,7 +21,7 @@ export class ScriptedHttpClient implements HttpClient {
     const key = [...this.script.keys()].find((prefix) => req.url.startsWith(prefix));
     const answers = key === undefined ? [] : this.script.get(key)!;
     const next = answers.length > 1 ? answers.shift()! : answers[0];
-    const answer = typeof next === 'function' ? next(req) : next;
+    const answer = typeof next === 'function' ? await next(req) : next;
     if (answer === undefined) return { status: 200, contentType: 'application/json', body: '{"ok":true}' };
     if (answer instanceof HttpFailure) throw answer;
     if (Buffer.byteLength(answer.body) > req.maxBodyBytes) throw new HttpFailure('too_large', 'response too large');

@@ -56,10 +56,10 @@ export interface HarnessOptions {
 export class SendHarness {
   readonly clock = new FixedClock(T0);
   readonly spend = new InMemorySpendLedger();
-  readonly journal = new InMemoryJournal({ spend: this.spend });
+  readonly engineStore = new InMemoryEngineStore();
+  readonly journal = new InMemoryJournal({ spend: this.spend, schedule: this.engineStore });
   readonly chain: InMemoryChain;
   readonly store = new InMemorySendStore();
-  readonly engineStore = new InMemoryEngineStore();
   private readonly reservations: InMemoryBudgetReservations;
   readonly metrics = new CountingSendMetrics();
   readonly http = new ScriptedHttpClient();

@@ -1,8 +1,10 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
-import type { ClaimedRun, EngineStore, RunToEnqueue } from '../../application/ports/engine-store';
+import { FIRST_FENCE, type ClaimedRun, type EngineStore, type RunToEnqueue } from '../../application/ports/engine-store';
+import type { WorkflowDefinition } from '../../domain/engine/workflow';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import { isSqlite } from './connection';
+import { WAKE_SQL } from './engine-runs-sql';
 import { Database } from './knex-journal.writer';
 
 interface ClaimRow {
@@ -12,6 +14,8 @@ interface ClaimRow {
   expired: number | string;
   crash_step: string | null;
   crash_count: number | string;
+  fence: number | string;
+  definition_hash: string | null;
 }
 
 /** Another enqueue recorded one of the delivery keys first. */
@@ -35,12 +39,23 @@ const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (r
 @injectable()
 export class KnexEngineStore implements EngineStore {
   private readonly skipLocked: string;
+  /** Definitions this process knows to be stored: a run of one costs no second write of it. */
+  private readonly storedDefinitions = new Set<string>();
 
   constructor(@inject(Database) private readonly db: Knex) {
     this.skipLocked = isSqlite(db) ? '' : ' FOR UPDATE SKIP LOCKED';
   }
 
   async enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
+    // Before the run that names it (so none ever names a missing one); content-addressed, so one left by a run that
+    // was not recorded after all is merely kept.
+    if (run.definition && !this.storedDefinitions.has(run.definition.hash)) {
+      await this.db.raw('INSERT INTO engine_definitions (hash, workflow, definition) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING', [
+        run.definition.hash, run.workflow, JSON.stringify(run.definition.definition),
+      ]);
+      this.storedDefinitions.add(run.definition.hash);
+    }
+    if (run.cronTick) return this.enqueueCronTick(run, run.cronTick, owner, leaseUntil);
     if (isSqlite(this.db)) return this.enqueueOneStatement(run, owner, leaseUntil);
     // A concurrent enqueue of the same delivery may insert its key between our check and our insert: then the
     // transaction is rolled back and the check, run again, finds that run.
@@ -52,6 +67,24 @@ export class KnexEngineStore implements EngineStore {
         if (!(err instanceof DeliveryRace) || tries >= 2) throw err;
       }
     }
+  }
+
+  /**
+   * A cron tick's run and the move of the workflow's next tick, in one transaction (CONTRACT 8.7: a tick is never
+   * lost nor fired twice). A tick whose run was recorded already (its delivery key seen) still moves on.
+   */
+  private async enqueueCronTick(run: RunToEnqueue, tick: { expected: number; next: number }, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
+    return this.db.transaction(async (trx) => {
+      const moved = await trx('engine_cron').where({ workflow: run.workflow, next_at: tick.expected }).update({ next_at: tick.next });
+      if (Number(moved) !== 1) return { runId: '', created: false };
+      try {
+        // A cron tick's one delivery key: a SeenDelivery comes before any write of enqueueIn, so the move stands alone.
+        return await this.enqueueIn(trx, run, owner, leaseUntil);
+      } catch (err) {
+        if (err instanceof SeenDelivery) return { runId: err.runId, created: false };
+        throw err;
+      }
+    });
   }
 
   /** SQLite: the trigger `engine_runs_deliveries` records the keys in the same statement (see the migration). */
@@ -76,7 +109,8 @@ export class KnexEngineStore implements EngineStore {
     const held = owner !== '';
     return {
       run_id: run.runId, workflow: run.workflow, due_at: held ? leaseUntil : 0, owner: held ? owner : null,
-      lease_until: held ? leaseUntil : null, start: JSON.stringify(run.start),
+      lease_until: held ? leaseUntil : null, start: JSON.stringify(run.start), fence: held ? FIRST_FENCE : 0,
+      definition_hash: run.definition?.hash ?? null,
     };
   }
 
@@ -104,17 +138,18 @@ export class KnexEngineStore implements EngineStore {
   async claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedRun[]> {
     if (limit <= 0) return [];
     const rows = rowsOf<ClaimRow>(await this.db.raw(
-      `UPDATE engine_runs SET owner = ?, lease_until = ?, wake_at = NULL,
+      `UPDATE engine_runs SET owner = ?, lease_until = ?, wake_at = NULL, fence = fence + 1,
          expired = CASE WHEN owner IS NULL THEN 0 ELSE 1 END
        WHERE run_id IN (
          SELECT run_id FROM engine_runs WHERE due_at <= ? AND (owner IS NULL OR lease_until < ?)
          ORDER BY due_at LIMIT ?${this.skipLocked})
-       RETURNING run_id, workflow, start, expired, crash_step, crash_count`,
+       RETURNING run_id, workflow, start, expired, crash_step, crash_count, fence, definition_hash`,
       [owner, leaseUntil, now, now, limit],
     ));
     return rows.map((r) => ({
       runId: r.run_id, workflow: r.workflow, start: JSON.parse(r.start) as JournalEvent[], expired: Number(r.expired) === 1,
-      crashStepRunId: r.crash_step, crashCount: Number(r.crash_count),
+      crashStepRunId: r.crash_step, crashCount: Number(r.crash_count), fence: Number(r.fence),
+      definitionHash: r.definition_hash ?? null,
     }));
   }
 
@@ -151,14 +186,21 @@ export class KnexEngineStore implements EngineStore {
   }
 
   async wake(runId: string, at: number): Promise<void> {
-    await this.db.raw(
-      'UPDATE engine_runs SET wake_at = ?, due_at = CASE WHEN due_at IS NULL OR due_at > ? THEN ? ELSE due_at END WHERE run_id = ?',
-      [at, at, at, runId],
-    );
+    await this.db.raw(WAKE_SQL, [at, at, at, runId]);
   }
 
   async noteCrash(runId: string, stepRunId: string | null, count: number): Promise<void> {
     await this.db('engine_runs').where({ run_id: runId }).update({ crash_step: stepRunId, crash_count: count });
+  }
+
+  async pinnedDefinition(hash: string): Promise<WorkflowDefinition | undefined> {
+    const row = await this.db('engine_definitions').where({ hash }).first('definition');
+    return row ? (JSON.parse(String(row.definition)) as WorkflowDefinition) : undefined;
+  }
+
+  async fenceOf(runId: string): Promise<number | undefined> {
+    const row = await this.db('engine_runs').where({ run_id: runId }).first('fence');
+    return row ? Number(row.fence) : undefined;
   }
 
   async heldCounts(now: number): Promise<Map<string, number>> {

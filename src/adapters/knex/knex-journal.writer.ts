@@ -4,7 +4,8 @@ import type { JournalEvent } from '../../domain/journal/journal-event';
 import type { Run } from '../../domain/run';
 import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
 import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
-import type { AppendResult, JournalWriter } from '../../application/ports/journal-writer';
+import type { AppendOptions, AppendResult, JournalWriter } from '../../application/ports/journal-writer';
+import { checkFence, wake } from './engine-runs-sql';
 import { execute, insertRows, selectIn, type Db } from './bulk';
 import { isSqlite, READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { SqliteWriteSession } from './sqlite-session';
@@ -38,6 +39,7 @@ const GROUP_EVENTS = 2000;
 /** An append waiting for the next group commit. */
 interface Waiting {
   readonly events: readonly JournalEvent[];
+  readonly options: AppendOptions;
   resolve(result: AppendResult): void;
   reject(err: unknown): void;
 }
@@ -75,15 +77,15 @@ export class KnexJournalWriter implements JournalWriter {
    * Small appends wait for the transaction under way (if any) and are then written together in the next one; each
    * still succeeds or fails on its own (see `commitGroup`). Large ones (imports) have a transaction of their own.
    */
-  async append(events: readonly JournalEvent[]): Promise<AppendResult> {
+  async append(events: readonly JournalEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     if (events.length >= SMALL_APPEND) {
       const batches = (async function* () {
         yield events;
       })();
-      return this.appendWith(batches, undefined, true);
+      return this.appendWith(batches, undefined, true, options);
     }
     return new Promise((resolve, reject) => {
-      this.waiting.push({ events, resolve, reject });
+      this.waiting.push({ events, options, resolve, reject });
       this.commitNext();
     });
   }
@@ -107,7 +109,7 @@ export class KnexJournalWriter implements JournalWriter {
    */
   private async commitGroup(group: readonly Waiting[]): Promise<void> {
     try {
-      const results = await this.transact((db) => this.applyGroup(db, group.map((w) => w.events)));
+      const results = await this.transact((db) => this.applyGroup(db, group));
       group.forEach((w, i) => w.resolve(results[i]!));
       return;
     } catch (err) {
@@ -117,12 +119,14 @@ export class KnexJournalWriter implements JournalWriter {
       }
     }
     for (const w of group) {
-      await this.transact((db) => this.applyGroup(db, [w.events])).then((results) => w.resolve(results[0]!), (err: unknown) => w.reject(err));
+      await this.transact((db) => this.applyGroup(db, [w])).then((results) => w.resolve(results[0]!), (err: unknown) => w.reject(err));
     }
   }
 
   /** Applies each append's events in turn over one working set, and writes what they changed together. */
-  private async applyGroup(trx: Db, appends: readonly (readonly JournalEvent[])[]): Promise<AppendResult[]> {
+  private async applyGroup(trx: Db, group: readonly Pick<Waiting, 'events' | 'options'>[]): Promise<AppendResult[]> {
+    for (const w of group) if (w.options.fence) await checkFence(trx, w.options.fence);
+    const appends = group.map((w) => w.events);
     const all = appends.length === 1 ? appends[0]! : appends.flat();
     const hashes = contentHashes(all);
     const loaded = await this.load(trx, all);
@@ -137,6 +141,7 @@ export class KnexJournalWriter implements JournalWriter {
       mergeChanges(changes, ch);
     }
     await this.write(trx, ws, changes, loaded);
+    for (const w of group) if (w.options.wake) await wake(trx, w.options.wake);
     return results;
   }
 
@@ -153,18 +158,25 @@ export class KnexJournalWriter implements JournalWriter {
   }
 
   /** `wideCache`: widen SQLite's page cache for the transaction (worth it for imports, not for a few events). */
-  private appendWith(batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean): Promise<AppendResult> {
+  private appendWith(batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean, options: AppendOptions = {}): Promise<AppendResult> {
     return this.transact(async (db) => {
-      if (!wideCache || !(db instanceof SqliteWriteSession)) return this.applyAll(db, batches, onBatch);
-      // A wide page cache while the indexes are updated; the connection's own size again afterwards.
-      const [previous] = (await db.select('PRAGMA cache_size')) as { cache_size: number }[];
-      await db.select(`PRAGMA cache_size = ${WRITER_CACHE_KIB}`);
-      try {
-        return await this.applyAll(db, batches, onBatch);
-      } finally {
-        await db.select(`PRAGMA cache_size = ${Number(previous?.cache_size ?? READER_CACHE_KIB)}`);
-      }
+      if (options.fence) await checkFence(db, options.fence);
+      const result = await this.applyWith(db, batches, onBatch, wideCache);
+      if (options.wake) await wake(db, options.wake);
+      return result;
     });
+  }
+
+  private async applyWith(db: Db, batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean): Promise<AppendResult> {
+    if (!wideCache || !(db instanceof SqliteWriteSession)) return this.applyAll(db, batches, onBatch);
+    // A wide page cache while the indexes are updated; the connection's own size again afterwards.
+    const [previous] = (await db.select('PRAGMA cache_size')) as { cache_size: number }[];
+    await db.select(`PRAGMA cache_size = ${WRITER_CACHE_KIB}`);
+    try {
+      return await this.applyAll(db, batches, onBatch);
+    } finally {
+      await db.select(`PRAGMA cache_size = ${Number(previous?.cache_size ?? READER_CACHE_KIB)}`);
+    }
   }
 
   private async applyAll(trx: Db, batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {

@@ -50,3 +50,30 @@ export const engine = {
     for (const table of ['engine_cron', 'engine_deliveries', 'engine_runs']) await db.schema.dropTableIfExists(table);
   },
 };
+
+/**
+ * The engine's guarantees under faults (CONTRACT 8.7). Fencing tokens: each claim of a run raises `fence`, and a
+ * driver's journal write carries the token it was given, checked against this column in the write's transaction
+ * (0: enqueued by none and never claimed). Pinned definitions: each run names the definition it started with
+ * (`definition_hash`), kept in `engine_definitions` (secrets left out) for as long as the run goes on.
+ */
+export const engineGuarantees = {
+  async up(db: Knex): Promise<void> {
+    await db.schema.alterTable('engine_runs', (t) => {
+      t.integer('fence').notNullable().defaultTo(0);
+      t.string('definition_hash', 64);
+    });
+    await db.schema.createTable('engine_definitions', (t) => {
+      t.string('hash', 64).primary();
+      t.string('workflow', 256).notNullable();
+      t.text('definition').notNullable();
+    });
+  },
+  async down(db: Knex): Promise<void> {
+    await db.schema.dropTableIfExists('engine_definitions');
+    await db.schema.alterTable('engine_runs', (t) => {
+      t.dropColumn('definition_hash');
+      t.dropColumn('fence');
+    });
+  },
+};

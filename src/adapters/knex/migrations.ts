@@ -5,7 +5,7 @@ import { budgetReservationsMigration } from './migration-budget-reservations';
 import { listIndexes } from './migration-lists';
 import { withoutRowid } from './schema';
 import { spend } from './migration-spend';
-import { engine } from './migration-engine';
+import { engine, engineGuarantees } from './migration-engine';
 import { relayerTopups } from './migration-relayers';
 import { sends } from './migration-sends';
 import { approvalItemsMigration, approvalsColumns, runsColumns, sendsColumns, sendTokenTransferMigration, storedItemsMigration } from './migration-items';
@@ -118,6 +118,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0009_export_step_runs', stepRunsMigration], ['0010_stored_items', storedItemsMigration],
   ['0011_waiting_pages', waitingPagesMigration], ['0012_approval_items', approvalItemsMigration],
   ['0013_budget_reservations', budgetReservationsMigration], ['0014_send_token_transfer', sendTokenTransferMigration],
+  ['0015_engine_guarantees', engineGuarantees],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

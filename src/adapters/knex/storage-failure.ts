@@ -32,7 +32,23 @@ export function reportStorageFailures(db: Knex): void {
 export function toStorageError(err: unknown, operation: string): StorageError {
   if (err instanceof StorageError) return err;
   const code = (err as { code?: unknown } | null)?.code;
-  return new StorageError(operation, reasonOf(err), typeof code === 'string' ? code : undefined);
+  return new StorageError(operation, reasonOf(err), typeof code === 'string' ? code : undefined, isTransient(err));
+}
+
+/** SQLite codes of a database that another process holds or that the disk failed to serve for a moment. */
+const SQLITE_TRANSIENT = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_INTERRUPT']);
+/** PostgreSQL classes worth trying again: connection, rollback (serialization, deadlock), resources, shutdown. */
+const PG_TRANSIENT = new Set(['08', '40', '53', '57']);
+
+/** A locked, unreachable or overloaded database (worth trying again), as opposed to a statement it refused. */
+function isTransient(err: unknown): boolean {
+  const e = (err ?? {}) as { code?: unknown; name?: unknown };
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  // Extended codes (SQLITE_BUSY_SNAPSHOT) count as their primary code.
+  if (code?.startsWith('SQLITE_')) return SQLITE_TRANSIENT.has(code.split('_').slice(0, 2).join('_'));
+  if (code && /^[0-9A-Z]{5}$/.test(code)) return PG_TRANSIENT.has(code.slice(0, 2));
+  if (code && /^E[A-Z]+$/.test(code)) return true;
+  return e.name === 'KnexTimeoutError';
 }
 
 /** `insert into events`, `select from runs`: the verb and the first table of a statement, never its values. */

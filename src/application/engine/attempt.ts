@@ -1,3 +1,4 @@
+import type { LeaseFence } from '../ports/journal-writer';
 import type { ErrorInfo, JournalEvent, Json, WaitKind } from '../../domain/journal/journal-event';
 
 /** How one attempt of a step ended, or that it parked the run. */
@@ -27,4 +28,6 @@ export interface AttemptContext {
   readonly attempt: number;
   /** The expression context: trigger, steps, run. */
   readonly scope: Readonly<Record<string, unknown>>;
+  /** The driver's lease on the run: a step's own journal writes carry it too (CONTRACT 8.7). */
+  readonly fence?: LeaseFence;
 }

@@ -3,7 +3,6 @@ import { ConflictError, InvalidInputError, JournalRejectedError, NotFoundError }
 import { isValidId } from '../../domain/ids';
 import { toIso } from '../../domain/time';
 import { Clock } from '../ports/clock';
-import { EngineStore } from '../ports/engine-store';
 import { HistoryRepository } from '../ports/history-repository';
 import { JournalWriter } from '../ports/journal-writer';
 
@@ -17,13 +16,16 @@ export interface ApprovalDecision {
 
 const MAX_REASON = 2000;
 
-/** Decides a pending approval (CONTRACT 8.4); the parked run is woken to go on. Decided or expired already: conflict. */
+/**
+ * Decides a pending approval (CONTRACT 8.4); the parked run is woken to go on, in the same transaction as the
+ * decision (a death between the two would leave a decided run parked until its approval's expiry). Decided or
+ * expired already: conflict.
+ */
 @injectable()
 export class DecideApproval {
   constructor(
     @inject(HistoryRepository) private readonly history: HistoryRepository,
     @inject(JournalWriter) private readonly journal: JournalWriter,
-    @inject(EngineStore) private readonly store: EngineStore,
     @inject(Clock) private readonly clock: Clock,
   ) {}
 
@@ -42,13 +44,12 @@ export class DecideApproval {
       await this.journal.append([{
         type: 'approval.decided', at: toIso(now), approval_id: req.approvalId, decision: req.decision, by: req.by,
         ...(req.reason ? { reason: req.reason } : {}),
-      }]);
+      }], { wake: { runId: approval.runId, at: now } });
     } catch (err) {
       // Decided (or its run ended) between our read and our write.
       if (err instanceof JournalRejectedError) throw new ConflictError('approval already decided');
       throw err;
     }
-    await this.store.wake(approval.runId, now);
     return { approval_id: req.approvalId, run_id: approval.runId, status: req.decision, decided_by: req.by, reason: req.reason ?? null };
   }
 }

@@ -1,22 +1,27 @@
 import { inject, injectable, optional } from 'inversify';
 import { advance, runProgress, type RunProgress, type StepProgress } from '../../domain/engine/run-progress';
 import { NON_RETRYABLE, retryDelayMs, stepRunId, type StepDefinition, type WorkflowDefinition } from '../../domain/engine/workflow';
-import { JournalRejectedError } from '../../domain/errors';
+import { JournalRejectedError, LeaseLostError } from '../../domain/errors';
 import type { ErrorInfo, JournalEvent, Json, RunEndStatus } from '../../domain/journal/journal-event';
 import { toIso } from '../../domain/time';
 import { Clock } from '../ports/clock';
 import { EngineStore, type ClaimedRun } from '../ports/engine-store';
 import { ExpressionError } from '../ports/expressions';
 import { Expressions } from '../ports/expressions';
-import { JournalWriter } from '../ports/journal-writer';
+import { JournalWriter, type LeaseFence } from '../ports/journal-writer';
 import { RunRepository } from '../ports/run-repository';
 import { RelayerAddresses } from './relayer-addresses';
 import { StepRunners, type Attempted } from './step-runners';
+import { runDefinition } from './run-definition';
+import { isTransientStorageError, retryStorage, STORAGE_MAX_BACKOFF_MS } from './storage-retry';
 import { evaluateBool } from './templates';
 import { WorkflowCatalog } from './workflow-catalog';
 
-/** How a drive left the run: ended, parked (released to be claimed when due), or gone (nothing to drive). */
-export type DriveOutcome = 'finished' | 'parked' | 'gone';
+/**
+ * How a drive left the run: ended, parked (released to be claimed when due), gone (nothing to drive), or lost (its
+ * lease was taken over by another driver, whose the run is now: this one wrote nothing after).
+ */
+export type DriveOutcome = 'finished' | 'parked' | 'gone' | 'lost';
 
 /** A poison run: the same step was running each of this many times its engine process died. */
 const CRASHES_TO_DEAD_LETTER = 2;
@@ -32,6 +37,8 @@ interface Drive {
   /** Recorded, not journaled yet: written together at the next flush (before a side effect, a park or the end). */
   readonly pending: JournalEvent[];
   readonly stopping: () => boolean;
+  /** The definition the run goes on with (see runDefinition); set once the run's stream is read. */
+  definition?: WorkflowDefinition;
 }
 
 /**
@@ -60,19 +67,22 @@ export class DriveRun {
         // A retry reads what the first try journaled.
         return await this.driveOnce(tries === 0 ? claim : { ...claim, fresh: false }, owner, stopping);
       } catch (err) {
+        // Taken over: the new holder drives it. Unscheduled: it ended elsewhere (a cancel), nothing is left to do.
+        if (err instanceof LeaseLostError) return err.unscheduled ? 'gone' : 'lost';
+        if (isTransientStorageError(err)) return this.letGoAfterStorageFailure(claim, owner);
         if (!(err instanceof JournalRejectedError) || tries >= 2) throw err;
       }
     }
   }
 
   private async driveOnce(claim: ClaimedRun, owner: string, stopping: () => boolean): Promise<DriveOutcome> {
-    let stream: readonly JournalEvent[] = claim.fresh ? [] : await this.runs.stream(claim.runId);
+    let stream: readonly JournalEvent[] = claim.fresh ? [] : await retryStorage(() => this.runs.stream(claim.runId));
     const pending: JournalEvent[] = [];
     if (!stream.some((e) => e.type === 'run.started')) {
       // Enqueued, but its starter died before journaling it: the start recorded with the run is journaled with
       // the run's first moves.
       if (claim.start.length === 0) {
-        await this.store.remove(claim.runId);
+        await retryStorage(() => this.store.remove(claim.runId));
         return 'gone';
       }
       pending.push(...claim.start);
@@ -81,10 +91,10 @@ export class DriveRun {
     const p = runProgress(stream)!;
     const d: Drive = { claim, owner, p, pending, stopping };
     if (p.finished) return this.removed(d);
-    const definition = this.catalog.get(p.started.workflow);
-    if (!definition) {
-      return this.end(d, [], 'dead_lettered', { kind: 'definition_changed', message: `workflow ${p.started.workflow} is no longer configured` });
-    }
+    const resolved = await retryStorage(() => runDefinition(this.catalog, this.store, p, claim.definitionHash));
+    if ('changed' in resolved) return this.end(d, [], 'dead_lettered', { kind: 'definition_changed', message: resolved.changed });
+    const { definition } = resolved;
+    d.definition = definition;
     if (claim.expired) {
       const poisoned = await this.countCrash(d);
       if (poisoned) return poisoned;
@@ -145,7 +155,7 @@ export class DriveRun {
     try {
       if (step.if !== undefined && !evaluateBool(step.if, this.expressions, scope)) return skip({ reason: 'if was false' });
       if (step.skipInTest && d.p.started.session === 'test') return skip({ reason: 'in_test: skip' });
-      prepared = this.steps.prepare(step, { runId, stepRunId: srid, attempt, scope });
+      prepared = this.steps.prepare(step, { runId, stepRunId: srid, attempt, scope, fence: this.fenceOf(d) });
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
       const error = { kind: 'expression_error', message: err.message };
@@ -174,7 +184,8 @@ export class DriveRun {
     }
     const finished = [...before, ...(result.events ?? []), this.stepFinished(srid, result)];
     const again = result.retryable !== false && !NON_RETRYABLE.has(result.error.kind) && attempt < step.retry.attempts;
-    if (!again) return this.end(d, finished, 'failed', result.error);
+    // A step that cannot go on with the configuration as it is now (a send whose relayer left it) dead-letters the run.
+    if (!again) return this.end(d, finished, result.error.kind === 'definition_changed' ? 'dead_lettered' : 'failed', result.error);
     const dueAt = this.clock.now() + retryDelayMs(step.retry, attempt + 1);
     await this.emit(d, [...finished, { type: 'run.parked', at: this.now(), run_id: runId, wait_kind: 'delay', step_run_id: srid, due_at: toIso(dueAt) }]);
     return this.park(d, dueAt);
@@ -277,9 +288,9 @@ export class DriveRun {
     const running = [...d.p.steps.values()].find((s) => s.status === 'running' && s.stepRunId !== parkedOn);
     if (!running) return undefined;
     // A send is recovered by its hash, never run again: a crash during one is no sign of a poison run.
-    if (this.catalog.get(d.p.started.workflow)?.steps.find((s) => s.id === running.stepId)?.type === 'send') return undefined;
+    if (d.definition?.steps.find((s) => s.id === running.stepId)?.type === 'send') return undefined;
     const count = d.claim.crashStepRunId === running.stepRunId ? d.claim.crashCount + 1 : 1;
-    await this.store.noteCrash(d.claim.runId, running.stepRunId, count);
+    await retryStorage(() => this.store.noteCrash(d.claim.runId, running.stepRunId, count));
     if (count < CRASHES_TO_DEAD_LETTER) return undefined;
     const error = { kind: 'engine_crash', message: `step ${running.stepId} was running each of the ${count} times its engine process died` };
     return this.end(d, [this.stepFinished(running.stepRunId, { kind: 'failed', error })], 'dead_lettered', error);
@@ -325,7 +336,7 @@ export class DriveRun {
   }
 
   private async removed(d: Drive): Promise<DriveOutcome> {
-    await this.store.remove(d.claim.runId);
+    await retryStorage(() => this.store.remove(d.claim.runId));
     return 'finished';
   }
 
@@ -335,13 +346,23 @@ export class DriveRun {
    */
   private async letGo(d: Drive): Promise<DriveOutcome> {
     await this.flush(d);
-    await this.store.release(d.owner, d.claim.runId, this.clock.now());
+    await retryStorage(() => this.store.release(d.owner, d.claim.runId, this.clock.now()));
+    return 'parked';
+  }
+
+  /**
+   * A storage read or write inside a step failed for a moment (the database locked or unreachable): the run is let
+   * go, released rather than left to an expired lease, so that the next claim does not take it for a crash
+   * (CONTRACT 8.7). What this drive journaled stands; a step it had started runs again as its next attempt.
+   */
+  private async letGoAfterStorageFailure(claim: ClaimedRun, owner: string): Promise<DriveOutcome> {
+    await retryStorage(() => this.store.release(owner, claim.runId, this.clock.now() + STORAGE_MAX_BACKOFF_MS));
     return 'parked';
   }
 
   private async park(d: Drive, dueAt: number | null): Promise<DriveOutcome> {
     await this.flush(d);
-    await this.store.release(d.owner, d.claim.runId, dueAt);
+    await retryStorage(() => this.store.release(d.owner, d.claim.runId, dueAt));
     return 'parked';
   }
 
@@ -356,7 +377,12 @@ export class DriveRun {
 
   private async flush(d: Drive): Promise<void> {
     if (d.pending.length === 0) return;
-    await this.journal.append(d.pending.splice(0));
+    const events = d.pending.splice(0);
+    await retryStorage(() => this.journal.append(events, { fence: this.fenceOf(d) }));
+  }
+
+  private fenceOf(d: Drive): LeaseFence {
+    return { runId: d.claim.runId, token: d.claim.fence };
   }
 
   private now(): string {

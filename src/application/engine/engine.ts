@@ -5,7 +5,7 @@ import { toIso } from '../../domain/time';
 import { ChainflowConfig, DEFAULT_ENGINE_CONFIG, type EngineConfig } from '../config';
 import { Clock } from '../ports/clock';
 import { CronCalendar } from '../ports/cron-calendar';
-import { EngineStore, type ClaimedRun } from '../ports/engine-store';
+import { EngineStore, FIRST_FENCE, type ClaimedRun } from '../ports/engine-store';
 import { Logger } from '../ports/logger';
 import { WorkflowStates } from '../ports/workflow-states';
 import { SettlePendingReceipts } from '../spend/settle-pending-receipts.use-case';
@@ -53,6 +53,8 @@ export class Engine {
   private backlog = false;
   private ticking: Promise<void> | undefined;
   private again = false;
+  /** Cron workflows whose stored next tick this start of the engine has checked against the configured schedule. */
+  private readonly cronSynced = new Set<string>();
 
   constructor(
     @inject(ChainflowConfig) config: ChainflowConfig,
@@ -75,6 +77,7 @@ export class Engine {
     if (this.running) return;
     this.running = true;
     this.stopping = false;
+    this.cronSynced.clear();
     this.poke();
     this.renewTimer = setInterval(() => void this.renew(), Math.max(200, Math.floor(this.settings.leaseTtlMs / 3)));
     this.renewTimer.unref();
@@ -183,13 +186,15 @@ export class Engine {
   }
 
   private freshClaim(workflow: string, started: StartedRun): ClaimedRun {
-    return { runId: started.runId, workflow, start: started.start, expired: false, crashStepRunId: null, crashCount: 0, fresh: true };
+    return { runId: started.runId, workflow, start: started.start, expired: false, crashStepRunId: null, crashCount: 0, fence: FIRST_FENCE, fresh: true };
   }
 
   /** Drives a run this process holds (its own start); resolves when the run ended or parked. */
   async drive(claim: ClaimedRun): Promise<void> {
     const work = this.driveRun.execute(claim, this.owner, () => this.stopping).then(
-      () => undefined,
+      (outcome) => {
+        if (outcome === 'lost') this.logger.warn('lease lost: the run is left to its new holder', { run_id: claim.runId, workflow: claim.workflow });
+      },
       (err: unknown) => this.warn(`run ${claim.runId}: drive failed`, err),
     );
     this.driving.set(claim.runId, work);
@@ -219,7 +224,10 @@ export class Engine {
     }
   }
 
-  /** Fires each due cron tick once across every engine process (the store's compare-and-set decides who). */
+  /**
+   * Fires each due cron tick once across every engine process: the tick's move and its run are one write, which
+   * the store's compare-and-set lets through for one process only (CONTRACT 8.7).
+   */
   private async fireCron(): Promise<void> {
     const now = this.clock.now();
     for (const w of this.catalog.all()) {
@@ -229,18 +237,37 @@ export class Engine {
       if (due === undefined) {
         const next = this.cron.next(schedule, now);
         if (next !== undefined) await this.store.advanceCron(w.name, undefined, next);
+        this.cronSynced.add(w.name);
         continue;
       }
-      if (due > now) continue;
+      if (due > now) {
+        await this.syncCron(w.name, schedule, due, now);
+        continue;
+      }
+      this.cronSynced.add(w.name);
       // Missed ticks (the engine was down) fire once, then the schedule goes on from now.
       const next = this.cron.next(schedule, now) ?? Number.MAX_SAFE_INTEGER;
-      if (!(await this.store.advanceCron(w.name, due, next))) continue;
-      if ((await this.states.paused(w.name)) ?? w.paused) continue;
+      if ((await this.states.paused(w.name)) ?? w.paused) {
+        await this.store.advanceCron(w.name, due, next);
+        continue;
+      }
       await this.submit({
         workflow: w.name, trigger: { kind: 'cron', summary: `cron ${schedule}`, payload: { scheduled_at: toIso(due) } },
-        dedupeKeys: [`cron:${w.name}:${due}`],
+        dedupeKeys: [`cron:${w.name}:${due}`], cronTick: { expected: due, next },
       }).catch((err: unknown) => this.warn(`workflow ${w.name}: cron tick not started`, err));
     }
+  }
+
+  /**
+   * The schedule in the config is the schedule: the first time this start of the engine sees a workflow's stored
+   * next tick, it is recomputed from the configured schedule (a changed `schedule` takes effect now, not after the
+   * tick the old one left). An unchanged schedule gives the same tick, and nothing is written.
+   */
+  private async syncCron(workflow: string, schedule: string, due: number, now: number): Promise<void> {
+    if (this.cronSynced.has(workflow)) return;
+    const next = this.cron.next(schedule, now);
+    if (next !== undefined && next !== due && !(await this.store.advanceCron(workflow, due, next))) return;
+    this.cronSynced.add(workflow);
   }
 
   /** A drive ended: look for due runs now if some were left waiting for room, else at the next poll. */

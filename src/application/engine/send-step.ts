@@ -97,6 +97,10 @@ export class SendStep {
     }
     const waitFor = this.waitForOf(step);
     if (waitFor !== 'confirmed') return { kind: 'succeeded', output: submittedOutput(send) };
+    // The send cannot be followed without its relayer and network: the run is dead-lettered rather than failing
+    // here at every claim (CONTRACT 8.7).
+    const gone = this.relayers.goneFrom(send.relayer, send.network);
+    if (gone) return { kind: 'failed', error: { kind: 'definition_changed', message: `send ${send.sendId} in flight: ${gone}` }, retryable: false };
     const now = this.clock.now();
     const expiresAt = send.submissions[0]!.at + step.timeoutMs;
     if (!(await this.watch.lease({ sendId: send.sendId, runId: send.runId }, owner, now, now + LOOK_LEASE_MS))) {
@@ -117,7 +121,7 @@ export class SendStep {
       result = await this.submit.execute({
         runId: ctx.runId, stepRunId: ctx.stepRunId, sendId, workflow: run.workflow ?? '', session: run.session ?? 'live',
         relayer: send.relayer, to: send.to, valueWei: send.valueWei, data: send.data, gasLimit: send.gasLimit,
-        idempotencyKey: `${ctx.stepRunId}:${ctx.attempt}`, simulate: true, detached,
+        idempotencyKey: `${ctx.stepRunId}:${ctx.attempt}`, simulate: true, detached, ...(ctx.fence ? { fence: ctx.fence } : {}),
         ...(send.tokenTransfer ? { tokenTransfer: send.tokenTransfer } : {}),
       });
     } catch (err) {

@@ -1,6 +1,8 @@
 import { inject, injectable } from 'inversify';
 import { manualRunKey, parseIdempotencyKey } from '../../domain/engine/idempotency-key';
+import { pinDefinition, type PinnedDefinition } from '../../domain/engine/pinned-definition';
 import { newRunId } from '../../domain/engine/run-id';
+import type { WorkflowDefinition } from '../../domain/engine/workflow';
 import { ConflictError, NotFoundError } from '../../domain/errors';
 import type { JournalEvent, Json } from '../../domain/journal/journal-event';
 import { toIso } from '../../domain/time';
@@ -32,6 +34,8 @@ export interface StartRunRequest {
    * so a start is never lost.
    */
   readonly journalStart?: boolean;
+  /** The run is this cron tick: recorded together with the move of the workflow's next tick (see RunToEnqueue). */
+  readonly cronTick?: { readonly expected: number; readonly next: number };
 }
 
 export interface StartedRun {
@@ -49,6 +53,9 @@ export interface StartedRun {
  */
 @injectable()
 export class StartRun {
+  /** Each configured definition pinned once (its hash is a digest of it), not at every start. */
+  private readonly pinned = new WeakMap<WorkflowDefinition, PinnedDefinition>();
+
   constructor(
     @inject(WorkflowCatalog) private readonly catalog: WorkflowCatalog,
     @inject(WorkflowStates) private readonly states: WorkflowStates,
@@ -77,11 +84,17 @@ export class StartRun {
       trigger: { kind: req.trigger.kind, summary: req.trigger.summary, ...(req.trigger.payload !== undefined ? { payload: req.trigger.payload } : {}) },
     });
     const queued = await this.store.enqueue(
-      { runId, workflow: req.workflow, start, at: now, ...(dedupeKeys.length ? { dedupeKeys } : {}) },
+      { runId, workflow: req.workflow, start, at: now, ...(dedupeKeys.length ? { dedupeKeys } : {}), ...(req.cronTick ? { cronTick: req.cronTick } : {}), definition: this.pin(definition) },
       req.owner?.id ?? '', req.owner?.leaseUntil ?? 0,
     );
     if (!queued.created) return { ...queued, start: [] };
     if (req.journalStart !== false) await this.journal.append(start);
     return { runId, created: true, start };
+  }
+
+  private pin(definition: WorkflowDefinition): PinnedDefinition {
+    let pinned = this.pinned.get(definition);
+    if (!pinned) this.pinned.set(definition, (pinned = pinDefinition(definition)));
+    return pinned;
   }
 }

@@ -1,3 +1,5 @@
+import type { PinnedDefinition } from '../../domain/engine/pinned-definition';
+import type { WorkflowDefinition } from '../../domain/engine/workflow';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 
 /** A run an engine process took to drive: it holds the run's lease until it parks, finishes or the lease runs out. */
@@ -9,6 +11,13 @@ export interface ClaimedRun {
    * session): journaled by whoever drives the run first, should the starter have died before it journaled them.
    */
   readonly start: readonly JournalEvent[];
+  /**
+   * The lease's fencing token: greater at each claim of the run (FIRST_FENCE for a run enqueued held by its
+   * starter). Every journal write of the run by its driver carries it (see LeaseFence).
+   */
+  readonly fence: number;
+  /** The hash of the definition the run started with (see `pinnedDefinition`); null for a run enqueued without one. */
+  readonly definitionHash?: string | null;
   /** The previous holder's lease ran out (its process died or stalled) instead of being released. */
   readonly expired: boolean;
   /** The step run that was running at the last expired lease, and how many expired leases in a row found it running. */
@@ -21,6 +30,9 @@ export interface ClaimedRun {
   readonly fresh?: boolean;
 }
 
+/** The fencing token of a run enqueued held by its starter (an enqueue by none holds no token until its first claim). */
+export const FIRST_FENCE = 1;
+
 /** A run to enqueue (the outbox of a start): its id, workflow, first events, and an optional delivery key. */
 export interface RunToEnqueue {
   readonly runId: string;
@@ -30,6 +42,13 @@ export interface RunToEnqueue {
   readonly at: number;
   /** A repeated delivery with one of these keys (a webhook's signature, an Idempotency-Key, a cron tick) enqueues nothing. */
   readonly dedupeKeys?: readonly string[];
+  /**
+   * The run is the workflow's cron tick `expected` (epoch ms): in the same transaction the workflow's next tick moves
+   * from `expected` to `next`, and if it was not at `expected` (another process fired that tick) nothing is written.
+   */
+  readonly cronTick?: { readonly expected: number; readonly next: number };
+  /** The definition the run starts with, kept (by its hash) for as long as the run goes on (CONTRACT 8.7). */
+  readonly definition?: PinnedDefinition;
 }
 
 /**
@@ -41,7 +60,9 @@ export interface RunToEnqueue {
 export interface EngineStore {
   /**
    * Records a new run held by `owner` (empty: by none, due at once) until `leaseUntil` (epoch ms), unless one of its
-   * `dedupeKeys` was seen: then nothing is written and the earlier run's id is returned with `created: false`.
+   * `dedupeKeys` was seen: then nothing is written and the earlier run's id is returned with `created: false`. A
+   * cron tick's run (`cronTick`) is recorded with the move of the tick, or not at all (`created: false`, and the run id
+   * of that tick when one is known, else '').
    */
   enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }>;
   /**
@@ -59,6 +80,10 @@ export interface EngineStore {
   wake(runId: string, at: number): Promise<void>;
   /** Records which step run was running when the run's lease expired, and how often in a row. */
   noteCrash(runId: string, stepRunId: string | null, count: number): Promise<void>;
+  /** A definition kept by `enqueue`, by its hash (secrets left out, see PinnedDefinition); undefined if none. */
+  pinnedDefinition(hash: string): Promise<WorkflowDefinition | undefined>;
+  /** The fencing token of the run's current lease (undefined: the run is not in the schedule). */
+  fenceOf(runId: string): Promise<number | undefined>;
   /** Runs whose lease is live at `now`, per workflow. */
   heldCounts(now: number): Promise<Map<string, number>>;
   /** Forgets the delivery keys recorded before `before` (epoch ms): a repeat of such a delivery starts a new run. Returns how many. */

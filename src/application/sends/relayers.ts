@@ -26,6 +26,18 @@ export class Relayers {
     @inject(ChainSender) private readonly sender: ChainSender,
   ) {}
 
+  /**
+   * Why a send made by `relayer` on `network` can no longer be looked after with this configuration (the relayer or
+   * the network left it, or the relayer is on another network now); undefined while both are as the send had them.
+   */
+  goneFrom(relayer: string, network: string): string | undefined {
+    const configured = this.config.relayers.get(relayer);
+    if (!configured) return `relayer ${relayer} is no longer configured`;
+    if (configured.network !== network) return `relayer ${relayer} is now on network ${configured.network}, not ${network}`;
+    if (!this.config.networks.has(network)) return `network ${network} is no longer configured`;
+    return undefined;
+  }
+
   /** @throws InvalidInputError naming the relayer when it is unknown, has no signer, or names an unknown network. */
   get(name: string): RelayerAccount {
     const known = this.cache.get(name);

@@ -6,7 +6,7 @@ import type { TokenTransfer } from '../../domain/sends/token-transfer';
 import { toIso } from '../../domain/time';
 import { ChainReader, ChainRejectedError, ChainSender, ChainUnavailableError, type SignedTransaction, type Simulation } from '../ports/chain';
 import { Clock } from '../ports/clock';
-import { JournalWriter } from '../ports/journal-writer';
+import { JournalWriter, type LeaseFence } from '../ports/journal-writer';
 import { NonceAllocator } from '../ports/nonce-allocator';
 import { SendBudget } from '../ports/send-budget';
 import { SendMetrics } from '../ports/send-metrics';
@@ -43,6 +43,11 @@ export interface SendRequest {
   readonly detached: boolean;
   /** A token transfer call (CONTRACT 8.8): charged against max_token_value, journaled on `send.queued`. */
   readonly tokenTransfer?: TokenTransfer;
+  /**
+   * The lease of the engine driving the run (CONTRACT 8.7): the journal refuses the submitted send, and so nothing is
+   * broadcast, once another engine took the run over. None outside a leased run (`chainflow send`, top-ups).
+   */
+  readonly fence?: LeaseFence;
 }
 
 export type SubmitResult =
@@ -139,7 +144,7 @@ export class SubmitSend {
       return this.failed(events, 'broadcast_failed', `not signed: ${this.message(err)}`);
     }
     await watched;
-    await this.journal.append([...events, queued, { type: 'send.submitted', at: this.now(), send_id: req.sendId, tx_hash: signed.hash, nonce: signed.nonce }]);
+    await this.journal.append([...events, queued, { type: 'send.submitted', at: this.now(), send_id: req.sendId, tx_hash: signed.hash, nonce: signed.nonce }], req.fence ? { fence: req.fence } : undefined);
     for (let tries = 1; ; tries++) {
       try {
         await this.sender.broadcast(account.target, signed);
@@ -159,7 +164,7 @@ export class SubmitSend {
         if (again) {
           signed = again;
           // Journaled before its broadcast, as the first: the send now waits on this hash and nonce.
-          await this.journal.append([{ type: 'send.submitted', at: this.now(), send_id: req.sendId, tx_hash: signed.hash, nonce: signed.nonce }]);
+          await this.journal.append([{ type: 'send.submitted', at: this.now(), send_id: req.sendId, tx_hash: signed.hash, nonce: signed.nonce }], req.fence ? { fence: req.fence } : undefined);
           continue;
         }
         await this.nonces.giveBack(req.sendId);

@@ -1,0 +1,31 @@
+import type { Knex } from 'knex';
+import type { LeaseFence } from '../../application/ports/journal-writer';
+import { LeaseLostError } from '../../domain/errors';
+import type { Db } from './bulk';
+import { isSqlite } from './connection';
+import { SqliteWriteSession } from './sqlite-session';
+
+/** EngineStore.wake's statement (bindings: at, at, at, run id), also run by the journal writer inside an append. */
+export const WAKE_SQL = 'UPDATE engine_runs SET wake_at = ?, due_at = CASE WHEN due_at IS NULL OR due_at > ? THEN ? ELSE due_at END WHERE run_id = ?';
+
+/**
+ * Refuses the write unless the run's lease still carries `fence`'s token (CONTRACT 8.7). The read is inside the
+ * write's transaction: SQLite's holds the write lock from BEGIN IMMEDIATE, so no claim can come between; on
+ * PostgreSQL FOR SHARE makes a concurrent claim (an UPDATE of the row) wait for this transaction's end.
+ */
+export async function checkFence(db: Db, fence: LeaseFence): Promise<void> {
+  const sql = `SELECT fence FROM engine_runs WHERE run_id = ?${db instanceof SqliteWriteSession || isSqlite(db as Knex) ? '' : ' FOR SHARE'}`;
+  const rows = db instanceof SqliteWriteSession ? await db.select(sql, [fence.runId]) : rowsOf(await db.raw(sql, [fence.runId]));
+  const held = rows[0] as { fence?: unknown } | undefined;
+  if (held === undefined || Number(held.fence) !== fence.token) throw new LeaseLostError(fence.runId, fence.token, held === undefined);
+}
+
+/** EngineStore.wake inside the append's transaction (held back with its writes on a SQLite write session). */
+export async function wake(db: Db, { runId, at }: { runId: string; at: number }): Promise<void> {
+  if (db instanceof SqliteWriteSession) db.write(WAKE_SQL, [at, at, at, runId]);
+  else await db.raw(WAKE_SQL, [at, at, at, runId]);
+}
+
+function rowsOf(result: unknown): Record<string, unknown>[] {
+  return (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows);
+}
