@@ -205,6 +205,20 @@ describe('web UI: accessibility', () => {
     await focusComesTo(detail, 'main ol.timeline > li[data-kind=approval]');
   });
 
+  test('a decision refused (decided meanwhile, 409): after the dialog closes, focus is on the row as read again', async () => {
+    const runId = await parkedRun('a11y-approve');
+    const page = await visit('#/approvals?workflow=a11y-approve&status=pending', 'approvals');
+    const { approval_id: id } = (await api('GET', `/api/history/runs/${runId}/timeline`)).body.events.find((e: Json) => e.kind === 'approval').approval;
+    expect((await api('POST', `/api/approvals/${id}/decision`, { decision: 'reject', reason: 'behind the page' })).status).toBe(200);
+    await page.locator(`main tr[data-approval="${id}"] button[data-act=approve]`).click();
+    await dialog(page).locator('textarea[name=reason]').fill('looks fine');
+    await dialog(page).locator('button[type=submit]').click();
+    await dialog(page).locator('.err', { hasText: '409' }).waitFor();
+    await page.locator(`main tr[data-approval="${id}"] .badge`, { hasText: 'rejected' }).waitFor();
+    await page.keyboard.press('Escape');
+    await focusComesTo(page, `main tr[data-approval="${id}"]`);
+  });
+
   test('cancel: the dialog starts on "Back"; after the cancel focus goes to the run\'s heading (detail) or its new status (Waiting)', async () => {
     const first = await parkedRun('a11y-nap');
     const page = await visit(`#/run/${first}`, 'run');
@@ -214,6 +228,7 @@ describe('web UI: accessibility', () => {
     await page.keyboard.press('Enter');
     await expect(dialog(page).isVisible()).resolves.toBe(false);
     expect((await runOf(first)).status).toBe('waiting');
+    await focusComesTo(page, 'main h1 button[data-act=cancel]'); // back where the question came from
     await page.locator('main h1 button[data-act=cancel]').click();
     await dialog(page).getByRole('button', { name: 'Cancel run' }).click();
     await page.waitForFunction(() => (globalThis as Json).document.querySelector('main h1')?.innerText.includes('cancelled'));

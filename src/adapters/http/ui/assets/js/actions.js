@@ -31,6 +31,7 @@ export function ask({ title, body, reason, confirm, danger, act, after }) {
   back.addEventListener('click', () => dialog.close());
   // While the command runs the button says so with aria-disabled: a disabled button would drop the focus it has.
   let busy = false;
+  let settled = false;
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     if (busy) return;
@@ -44,11 +45,13 @@ export function ask({ title, body, reason, confirm, danger, act, after }) {
     submit.setAttribute('aria-disabled', 'true');
     err.textContent = '';
     act(text).then((answer) => {
+      settled = true;
       dialog.close();
       if (after) after(answer);
     }, (e2) => {
       // Refused for want of a token: the login card shows, and the dialog (modal, so above it) gets out of its way.
       if (e2 instanceof AuthNeeded) {
+        settled = true;
         dialog.close();
         return;
       }
@@ -58,6 +61,17 @@ export function ask({ title, body, reason, confirm, danger, act, after }) {
       if (after && e2 instanceof ApiError && (e2.status === 404 || e2.status === 409)) after(null);
     });
   });
+  // Closing returns focus to the button that opened the dialog; when a refusal made the page read its row or view
+  // again meanwhile, that button is gone, and focus goes to the same row (or item) as read again. (After a command
+  // that went through, or a login card, the page places focus itself.)
+  const opener = document.activeElement instanceof Element ? document.activeElement : null;
+  const item = opener && opener.closest('[data-approval], [data-run]');
+  const again = item ? '[data-' + (item.dataset.approval !== undefined ? 'approval' : 'run') + '="' + CSS.escape(item.dataset.approval ?? item.dataset.run) + '"]' : null;
+  dialog.addEventListener('close', () => {
+    // (Focus may still sit in the closed dialog when the opener is gone: lost just the same.)
+    if (settled || !(focusLost() || dialog.contains(document.activeElement))) return;
+    focusOn(opener && opener.isConnected ? opener : (again && document.querySelector('main ' + again)) || document.querySelector('main h1'));
+  }, { once: true });
   dialog.replaceChildren(form);
   dialog.showModal();
   // A destructive question starts on the safe answer, so that an Enter pressed out of habit does no harm.
