@@ -257,7 +257,7 @@ describe('web UI: views over the demo journal', () => {
   });
 
   test('Run detail: retries and attempts, wait parking, reorg steps, and the replay marker', async () => {
-    const failed = (await api('/api/history/runs?error_kind=http_error&limit=1')).items[0].run_id;
+    const failed = (await api('/api/history/runs?error_kind=http_status&limit=1')).items[0].run_id;
     const failedTl = await api(`/api/history/runs/${failed}/timeline`);
     const retried = failedTl.events.find((e: Json) => e.kind === 'step' && e.attempts.length > 1);
     let page = await visit(`#/run/${failed}`, 'run');

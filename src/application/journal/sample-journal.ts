@@ -83,11 +83,11 @@ export function sampleJournal(now: number): JournalEvent[] {
     const fetchId = `${runId}.fetch`;
     out.push({ type: 'step.started', at: at(), run_id: runId, step_run_id: fetchId, step_id: 'fetch_quote', step_type: 'http_call', attempt: 1, input: { url: 'https://api.example.com/quote', headers: { 'x-api-key': 'demo-api-key-123456' } } });
     if (scenario === 'retry' || scenario === 'fail-http') {
-      out.push({ type: 'step.finished', at: at(), run_id: runId, step_run_id: fetchId, status: 'failed', error: { kind: 'http_error', message: 'HTTP 503 from api.example.com' } });
+      out.push({ type: 'step.finished', at: at(), run_id: runId, step_run_id: fetchId, status: 'failed', error: { kind: 'http_status', message: 'GET answered HTTP 503' } });
       if (scenario === 'fail-http') {
         out.push({ type: 'step.started', at: at(), run_id: runId, step_run_id: fetchId, step_id: 'fetch_quote', step_type: 'http_call', attempt: 2 });
-        out.push({ type: 'step.finished', at: at(), run_id: runId, step_run_id: fetchId, status: 'failed', error: { kind: 'http_error', message: 'HTTP 503 from api.example.com' } });
-        out.push({ type: 'run.finished', at: at(), run_id: runId, status: i % 2 ? 'dead_lettered' : 'failed', error: { kind: 'http_error', message: 'fetch_quote failed after 2 attempts' } });
+        out.push({ type: 'step.finished', at: at(), run_id: runId, step_run_id: fetchId, status: 'failed', error: { kind: 'http_status', message: 'GET answered HTTP 503' } });
+        out.push({ type: 'run.finished', at: at(), run_id: runId, status: i % 2 ? 'dead_lettered' : 'failed', error: { kind: 'http_status', message: 'fetch_quote failed after 2 attempts' } });
         continue;
       }
       out.push({ type: 'step.started', at: at(), run_id: runId, step_run_id: fetchId, step_id: 'fetch_quote', step_type: 'http_call', attempt: 2 });
@@ -152,9 +152,9 @@ export function sampleJournal(now: number): JournalEvent[] {
     });
     out.push({
       type: 'step.finished', at: at(), run_id: runId, step_run_id: sendStep, status: reverted || dropped ? 'failed' : 'succeeded',
-      output: { tx_hash: txHash }, error: reverted ? { kind: 'tx_reverted', message: 'execution reverted' } : dropped ? { kind: 'tx_dropped', message: 'dropped from mempool' } : undefined,
+      output: { tx_hash: txHash }, error: reverted ? { kind: 'reverted', message: 'execution reverted' } : dropped ? { kind: 'tx_dropped', message: 'dropped from mempool' } : undefined,
     });
-    out.push({ type: 'run.finished', at: at(), run_id: runId, status: reverted || dropped ? 'failed' : 'succeeded', error: reverted ? { kind: 'tx_reverted', message: 'send_payout reverted' } : dropped ? { kind: 'tx_dropped', message: 'send_payout dropped' } : undefined });
+    out.push({ type: 'run.finished', at: at(), run_id: runId, status: reverted || dropped ? 'failed' : 'succeeded', error: reverted ? { kind: 'reverted', message: 'send_payout reverted' } : dropped ? { kind: 'tx_dropped', message: 'send_payout dropped' } : undefined });
   }
 
   // A send parked for a nonce gap, and a queued send still waiting for a relayer slot.

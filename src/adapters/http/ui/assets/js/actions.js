@@ -3,7 +3,7 @@
 // of the page, never with window.prompt or confirm; a refused command shows the API's own message and leaves
 // the page as it was.
 import { ApiError, AuthNeeded, post } from './api.js';
-import { h, rtext } from './dom.js';
+import { focusLost, focusOn, h, rtext } from './dom.js';
 import { idv } from './links.js';
 import { errorMessage } from './router.js';
 
@@ -12,7 +12,7 @@ const dialog = document.getElementById('ask');
 /**
  * Asks in the page's modal dialog. `body`: nodes explaining what happens; `reason`: a text field to fill in
  * (`{ label, placeholder }`), or none; `confirm`: the label of the button that acts. Submitting runs
- * `act(reason)`; while it runs the form is disabled. A failure shows the API's message and keeps the dialog
+ * `act(reason)`; while it runs its button is marked busy. A failure shows the API's message and keeps the dialog
  * open; success closes it. `after(answer)` runs after success, and after a 404 or 409 too (the thing changed
  * meanwhile, so what the page shows is stale).
  */
@@ -29,33 +29,61 @@ export function ask({ title, body, reason, confirm, danger, act, after }) {
     err,
     h('div', { class: 'buttons' }, submit, back));
   back.addEventListener('click', () => dialog.close());
+  // While the command runs the button says so with aria-disabled: a disabled button would drop the focus it has.
+  let busy = false;
+  let settled = false;
   form.addEventListener('submit', (e) => {
     e.preventDefault();
+    if (busy) return;
     const text = field ? field.value.trim() : undefined;
     if (field && !text) {
       err.textContent = reason.label + ' is required.';
       field.focus();
       return;
     }
-    submit.disabled = true;
+    busy = true;
+    submit.setAttribute('aria-disabled', 'true');
     err.textContent = '';
     act(text).then((answer) => {
+      settled = true;
       dialog.close();
       if (after) after(answer);
     }, (e2) => {
       // Refused for want of a token: the login card shows, and the dialog (modal, so above it) gets out of its way.
       if (e2 instanceof AuthNeeded) {
+        settled = true;
         dialog.close();
         return;
       }
-      submit.disabled = false;
+      busy = false;
+      submit.removeAttribute('aria-disabled');
       err.textContent = errorMessage(e2);
       if (after && e2 instanceof ApiError && (e2.status === 404 || e2.status === 409)) after(null);
     });
   });
+  // Closing returns focus to the button that opened the dialog; when a refusal made the page read its row or view
+  // again meanwhile, that button is gone, and focus goes to the same row (or item) as read again. (After a command
+  // that went through, or a login card, the page places focus itself.)
+  const opener = document.activeElement instanceof Element ? document.activeElement : null;
+  const item = opener && opener.closest('[data-approval], [data-run]');
+  const again = item ? '[data-' + (item.dataset.approval !== undefined ? 'approval' : 'run') + '="' + CSS.escape(item.dataset.approval ?? item.dataset.run) + '"]' : null;
+  dialog.addEventListener('close', () => {
+    // (Focus may still sit in the closed dialog when the opener is gone: lost just the same.)
+    if (settled || !(focusLost() || dialog.contains(document.activeElement))) return;
+    focusOn(opener && opener.isConnected ? opener : (again && document.querySelector('main ' + again)) || document.querySelector('main h1'));
+  }, { once: true });
   dialog.replaceChildren(form);
   dialog.showModal();
-  (field || submit).focus();
+  // A destructive question starts on the safe answer, so that an Enter pressed out of habit does no harm.
+  (field || (danger ? back : submit)).focus();
+}
+
+/**
+ * After a command replaced the element that had focus (its row read again, its button gone), focus goes to
+ * `el`, the new content, unless the user has moved it elsewhere meanwhile.
+ */
+export function focusIfLost(el) {
+  if (focusLost()) focusOn(el);
 }
 
 /** Approve and Reject buttons for an approval that is pending and not past its expiry; none otherwise. */
@@ -103,12 +131,18 @@ export function cancelButton(run, after) {
 export function pauseButton(w, after) {
   const action = w.paused ? 'resume' : 'pause';
   const err = h('div', { class: 'err refused', role: 'alert' });
-  const btn = h('button', { type: 'button', class: 'act', 'data-act': action }, w.paused ? 'Resume' : 'Pause');
+  // `data-focus` is the same for Pause and Resume: after the view is read again, the button that replaced this one
+  // has focus. While the command runs, aria-disabled (not disabled, which would drop the focus).
+  const btn = h('button', { type: 'button', class: 'act', 'data-act': action, 'data-focus': 'state-' + w.workflow }, w.paused ? 'Resume' : 'Pause');
+  let busy = false;
   btn.addEventListener('click', () => {
-    btn.disabled = true;
+    if (busy) return;
+    busy = true;
+    btn.setAttribute('aria-disabled', 'true');
     err.textContent = '';
     post('/api/workflows/' + encodeURIComponent(w.workflow) + '/' + action).then((answer) => after(answer), (e) => {
-      btn.disabled = false;
+      busy = false;
+      btn.removeAttribute('aria-disabled');
       err.textContent = errorMessage(e);
     });
   });

@@ -91,13 +91,33 @@ export function kv(variant, pairs) {
   return dl;
 }
 
+/**
+ * Focuses `el` (an element that is not a control is made focusable from script only, not by Tab), so that a
+ * keyboard or screen-reader user lands on what an action produced.
+ */
+export function focusOn(el) {
+  if (!el) return;
+  if (el.tabIndex < 0 && !el.hasAttribute('tabindex')) el.setAttribute('tabindex', '-1');
+  el.focus();
+}
+
+/** Whether focus fell to <body> (its element left the page), so the page should put it somewhere. */
+export const focusLost = () => !document.activeElement || document.activeElement === document.body;
+
 /** A small table (no paging) with header `columns`; a column named `#x` is a right-aligned number `x`. */
 export function small(columns, rows) {
   return h('div', { class: 'tablewrap' }, h('table', null, h('thead', null, h('tr', null, columns.map(th))), h('tbody', null, rows)));
 }
 
-/** A header cell; `#name` is a right-aligned number column. */
-export const th = (c) => (c.startsWith('#') ? h('th', { class: 'num' }, c.slice(1)) : h('th', null, c));
+/**
+ * A header cell; `#name` is a right-aligned number column, `~name` a column of controls (checkboxes, buttons)
+ * whose header is read by screen readers but not shown.
+ */
+export function th(c) {
+  if (c.startsWith('#')) return h('th', { class: 'num' }, c.slice(1));
+  if (c.startsWith('~')) return h('th', null, h('span', { class: 'vh' }, c.slice(1)));
+  return h('th', null, c);
+}
 
 /** A journaled error: its kind, and its message as text. */
 export function errorText(e) {

@@ -9,6 +9,12 @@ function toBigInt(s) {
   try { return BigInt(s); } catch { return null; }
 }
 
+/** Whether an amount (a decimal string) is above zero: only then may it be painted as a loss or a shortfall. */
+export function isPositive(s) {
+  const v = toBigInt(s);
+  return v !== null && v > 0n;
+}
+
 /** An integer amount (a decimal string) with `decimals` digits, exactly: every digit, trailing zeros trimmed. */
 export function formatUnits(s, decimals, unit) {
   let v = toBigInt(s);

@@ -1,7 +1,7 @@
 // The building blocks of list views: a filter form whose state is the hash, and a table over one list endpoint
 // paged with the API's cursor (the first page on load, "Load more" for the next; nothing loads a whole table).
 import { api } from './api.js';
-import { h, th } from './dom.js';
+import { focusOn, h, th } from './dom.js';
 import { route } from './links.js';
 import { fail, render } from './router.js';
 
@@ -25,8 +25,30 @@ export function pick(params, names) {
   return q;
 }
 
+const BROWSE_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'PageUp', 'PageDown']);
+
 /**
- * A filter form whose state lives in the hash: submitting it (or changing a select) navigates to
+ * Calls `act` when a select's option is picked. A pick with the pointer (or in the opened list) applies at once;
+ * but on a closed select each arrow key (or typed letter) changes the value, one option at a time, and applying
+ * each would re-render the view under a keyboard user on the first arrow key: those apply with Enter (or Apply).
+ */
+function actOnPick(select, act) {
+  let browsing = false;
+  select.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') {
+      e.preventDefault();
+      browsing = false;
+      act();
+      return;
+    }
+    browsing = !e.altKey && (BROWSE_KEYS.has(e.key) || (e.key.length === 1 && e.key !== ' '));
+  });
+  select.addEventListener('pointerdown', () => { browsing = false; });
+  select.addEventListener('change', () => { if (!browsing) act(); });
+}
+
+/**
+ * A filter form whose state lives in the hash: submitting it (or picking in a select) navigates to
  * `#/<view>?<filters>`, which renders the view again; a reload restores it from the hash. `extra` names
  * parameters kept from the hash though the form has no field for them (`limit`).
  */
@@ -43,10 +65,10 @@ export function filterForm(view, fields, params, extra) {
   const field = (f) => {
     let el;
     if (f.options) {
-      el = h('select', { name: f.name }, h('option', { value: '' }, f.any || 'any'), f.options.map((o) => h('option', { value: o }, o)));
-      el.addEventListener('change', submit);
+      el = h('select', { name: f.name, 'data-focus': 'filter-' + f.name }, h('option', { value: '' }, f.any || 'any'), f.options.map((o) => h('option', { value: o }, o)));
+      actOnPick(el, submit);
     } else {
-      el = h('input', { name: f.name, type: 'text', placeholder: f.ph || '', spellcheck: false, autocomplete: 'off' });
+      el = h('input', { name: f.name, type: 'text', placeholder: f.ph || '', spellcheck: false, autocomplete: 'off', 'data-focus': 'filter-' + f.name });
     }
     el.value = params.get(f.name) || '';
     inputs.push(el);
@@ -58,8 +80,8 @@ export function filterForm(view, fields, params, extra) {
   const form = h('form', { class: 'filters', 'aria-label': 'filters' },
     primary.map(field),
     h('div', { class: 'actions' },
-      h('button', { type: 'submit', class: 'primary' }, 'Apply'),
-      h('button', { type: 'button', on: { click: () => { location.hash = route(view, {}); } } }, 'Clear')),
+      h('button', { type: 'submit', class: 'primary', 'data-focus': 'filter-apply' }, 'Apply'),
+      h('button', { type: 'button', 'data-focus': 'filter-clear', on: { click: () => { location.hash = route(view, {}); } } }, 'Clear')),
     secondary.length ? h('details', { open: activeMore > 0 }, h('summary', null, 'More filters' + (activeMore ? ' (' + activeMore + ' set)' : '')), h('div', null, secondary.map(field))) : null);
   form.addEventListener('submit', (e) => { e.preventDefault(); submit(); });
   return form;
@@ -73,7 +95,7 @@ export function filterForm(view, fields, params, extra) {
 export function pagedTable(ctx, { path, query, columns, row, empty }) {
   const tbody = h('tbody');
   const more = h('button', { type: 'button', class: 'more', hidden: true }, 'Load more');
-  const status = h('p', { class: 'muted count' });
+  const status = h('p', { class: 'muted count', role: 'status' });
   const box = h('section', { class: 'list' },
     h('div', { class: 'tablewrap' }, h('table', null, h('thead', null, h('tr', null, columns.map(th))), tbody)),
     more, status);
@@ -87,22 +109,32 @@ export function pagedTable(ctx, { path, query, columns, row, empty }) {
   };
   let first = fetchPage();
   first.catch(() => undefined);
+  // While a page loads the button says so with aria-disabled: a disabled button would drop the focus it has.
+  let loading = false;
   async function load() {
-    more.disabled = true;
+    loading = true;
+    more.setAttribute('aria-disabled', 'true');
     const pending = first || fetchPage();
     first = null;
     let page;
-    try { page = await pending; } finally { more.disabled = false; }
+    try { page = await pending; } finally { loading = false; more.removeAttribute('aria-disabled'); }
     if (ctx.signal.aborted) return page;
     const frag = document.createDocumentFragment();
     for (const item of page.items) frag.append(row(item));
+    const firstNew = frag.firstElementChild;
     tbody.append(frag);
     count += page.items.length;
     cursor = page.cursor;
+    const hadFocus = document.activeElement === more;
     more.hidden = !page.has_more;
+    // The last page hides the button: focus moves on to the rows it brought rather than falling to <body>.
+    if (more.hidden && hadFocus && firstNew) focusOn(firstNew);
     status.textContent = count === 0 ? (empty || 'Nothing matches.') : count + (count === 1 ? ' row' : ' rows') + (page.has_more ? ' shown' : ', end of list');
     return page;
   }
-  more.addEventListener('click', () => { load().catch((err) => fail(ctx, err, box)); });
+  more.addEventListener('click', () => {
+    if (loading) return;
+    load().catch((err) => fail(ctx, err, box));
+  });
   return { el: box, load, tbody };
 }

@@ -26,6 +26,11 @@ async function load(file) {
 
 setUpTheme();
 setUpLogin();
+// The skip link's own `#main` would be read as a view's name by the router: it moves focus itself.
+document.getElementById('skip').addEventListener('click', (e) => {
+  e.preventDefault();
+  document.getElementById('main').focus();
+});
 for (const [name, [file, fn]] of Object.entries(VIEWS)) registerView(name, async (ctx) => (await load(file))[fn](ctx));
 window.addEventListener('hashchange', render);
 render();

@@ -1,7 +1,7 @@
 // The view and its filters live in the hash, `#/<view>[/<id>][?<API parameters>]`: the hash renders the view,
 // never the other way round, so a filtered view can be shared and survives a reload.
 import { ApiError, AuthNeeded, store } from './api.js';
-import { notice } from './dom.js';
+import { focusOn, notice } from './dom.js';
 
 /** Where every view renders; `data-view` and `data-state` (loading, ready, error, login) say what it shows. */
 export const main = document.getElementById('main');
@@ -38,9 +38,40 @@ function parseHash() {
 }
 
 let controller = null;
+let pendingFocus = null;
+
+/**
+ * Renders the view again, then focuses what `selector` finds in it: the new content an action produced (a row
+ * read again, a decided approval), where the control that acted is gone.
+ */
+export function rerender(selector) {
+  pendingFocus = selector;
+  render();
+}
+
+/**
+ * Rendering a view again replaces every element of it, and focus would fall to <body>, sending a keyboard or
+ * screen-reader user back to the top of the page after each filter or command. A control that should keep focus
+ * carries `data-focus` (a key unique in its view); its twin in the new view gets focus back, else the heading does.
+ */
+function focusWanted() {
+  const want = pendingFocus;
+  pendingFocus = null;
+  if (want) return want;
+  const a = document.activeElement;
+  return a && a !== main && main.contains(a) && a.dataset.focus ? '[data-focus="' + CSS.escape(a.dataset.focus) + '"]' : null;
+}
+
+function restoreFocus(selector) {
+  const a = document.activeElement;
+  // The user moved on while the view loaded: leave focus where they put it.
+  if (a && a !== document.body && a !== main && a.isConnected) return;
+  focusOn(main.querySelector(selector) || main.querySelector('h1') || main);
+}
 
 /** Renders the view the hash names; a view still loading is abandoned (its requests aborted). */
 export function render() {
+  const focus = focusWanted();
   if (controller) controller.abort();
   controller = new AbortController();
   const { name, arg, params } = parseHash();
@@ -64,5 +95,7 @@ export function render() {
   }
   view(ctx).then(() => {
     if (!ctx.signal.aborted && main.dataset.state === 'loading') main.dataset.state = 'ready';
-  }, (err) => fail(ctx, err));
+  }, (err) => fail(ctx, err)).then(() => {
+    if (focus && !ctx.signal.aborted) restoreFocus(focus);
+  });
 }

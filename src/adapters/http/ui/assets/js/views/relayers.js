@@ -2,6 +2,7 @@
 // funding estimate and shortfall, recent gas spend (GET /api/relayers); a row links to the runs of its relayer.
 import { ApiError } from '../api.js';
 import { badge, dash, h, notice, td, tdn, txt } from '../dom.js';
+import { isPositive } from '../format.js';
 import { idv, link, safeUrl } from '../links.js';
 import { pagedTable, pick } from '../lists.js';
 import { main } from '../router.js';
@@ -19,7 +20,7 @@ export async function relayersView(ctx) {
       tdn(r.balance_error ? h('span', { class: 'err', title: String(r.balance_error) }, 'unavailable') : wei(r.balance_wei)),
       td(r.low_balance ? badge('low') : r.low_balance === false ? badge('ok') : dash()),
       tdn(wei(r.low_balance_threshold_wei)), tdn(wei(r.recent_gas_spend_wei)), tdn(wei(r.funding_estimate_wei)),
-      tdn(r.shortfall_wei && r.shortfall_wei !== '0' ? h('span', { class: 'err' }, wei(r.shortfall_wei)) : wei(r.shortfall_wei))),
+      tdn(isPositive(r.shortfall_wei) ? h('span', { class: 'err' }, wei(r.shortfall_wei)) : wei(r.shortfall_wei))),
   });
   main.append(h('h1', null, 'Relayers'), t.el);
   try {

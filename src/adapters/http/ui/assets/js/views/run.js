@@ -6,7 +6,7 @@ import { api, ApiError } from '../api.js';
 import { approvalButtons, cancelButton } from '../actions.js';
 import { badge, dash, errorText, h, json, kv, notice, small, td, tdn, tdw, txt } from '../dom.js';
 import { idv, link, runRef, txRef } from '../links.js';
-import { main, render } from '../router.js';
+import { main, rerender } from '../router.js';
 import { dur, num, rel, time, wei } from '../values.js';
 import { SEND_COLUMNS, sendRow } from './txs.js';
 
@@ -52,7 +52,7 @@ function approvalEvent(e) {
   const a = e.approval || {};
   return [kv([['approval', idv(a.approval_id, 'approval id')], ['step run', idv(a.step_run_id, 'step run id')], ['message', txt(a.message)], ['requested', time(a.requested_at)],
     ['expires', time(a.expires_at)], ['decided', time(a.decided_at)], ['decided by', txt(a.decided_by)], ['why', txt(a.reason)]]),
-  approvalButtons(a, render)];
+  approvalButtons(a, () => rerender('li[data-approval="' + CSS.escape(String(a.approval_id)) + '"]'))];
 }
 
 function reorgEvent(e, run) {
@@ -71,7 +71,7 @@ function timeline(tl) {
     const title = e.kind === 'step' || e.kind === 'reorg_step' ? e.step_id : e.kind === 'approval' ? (e.approval && e.approval.workflow) : e.trigger && e.trigger.kind;
     const status = e.kind === 'step' || e.kind === 'reorg_step' ? e.status : e.kind === 'approval' ? e.approval && e.approval.status : null;
     const body = e.kind === 'trigger' ? triggerEvent(e) : e.kind === 'step' ? stepEvent(e) : e.kind === 'approval' ? approvalEvent(e) : e.kind === 'reorg_step' ? reorgEvent(e, r) : json(e);
-    ol.append(h('li', { class: 'ev ev-' + e.kind, 'data-kind': e.kind },
+    ol.append(h('li', { class: 'ev ev-' + e.kind, 'data-kind': e.kind, 'data-approval': e.kind === 'approval' && e.approval ? e.approval.approval_id : null },
       h('div', { class: 'evh' }, h('span', { class: 'badge' }, EVENT_TITLE[e.kind] || e.kind), h('span', { class: 't' }, txt(title)), status ? badge(status) : null, h('span', { class: 'muted' }, time(e.at))),
       body));
   }
@@ -110,7 +110,7 @@ export async function runView(ctx) {
   if (ctx.signal.aborted) return;
   const r = tl.run;
   main.append(h('h1', null, 'Run ', idv(r.run_id, 'run id'), badge(r.status), r.session !== 'live' ? h('span', { class: 'badge b-info marker' }, r.session.toUpperCase()) : null,
-    cancelButton(r, render)));
+    cancelButton(r, () => rerender('h1'))));
   if (r.session !== 'live') {
     main.append(h('div', { class: 'notice marker' }, 'This is a ', h('strong', null, r.session), ' run',
       r.session_id ? [' of session ', idv(r.session_id, 'session id')] : null,

@@ -63,7 +63,7 @@ export async function runsView(ctx) {
   const sel = compareSelection(holder);
   const t = pagedTable(ctx, {
     path: '/api/history/runs', query: pick(ctx.params, RUN_PARAMS),
-    columns: [''].concat(RUN_COLUMNS), empty: 'No runs match these filters.', row: (r) => runRow(r, sel),
+    columns: ['~compare'].concat(RUN_COLUMNS), empty: 'No runs match these filters.', row: (r) => runRow(r, sel),
   });
   holder.append(t.el);
   main.append(h('h1', null, 'Runs'), filterForm('runs', RUN_FILTERS, ctx.params, { limit: 1 }), sel.el, holder);

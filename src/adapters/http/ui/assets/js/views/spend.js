@@ -2,7 +2,8 @@
 // links; the filters live in the hash. Amounts show four significant digits; the exact wei is in the tooltip, and
 // on the tiles a copy button away.
 import { api, ApiError } from '../api.js';
-import { badge, dash, h, name, notice, small, td, tdn } from '../dom.js';
+import { badge, dash, focusOn, h, name, notice, small, td, tdn } from '../dom.js';
+import { isPositive } from '../format.js';
 import { link, route, runRef, txRef } from '../links.js';
 import { filterForm, pick, UNTIL } from '../lists.js';
 import { fail, main } from '../router.js';
@@ -17,7 +18,8 @@ function tiles(total) {
   return h('div', { class: 'tiles' },
     tile('Gas spend', approx(total.gas_spend_wei, { copy: true }), 'receipts: gas used \u00d7 price (+ L1 fee)'),
     tile('Value moved', approx(total.value_wei, { copy: true }), 'native value of landed sends'),
-    tile('Reverted loss', approx(total.reverted_gas_wei, { copy: true }), num(total.reverted_count) + ' reverted send' + (total.reverted_count === 1 ? '' : 's') + ' (gas paid for nothing)', 'loss'),
+    // Red only for a loss there is: a zero painted red reads as a negative amount.
+    tile('Reverted loss', approx(total.reverted_gas_wei, { copy: true }), num(total.reverted_count) + ' reverted send' + (total.reverted_count === 1 ? '' : 's') + ' (gas paid for nothing)', isPositive(total.reverted_gas_wei) ? 'loss' : ''),
     tile('Sends', num(total.tx_count), 'landed sends in the ledger'));
 }
 
@@ -68,7 +70,7 @@ export async function spendView(ctx) {
   body.append(tiles(total), dimensions(data.summary, filters));
   const tbody = h('tbody');
   const more = h('button', { type: 'button', class: 'more', hidden: true }, 'Show more');
-  const count = h('p', { class: 'muted count' });
+  const count = h('p', { class: 'muted count', role: 'status' });
   // Explorer links come with the report (`explorer_urls` by transaction hash), or on each entry.
   let links = data.explorer_urls || {};
   const fill = (entries) => {
@@ -81,10 +83,23 @@ export async function spendView(ctx) {
     more.hidden = !(entries.length < totalCount && limit < MAX_LIMIT && entries.length === limit);
     count.textContent = entries.length === 0 ? 'No settled sends.' : 'newest ' + entries.length + ' of ' + totalCount + (entries.length < totalCount && limit >= MAX_LIMIT ? ' (the API returns at most ' + MAX_LIMIT + '; narrow the filters or use `chainflow spend export`)' : '');
   };
+  // While more entries load the button says so with aria-disabled: a disabled button would drop the focus it has.
+  let busy = false;
   more.addEventListener('click', () => {
+    if (busy) return;
+    busy = true;
     limit = Math.min(MAX_LIMIT, limit + 50);
-    more.disabled = true;
-    fetchSpend().then((d) => { more.disabled = false; links = d.explorer_urls || {}; fill(d.entries); }, (err) => fail(ctx, err, body));
+    more.setAttribute('aria-disabled', 'true');
+    fetchSpend().then((d) => {
+      busy = false;
+      more.removeAttribute('aria-disabled');
+      links = d.explorer_urls || {};
+      const shown = tbody.children.length;
+      const hadFocus = document.activeElement === more;
+      fill(d.entries);
+      // The last entries hide the button: focus moves on to the first of them rather than falling to <body>.
+      if (more.hidden && hadFocus) focusOn(tbody.children[shown] || tbody.firstElementChild);
+    }, (err) => { busy = false; more.removeAttribute('aria-disabled'); fail(ctx, err, body); });
   });
   body.append(h('h2', null, 'Newest settled sends'),
     h('div', { class: 'tablewrap' }, h('table', { class: 'entries' }, h('thead', null, h('tr', null, ['recorded (UTC)', 'workflow', 'run', 'relayer', 'network', 'tx hash'].map((c) => h('th', null, c)),

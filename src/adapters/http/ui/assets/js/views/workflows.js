@@ -37,7 +37,7 @@ function overview(ctx) {
 /** The engine's workflows (`GET /api/workflows`): trigger, pause state, next cron tick, runs held now. */
 function configured(list) {
   if (!list.items.length) return h('p', { class: 'muted' }, 'No workflows are configured in this server\'s chainflow.yaml.');
-  return small(['workflow', 'trigger', 'state', 'next tick (UTC)', '#runs held now', 'steps', ''], list.items.map((w) => h('tr', { 'data-workflow': w.workflow },
+  return small(['workflow', 'trigger', 'state', 'next tick (UTC)', '#runs held now', 'steps', '~pause or resume'], list.items.map((w) => h('tr', { 'data-workflow': w.workflow },
     td(link(w.workflow, 'runs', { workflow: w.workflow })),
     td(txt(w.trigger), w.schedule ? h('span', { class: 'muted' }, ' ', w.schedule) : null),
     td(badge(w.paused ? 'paused' : 'active')),
