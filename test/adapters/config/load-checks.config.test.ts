@@ -149,3 +149,27 @@ describe('CEL expressions type-checked against the context at config load', () =
     ]);
   });
 });
+
+describe('relayer signers at config load', () => {
+  const send = pay(`{ id: a, type: send, relayer: ops, to: "${TO}", value: "1 wei" }`);
+
+  it('refuses a signer variable that holds no 32-byte hex key, naming the variable and never the value', () => {
+    for (const value of ['0xsigner-key-value', `0x${'ab'.repeat(31)}`, `0x${'ab'.repeat(33)}`]) {
+      const found = problems(send, { ...ENV, OPS_KEY: value });
+      expect(found).toEqual(['relayers.ops.signer: environment variable OPS_KEY does not hold a 32-byte hex private key (0x and 64 hex digits)']);
+      expect(found.join('\n')).not.toContain(value.slice(2, 12));
+    }
+    expect(problems(send, { ...ENV, OPS_KEY: 'ab'.repeat(32) })).toEqual([]);
+  });
+
+  it('loads with the signer variable unset (noted for the commands that sign), even with sends naming the relayer', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainflow-load-checks-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'chainflow.yaml'), `chainflow_version: 1\n${CHAIN}${send}`);
+      const config = loadConfig({ cwd: dir, env: { RPC: ENV.RPC } });
+      expect(config.unsetSecrets).toEqual([{ at: 'relayers.ops.signer', variable: 'OPS_KEY', empty: false }]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
