@@ -256,7 +256,7 @@ export class ConfigReader {
         this.problem(childPath(at, 'network'), `names no configured network${configuredNames(networks)}`);
       }
       const signer = raw.signer === undefined ? undefined : this.resolveReference(raw.signer, childPath(at, 'signer'));
-      if (signer !== undefined && !PRIVATE_KEY.test(signer.trim())) {
+      if (signer !== undefined && !PRIVATE_KEY.test(signer)) {
         // Named by its variable, never shown: a near-miss of a key is still most of a key.
         this.problem(childPath(at, 'signer'), `${this.variableOf(raw.signer)} does not hold a 32-byte hex private key (0x and 64 hex digits)`);
       }
