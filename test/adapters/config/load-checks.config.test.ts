@@ -154,7 +154,7 @@ describe('relayer signers at config load', () => {
   const send = pay(`{ id: a, type: send, relayer: ops, to: "${TO}", value: "1 wei" }`);
 
   it('refuses a signer variable that holds no 32-byte hex key, naming the variable and never the value', () => {
-    for (const value of ['0xsigner-key-value', `0x${'ab'.repeat(31)}`, `0x${'ab'.repeat(33)}`]) {
+    for (const value of ['0xsigner-key-value', `0x${'ab'.repeat(31)}`, `0x${'ab'.repeat(33)}`, `${KEY}\n`]) {
       const found = problems(send, { ...ENV, OPS_KEY: value });
       expect(found).toEqual(['relayers.ops.signer: environment variable OPS_KEY does not hold a 32-byte hex private key (0x and 64 hex digits)']);
       expect(found.join('\n')).not.toContain(value.slice(2, 12));
