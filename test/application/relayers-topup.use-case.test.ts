@@ -15,7 +15,7 @@ import { RelayerBook } from '../../src/application/relayers/relayer-book';
 import { TopUpRelayer, type TopupRequest } from '../../src/application/relayers/top-up-relayer.use-case';
 import { BudgetGuard } from '../../src/application/spend/budget-guard.use-case';
 import { SendTransaction } from '../../src/application/spend/send-transaction.use-case';
-import { InvalidInputError } from '../../src/domain/errors';
+import { InvalidInputError, SecretMissingError } from '../../src/domain/errors';
 import { ExplorerLinks } from '../../src/domain/explorer';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import { Redactor } from '../../src/domain/redactor';
@@ -49,11 +49,13 @@ const config: ChainflowConfig = {
     ['keeper-twin', { name: 'keeper-twin', network: 'sepolia', signer: KEEPER.privateKey }],
     ['pauper', { name: 'pauper', network: 'sepolia', signer: PAUPER.privateKey }],
     ['watcher', { name: 'watcher', network: 'sepolia' }],
+    ['unset', { name: 'unset', network: 'sepolia' }],
     ['base-keeper', { name: 'base-keeper', network: 'base', signer: BASE.privateKey }],
   ]),
   budgets: new Map(),
   workflows: new Map(),
   secretValues: [RPC, OPS.privateKey, KEEPER.privateKey, PAUPER.privateKey, BASE.privateKey],
+  unsetSecrets: [{ at: 'relayers.unset.signer', variable: 'UNSET_KEY', empty: false }],
 };
 
 /** A journal whose appends holding a given event type fail (storage trouble at the worst moment). */
@@ -201,7 +203,7 @@ describe('TopUpRelayer', () => {
   });
 
   it.each<[string, Partial<TopupRequest>, string]>([
-    ['an unknown funding relayer', { from: 'nobody' }, "from: no relayer named 'nobody' is configured (known: base-keeper, keeper, keeper-twin, ops, pauper, watcher)"],
+    ['an unknown funding relayer', { from: 'nobody' }, "from: no relayer named 'nobody' is configured (known: base-keeper, keeper, keeper-twin, ops, pauper, unset, watcher)"],
     ['an unknown relayer funded', { to: 'nobody' }, "to: no relayer named 'nobody'"],
     ['a relayer funding itself', { to: 'ops' }, 'to: names the funding relayer itself'],
     ['two networks', { to: 'base-keeper' }, "to: relayer 'base-keeper' is on network 'base', relayer 'ops' on 'sepolia': a top-up stays on one network"],
@@ -222,6 +224,13 @@ describe('TopUpRelayer', () => {
     expect(await trail()).toEqual([]);
     expect(await journal.list({}, { limit: 10 })).toEqual([]);
     expect(auditAtBroadcast).toEqual([]);
+  });
+
+  it('a funding relayer whose signer variable is unset: the variable is named, and nothing is written', async () => {
+    const error = await topUp.execute(request({ from: 'unset' })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SecretMissingError);
+    expect((error as Error).message).toBe('a top-up from relayer unset needs relayers.unset.signer (environment variable UNSET_KEY is not set)');
+    expect(await trail()).toEqual([]);
   });
 
   it('the balances it moved are read again at once, not after the cache\'s 15 s', async () => {

@@ -1,5 +1,6 @@
 import type * as CelJs from '@marcbachmann/cel-js';
-import { ExpressionError, type Expressions } from '../../application/ports/expressions';
+import { ExpressionError, type Expressions, type ExpressionScope } from '../../application/ports/expressions';
+import { stepReferenceProblem } from './step-references';
 import { AmountError, registerU256, toInt64, U256 } from './u256';
 
 /**
@@ -16,6 +17,28 @@ function env(): CelJs.Environment {
   if (!environment) {
     environment = new (cel().Environment)({ unlistedVariablesAreDyn: true });
     registerU256(environment);
+  }
+  return environment;
+}
+
+/**
+ * Where an expression is checked at config load: the same CEL and `u256`, but only the context's variables exist
+ * (CONTRACT 8.1), so a misspelt `trigegr` is refused rather than read as an unknown dyn at run time. `steps` is
+ * a map whose keys are checked apart (stepReferenceProblem): one environment serves every position in a workflow.
+ */
+const checkEnvironments = new Map<boolean, CelJs.Environment>();
+function checkEnv(reorg: boolean): CelJs.Environment {
+  let environment = checkEnvironments.get(reorg);
+  if (!environment) {
+    environment = new (cel().Environment)({ unlistedVariablesAreDyn: false });
+    registerU256(environment);
+    environment.registerType('StepResult', { fields: { status: 'string', output: 'dyn' } });
+    environment.registerVariable('trigger', 'dyn');
+    environment.registerVariable('steps', 'map<string, StepResult>');
+    environment.registerVariable({ name: 'run', schema: { id: 'string', workflow: 'string', session: 'string' } });
+    environment.registerVariable('relayers', 'map<string, dyn>');
+    if (reorg) environment.registerVariable({ name: 'reorg', schema: { run_id: 'string', depth: 'int', block: 'int', removed_block_hash: 'string' } });
+    checkEnvironments.set(reorg, environment);
   }
   return environment;
 }
@@ -86,13 +109,18 @@ function intBeyondInt64(err: unknown, source: string, context: Record<string, un
 export class CelExpressions implements Expressions {
   private readonly compiled = new Map<string, Program>();
 
-  check(source: string): string | undefined {
+  check(source: string, scope?: ExpressionScope): string | undefined {
+    let program: Program;
     try {
-      this.program(source);
-      return undefined;
+      program = scope ? checkEnv(scope.reorg === true).parse(source) : this.program(source);
     } catch (err) {
       return firstLine(err);
     }
+    const typed = program.check();
+    if (!typed.valid) return firstLine(typed.error);
+    if (!scope) return undefined;
+    if (scope.bool && typed.type !== 'bool' && typed.type !== 'dyn') return `must be a bool, not ${typed.type}`;
+    return stepReferenceProblem(program.ast, scope);
   }
 
   evaluate(source: string, context: Readonly<Record<string, unknown>>): unknown {

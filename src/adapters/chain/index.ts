@@ -1,2 +1,2 @@
 export { addressProblem } from './eip55';
-export { parseSignature } from './web3-abi';
+export { parseSignature, type Signature } from './abi-signature';

@@ -1,15 +1,11 @@
 import { injectable } from 'inversify';
 import { AbiError, type ContractAbi } from '../../application/ports/contract-abi';
 import type { Json } from '../../domain/journal/journal-event';
+import { parseSignature } from './abi-signature';
 import { addressProblem } from './eip55';
 import { web3 } from './web3-module';
 
-/** A parsed human-readable function signature. */
-interface Signature {
-  readonly name: string;
-  readonly inputs: readonly string[];
-  readonly outputs: readonly string[];
-}
+export { parseSignature } from './abi-signature';
 
 const HEX_DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
 const ERROR_SELECTOR = '0x08c379a0';
@@ -35,7 +31,7 @@ export class Web3Abi implements ContractAbi {
     }
     const { abi } = web3().eth;
     try {
-      const selector = abi.encodeFunctionSignature(`${sig.name}(${sig.inputs.join(',')})`);
+      const selector = abi.encodeFunctionSignature(sig.canonical);
       const encoded = sig.inputs.length ? abi.encodeParameters([...sig.inputs], args.map(toAbiValue)) : '0x';
       return `${selector}${encoded.slice(2)}`;
     } catch (err) {
@@ -80,58 +76,6 @@ export function decodeRevert(data: string | undefined, fallback = 'execution rev
   }
   const raw = data.length > 266 ? `${data.slice(0, 266)}…` : data;
   return `custom error ${raw}`;
-}
-
-/** `name(type a, type b) [view] [returns (type)]`: names, modifiers and the `function` keyword are tolerated. */
-export function parseSignature(text: string): Signature {
-  const source = text.trim().replace(/^function\s+/, '');
-  const name = /^[A-Za-z_$][A-Za-z0-9_$]*/.exec(source)?.[0];
-  if (!name || source[name.length] !== '(') throw new AbiError(`'${text}' is not a function signature such as transfer(address,uint256)`);
-  const close = matching(source, name.length);
-  if (close < 0) throw new AbiError(`'${text}': unbalanced parentheses`);
-  const inputs = params(source.slice(name.length + 1, close), text);
-  const rest = source.slice(close + 1).trim().replace(/\b(external|public|view|pure|payable|nonpayable)\b/g, '').trim();
-  let outputs: string[] = [];
-  if (rest) {
-    const returns = /^returns\s*\(/.exec(rest);
-    if (!returns) throw new AbiError(`'${text}': unexpected '${rest}' after the arguments`);
-    const open = returns[0].length - 1;
-    const end = matching(rest, open);
-    if (end < 0 || rest.slice(end + 1).trim()) throw new AbiError(`'${text}': malformed returns (…)`);
-    outputs = params(rest.slice(open + 1, end), text);
-  }
-  return { name, inputs, outputs };
-}
-
-function matching(text: string, open: number): number {
-  let depth = 0;
-  for (let i = open; i < text.length; i++) {
-    if (text[i] === '(') depth++;
-    else if (text[i] === ')' && --depth === 0) return i;
-  }
-  return -1;
-}
-
-/** The types of a parameter list (`address to, uint256` → ['address', 'uint256']), tuples kept whole. */
-function params(list: string, text: string): string[] {
-  if (!list.trim()) return [];
-  const out: string[] = [];
-  let depth = 0;
-  let current = '';
-  for (const ch of `${list},`) {
-    if (ch === ',' && depth === 0) {
-      const words = current.trim().split(/\s+(?![^()]*\))/);
-      const type = words[0] ?? '';
-      if (!/^(\(.*\)|tuple\(.*\)|[a-z]+[0-9]*)(\[[0-9]*\])*$/.test(type)) throw new AbiError(`'${text}': '${current.trim()}' is not an ABI type`);
-      out.push(type.startsWith('(') ? `tuple${type}` : type);
-      current = '';
-      continue;
-    }
-    if (ch === '(') depth++;
-    if (ch === ')') depth--;
-    current += ch;
-  }
-  return out;
 }
 
 /**

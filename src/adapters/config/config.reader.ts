@@ -32,6 +32,9 @@ const NAMED_SECTIONS = new Set(['secrets', 'networks', 'relayers', 'budgets', 'w
 
 type Reference = { readonly env: string } | { readonly secret: string };
 
+/** What a relayer's signer must resolve to: a secp256k1 private key, 32 bytes of hex (0x optional, as the chain takes it). */
+const PRIVATE_KEY = /^(?:0x)?[0-9a-fA-F]{64}$/;
+
 let compiled: ValidateFunction | undefined;
 
 /** Compiled on first use: a start on the embedded defaults (no file) never pays for it. */
@@ -185,6 +188,12 @@ export class ConfigReader {
     return resolved;
   }
 
+  /** Where a reference's value comes from, in words: `environment variable OPS_KEY`. */
+  private variableOf(ref: unknown): string {
+    if (!isReference(ref)) return 'the value';
+    return `environment variable ${'env' in ref ? ref.env : this.declared.get(ref.secret) ?? ref.secret}`;
+  }
+
   private server(): ServerConfig {
     const raw = isMap(this.raw.server) ? this.raw.server : {};
     let { host, port } = this.defaults.server;
@@ -247,6 +256,10 @@ export class ConfigReader {
         this.problem(childPath(at, 'network'), `names no configured network${configuredNames(networks)}`);
       }
       const signer = raw.signer === undefined ? undefined : this.resolveReference(raw.signer, childPath(at, 'signer'));
+      if (signer !== undefined && !PRIVATE_KEY.test(signer)) {
+        // Named by its variable, never shown: a near-miss of a key is still most of a key.
+        this.problem(childPath(at, 'signer'), `${this.variableOf(raw.signer)} does not hold a 32-byte hex private key (0x and 64 hex digits)`);
+      }
       const lowBalanceWei = this.amount(raw.low_balance, childPath(at, 'low_balance'));
       relayers.set(name, {
         name,
@@ -295,14 +308,20 @@ export class ConfigReader {
     return budgets;
   }
 
-  /** A send's relayer and a read's network, when not templates, must be configured (a relayer with a signer). */
+  /**
+   * A send's relayer and a read's network, when not templates, must be configured, the relayer with a signer. A
+   * signer whose variable is unset is not refused here (every command loads the config, and `history` needs no
+   * key): it is noted in unsetSecrets, and a command that signs refuses to start, naming the variable.
+   */
   private checkChainSteps(workflow: string, steps: readonly StepDefinition[], relayers: ReadonlyMap<string, RelayerConfig>, networks: ReadonlyMap<string, NetworkConfig>): void {
     steps.forEach((step, i) => {
       const at = childPath(childPath(`workflows.${workflow}`, 'steps'), i);
       if (step.type === 'send' && typeof step.fields.relayer === 'string' && !step.fields.relayer.includes('${{')) {
         const relayer = relayers.get(step.fields.relayer);
         if (!relayer) this.problem(childPath(at, 'relayer'), `names no configured relayer '${step.fields.relayer}'${configuredNames(relayers)}`);
-        else if (!relayer.signer) this.problem(childPath(at, 'relayer'), `relayer '${step.fields.relayer}' has no signer`);
+        else if (!relayer.signer && !this.unset.some((u) => u.at === `relayers.${relayer.name}.signer`)) {
+          this.problem(childPath(at, 'relayer'), `relayer '${step.fields.relayer}' has no signer`);
+        }
       }
       if (step.type === 'read' && typeof step.fields.network === 'string' && !step.fields.network.includes('${{') && !networks.has(step.fields.network)) {
         this.problem(childPath(at, 'network'), `names no configured network '${step.fields.network}'${configuredNames(networks)}`);

@@ -8,7 +8,9 @@ import { parseDuration } from '../../domain/duration';
 import { parseAmount } from '../../domain/wei';
 import { templateExpressions } from '../../application/engine/templates';
 import { CelExpressions } from '../cel';
-import { addressProblem, parseSignature } from '../chain';
+import { addressProblem, parseSignature, type Signature } from '../chain';
+import { AbiError } from '../../application/ports/contract-abi';
+import type { ExpressionScope } from '../../application/ports/expressions';
 import { CronerCalendar } from '../cron';
 import { childPath } from './config.schema';
 
@@ -34,13 +36,16 @@ export function readWorkflow(name: string, raw: Raw, ctx: WorkflowReaderContext)
   if (!Array.isArray(raw.steps)) return undefined;
   const at = childPath('workflows', name);
   const trigger = readTrigger(raw.trigger, childPath(at, 'trigger'), ctx);
+  const stepIds = idsOf(raw.steps);
   const conditions: ConditionDefinition[] = (Array.isArray(raw.conditions) ? raw.conditions : []).flatMap((c, i) => {
     if (!isMap(c) || typeof c.name !== 'string' || typeof c.if !== 'string') return [];
-    checkExpression(c.if, childPath(childPath(childPath(at, 'conditions'), i), 'if'), ctx);
+    // Conditions decide whether the run starts at all: no step has run yet.
+    checkExpression(c.if, childPath(childPath(childPath(at, 'conditions'), i), 'if'), ctx, { steps: [], laterSteps: stepIds, bool: true });
     return [{ name: c.name, if: c.if }];
   });
-  const steps = readSteps(raw.steps, childPath(at, 'steps'), ctx);
-  const onReorg = Array.isArray(raw.on_reorg) ? readSteps(raw.on_reorg, childPath(at, 'on_reorg'), ctx) : [];
+  const steps = readSteps(raw.steps, childPath(at, 'steps'), ctx, []);
+  // on_reorg steps see the affected run's steps (CONTRACT 8.6), then their own earlier ones, and `reorg`.
+  const onReorg = Array.isArray(raw.on_reorg) ? readSteps(raw.on_reorg, childPath(at, 'on_reorg'), ctx, stepIds, true) : [];
   if (raw.on_reorg !== undefined && trigger.kind !== 'event') ctx.problem(childPath(at, 'on_reorg'), 'is allowed with event triggers only');
   return {
     name, trigger, paused: raw.paused === true, budgets: Array.isArray(raw.budgets) ? raw.budgets.map(String) : [],
@@ -78,21 +83,29 @@ function readTrigger(raw: unknown, at: string, ctx: WorkflowReaderContext): Trig
   }
 }
 
-function readSteps(raw: unknown[], at: string, ctx: WorkflowReaderContext): StepDefinition[] {
+/** The ids of a list of steps, in order. */
+function idsOf(raw: unknown): string[] {
+  return Array.isArray(raw) ? raw.flatMap((item) => (isMap(item) && typeof item.id === 'string' ? [item.id] : [])) : [];
+}
+
+/** `before`: the step ids whose results every step of this list may read (the run's, for on_reorg). */
+function readSteps(raw: unknown[], at: string, ctx: WorkflowReaderContext, before: readonly string[], reorg = false): StepDefinition[] {
   const seen = new Set<string>();
   const steps: StepDefinition[] = [];
+  const ids = idsOf(raw);
   raw.forEach((item, i) => {
     const stepAt = childPath(at, i);
     if (!isMap(item) || typeof item.id !== 'string' || typeof item.type !== 'string') return;
     if (seen.has(item.id)) ctx.problem(childPath(stepAt, 'id'), 'is used by an earlier step of this workflow (step ids are unique)');
+    const scope: ExpressionScope = { steps: [...before, ...seen], laterSteps: ids.filter((id) => !seen.has(id)), reorg };
     seen.add(item.id);
-    const step = readStep(item, stepAt, ctx);
+    const step = readStep(item, stepAt, ctx, scope);
     if (step) steps.push(step);
   });
   return steps;
 }
 
-function readStep(raw: Raw, at: string, ctx: WorkflowReaderContext): StepDefinition | undefined {
+function readStep(raw: Raw, at: string, ctx: WorkflowReaderContext, scope: ExpressionScope): StepDefinition | undefined {
   const type = raw.type as StepType;
   const duration = (key: string, fallback: number): number => {
     const value = raw[key];
@@ -105,8 +118,8 @@ function readStep(raw: Raw, at: string, ctx: WorkflowReaderContext): StepDefinit
       return fallback;
     }
   };
-  if (typeof raw.if === 'string') checkExpression(raw.if, childPath(at, 'if'), ctx);
-  checkTemplates(raw, at, ctx, new Set(['id', 'type', 'if', 'headers', 'retry', 'in_test']));
+  if (typeof raw.if === 'string') checkExpression(raw.if, childPath(at, 'if'), ctx, { ...scope, bool: true });
+  checkTemplates(raw, at, ctx, scope, new Set(['id', 'type', 'if', 'headers', 'retry', 'in_test']));
   const base = {
     id: raw.id as string, ...(typeof raw.if === 'string' ? { if: raw.if } : {}), retry: readRetry(raw.retry, type, childPath(at, 'retry'), ctx),
     skipInTest: raw.in_test === 'skip',
@@ -146,7 +159,7 @@ function readStep(raw: Raw, at: string, ctx: WorkflowReaderContext): StepDefinit
         }
       }
       if (raw.data !== undefined && raw.call !== undefined) ctx.problem(childPath(at, 'call'), 'give data or call, not both');
-      checkLiteralAddresses(raw, at, ctx);
+      checkChainFields(raw, type, at, ctx);
       return { ...base, type, fields, timeoutMs: duration('timeout', type === 'send' ? DEFAULT_SEND_TIMEOUT_MS : DEFAULT_READ_TIMEOUT_MS) };
     }
     default:
@@ -160,25 +173,47 @@ const isLiteral = (value: unknown): value is string => typeof value === 'string'
 function checkLiteralAddress(value: unknown, at: string, ctx: WorkflowReaderContext): void {
   if (!isLiteral(value)) return;
   const problem = addressProblem(value.trim());
-  if (problem) ctx.problem(at, `'${value}' ${problem}`);
+  // YAML reads an unquoted 0x… as a hex integer, which arrives here as its decimal digits.
+  const hint = /^[0-9]+$/.test(value) ? ' (an unquoted 0x… is read as a number: quote the address)' : '';
+  if (problem) ctx.problem(at, `'${value}' ${problem}${hint}`);
 }
 
-/** A send's or read's `to`, and the literal `address` arguments of its `call`. */
-function checkLiteralAddresses(raw: Raw, at: string, ctx: WorkflowReaderContext): void {
+/** An `address` argument, or the literal addresses in a list of them (`address[]`, `address[2][]`). */
+function checkAddressArgument(type: string, value: unknown, at: string, ctx: WorkflowReaderContext): void {
+  if (type === 'address') return checkLiteralAddress(value, at, ctx);
+  if (/^address(\[[0-9]*\])+$/.test(type) && Array.isArray(value)) {
+    const inner = type.slice(0, type.lastIndexOf('['));
+    value.forEach((item, i) => checkAddressArgument(inner, item, childPath(at, i), ctx));
+  }
+}
+
+/**
+ * A send's or read's `to`, and its `call` as far as it is literal: the signature parses (a read's has `returns`),
+ * the arguments are as many as it takes, and its `address` arguments are addresses.
+ */
+function checkChainFields(raw: Raw, type: 'send' | 'read', at: string, ctx: WorkflowReaderContext): void {
   checkLiteralAddress(raw.to, childPath(at, 'to'), ctx);
   const call = isMap(raw.call) ? raw.call : undefined;
-  if (!call || !isLiteral(call.function) || !Array.isArray(call.args)) return;
-  let inputs: readonly string[];
+  if (!call || !isLiteral(call.function)) return;
+  const callAt = childPath(at, 'call');
+  let signature: Signature;
   try {
-    inputs = parseSignature(call.function).inputs;
-  } catch {
-    // A signature that does not parse is refused on its own account; its arguments cannot be typed.
-    return;
+    signature = parseSignature(call.function);
+  } catch (err) {
+    if (!(err instanceof AbiError)) throw err;
+    return ctx.problem(childPath(callAt, 'function'), err.message);
   }
-  const args = call.args;
-  inputs.forEach((type, i) => {
-    if (type === 'address' && i < args.length) checkLiteralAddress(args[i], childPath(childPath(childPath(at, 'call'), 'args'), i), ctx);
-  });
+  if (type === 'read' && signature.outputs.length === 0) {
+    ctx.problem(childPath(callAt, 'function'), `a read needs returns (…) to decode its result, as in balanceOf(address) returns (uint256)`);
+  }
+  const args = Array.isArray(call.args) ? call.args : call.args === undefined ? [] : undefined;
+  if (!args) return;
+  const takes = signature.inputs.length;
+  if (args.length !== takes) {
+    const given = args.length === 0 ? 'none given' : `${args.length} given`;
+    return ctx.problem(childPath(callAt, 'args'), `${signature.name} takes ${takes} argument${takes === 1 ? '' : 's'}, ${given}`);
+  }
+  signature.inputs.forEach((input, i) => checkAddressArgument(input, args[i], childPath(childPath(callAt, 'args'), i), ctx));
 }
 
 function readRetry(raw: unknown, type: StepType, at: string, ctx: WorkflowReaderContext): RetryPolicy {
@@ -199,18 +234,18 @@ function readRetry(raw: unknown, type: StepType, at: string, ctx: WorkflowReader
   return { attempts: typeof r.attempts === 'number' ? r.attempts : defaultAttempts(type), backoffMs, maxBackoffMs };
 }
 
-function checkExpression(source: string, at: string, ctx: WorkflowReaderContext): void {
-  const problem = celChecker.check(source);
+function checkExpression(source: string, at: string, ctx: WorkflowReaderContext, scope: ExpressionScope): void {
+  const problem = celChecker.check(source, scope);
   if (problem) ctx.problem(at, `not a valid CEL expression: ${problem}`);
 }
 
-/** Every `${{ expr }}` in the step's text fields (at any depth) must parse. */
-function checkTemplates(value: unknown, at: string, ctx: WorkflowReaderContext, skip: ReadonlySet<string> = new Set()): void {
+/** Every `${{ expr }}` in the step's text fields (at any depth) must parse and type-check where it stands. */
+function checkTemplates(value: unknown, at: string, ctx: WorkflowReaderContext, scope: ExpressionScope, skip: ReadonlySet<string> = new Set()): void {
   if (typeof value === 'string') {
-    for (const source of templateExpressions(value)) checkExpression(source, at, ctx);
+    for (const source of templateExpressions(value)) checkExpression(source, at, ctx, scope);
   } else if (Array.isArray(value)) {
-    value.forEach((v, i) => checkTemplates(v, childPath(at, i), ctx));
+    value.forEach((v, i) => checkTemplates(v, childPath(at, i), ctx, scope));
   } else if (isMap(value)) {
-    for (const [k, v] of Object.entries(value)) if (!skip.has(k)) checkTemplates(v, childPath(at, k), ctx);
+    for (const [k, v] of Object.entries(value)) if (!skip.has(k)) checkTemplates(v, childPath(at, k), ctx, scope);
   }
 }

@@ -9,6 +9,7 @@ import { newTopupAttempt, TOPUP_WORKFLOW, type TopupAttempt, type TopupResult } 
 import { toIso } from '../../domain/time';
 import { formatNative, parseAmount } from '../../domain/wei';
 import { ChainflowConfig, type NetworkConfig, type RelayerConfig } from '../config';
+import { requireSecrets } from '../secrets-needed';
 import type { ChainTarget } from '../ports/chain';
 import { Clock } from '../ports/clock';
 import { JournalWriter } from '../ports/journal-writer';
@@ -66,7 +67,11 @@ export class TopUpRelayer {
     }
     const network = this.config.networks.get(from.network);
     if (!network) throw new InvalidInputError('from', `relayer '${from.name}' names unknown network '${from.network}'`);
-    if (!from.signer) throw new InvalidInputError('from', `relayer '${from.name}' has no signer configured`);
+    if (!from.signer) {
+      // An unset variable is the likely cause, and the fix: named as such rather than as a missing signer.
+      requireSecrets(this.config, [`relayers.${from.name}.signer`], `a top-up from relayer ${from.name}`);
+      throw new InvalidInputError('from', `relayer '${from.name}' has no signer configured`);
+    }
     const amountWei = parseAmount(req.amount, 'amount');
     if (amountWei === 0n) throw new InvalidInputError('amount', 'must be above zero');
     const by = typeof req.by === 'string' ? req.by.trim() : '';

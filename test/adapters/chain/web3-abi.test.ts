@@ -12,6 +12,12 @@ describe('ABI from human-readable signatures', () => {
     expect(abi.encodeCall('ping()', [])).toBe('0x5c36b186');
   });
 
+  it('hashes the selector from canonical types: uint is uint256, a tuple is bare parentheses', () => {
+    const to = '0x000000000000000000000000000000000000bEEF';
+    expect(abi.encodeCall('transfer(address to, uint amount)', [to, 1])).toBe(abi.encodeCall('transfer(address,uint256)', [to, 1]));
+    expect(parseSignature('f(tuple(address,uint)[] xs, (bool,int8))').canonical).toBe('f((address,uint256)[],(bool,int8))');
+  });
+
   it('decodes results: a uint256 beyond 2^53 as a decimal string, several outputs as a list', () => {
     const big = 2n ** 200n + 7n;
     expect(abi.decodeResult('balanceOf(address) returns (uint256)', `0x${word(big.toString(16))}`)).toBe(big.toString());

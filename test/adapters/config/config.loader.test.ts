@@ -40,7 +40,7 @@ workflows:
 
 const FULL_ENV = {
   CHAINFLOW_API_TOKEN: 'api-token-value',
-  OPS_SIGNER_KEY: '0xsigner-key-value',
+  OPS_SIGNER_KEY: `0x${'5e'.repeat(32)}`,
   SEPOLIA_RPC_URL: 'https://sepolia.example/v3/rpc-key-value',
 };
 
@@ -112,7 +112,7 @@ describe('loadConfig', () => {
     expect(config.relayers.get('ops')).toEqual({
       name: 'ops',
       network: 'sepolia',
-      signer: '0xsigner-key-value',
+      signer: `0x${'5e'.repeat(32)}`,
       lowBalanceWei: 50000000000000000n,
     });
     expect(config.budgets.get('daily_gas')).toEqual({

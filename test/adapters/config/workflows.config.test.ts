@@ -155,7 +155,7 @@ relayers:
     steps:
       - { id: a, type: send, relayer: nobody, to: "0x000000000000000000000000000000000000beef" }
       - { id: b, type: send, relayer: watcher, to: "0x000000000000000000000000000000000000beef" }
-      - { id: c, type: read, network: mars, to: "0x000000000000000000000000000000000000beef", call: { function: "f()" } }
+      - { id: c, type: read, network: mars, to: "0x000000000000000000000000000000000000beef", call: { function: "f() returns (uint256)" } }
       - { id: d, type: send, relayer: ops, to: "0x000000000000000000000000000000000000beef", value: "1.5 wei" }
       - { id: e, type: send, relayer: ops, to: "0x000000000000000000000000000000000000beef", data: "0x", call: { function: "f()" } }
       - { id: f, type: send, relayer: ops, to: "0x000000000000000000000000000000000000beef", wait_for: never }
