@@ -124,17 +124,20 @@ describe('send steps', () => {
   it.each([
     ['the relayer', (c: ChainflowConfig): ChainflowConfig => ({ ...c, relayers: new Map() })],
     ['the network', (c: ChainflowConfig): ChainflowConfig => ({ ...c, networks: new Map() })],
-  ])('%s removed from the config while a send is in flight: the run dead-letters (definition_changed), no crash loop', async (_, change) => {
-    const h = new SendHarness({ workflows: [payouts()] });
+  ])('%s removed from the config while a send is in flight: the run dead-letters (definition_changed), no crash loop, its value released', async (_, change) => {
+    const h = new SendHarness({ workflows: [payouts()], budgets: [{ name: 'value_cap', windowMs: 86_400_000, maxNativeValueWei: 10n, scope: {} }] });
     h.chain.holdMining();
     const runId = await h.run('payouts', { to: TO, amount: '7' });
     expect(await h.status(runId)).toBe('waiting');
+    // Another 7 wei would not fit beside the 7 in flight (a refusal reserves nothing).
+    const probe = (n: number) => h.budget.evaluate({ runId: `probe${n}`, stepRunId: `probe${n}.pay`, sendId: `probe${n}.pay:1`, workflow: 'payouts', relayer: 'ops', valueWei: 7n });
+    expect((await probe(1)).allowed).toBe(false);
     // Restarted with the changed configuration.
     const config = change(h.config);
     const catalog = new WorkflowCatalog(config);
     const relayers = new Relayers(config, h.chain);
     const expressions = new CelExpressions();
-    const sendStep = new SendStep(h.submit, h.advance, h.store, relayers, h.chain, h.journal, new Web3Abi(), expressions, h.clock);
+    const sendStep = new SendStep(h.submit, h.advance, h.store, relayers, h.budget, h.journal, new Web3Abi(), expressions, h.clock);
     const drive = new DriveRun(h.journal, h.journal, h.engineStore, catalog, new StepRunners(h.http, expressions, h.clock, sendStep), expressions, h.clock);
     h.clock.advance(TTL + 1);
     const claims = await h.engineStore.claimDue('restarted', h.clock.now(), h.clock.now() + TTL, 10);
@@ -142,6 +145,8 @@ describe('send steps', () => {
     expect(await drive.execute(claims[0]!, 'restarted')).toBe('finished');
     expect(await h.journal.get(runId)).toMatchObject({ status: 'dead_lettered', errorKind: 'definition_changed' });
     expect(h.engineStore.scheduled()).toEqual([]);
+    // Nobody follows the dead-lettered run's send: its reservation no longer holds the cap.
+    expect((await probe(2)).allowed).toBe(true);
   });
 
   it('a send by a driver whose lease was taken over is refused at its journal write: nothing is broadcast', async () => {

@@ -67,6 +67,8 @@ export class SendHarness {
   // The process's own parts: made again by restart(), as a process started afresh on the same storage and chain.
   relayers!: Relayers;
   submit!: SubmitSend;
+  /** The budgets as the send path sees them (BudgetGuard over the in-memory reservations). */
+  budget!: BudgetGuard;
   advance!: AdvanceSend;
   sendTransaction!: SendTransaction;
   watch!: WatchSends;
@@ -97,6 +99,7 @@ export class SendHarness {
     const redactor = new Redactor(this.config.secretValues);
     const expressions = new CelExpressions();
     const guard = new BudgetGuard(this.config, this.spend, this.reservations, this.journal, this.clock);
+    this.budget = guard;
     this.relayers = new Relayers(this.config, this.chain);
     this.submit = new SubmitSend(this.relayers, this.chain, this.chain, this.store, this.store, guard, this.journal, this.metrics, this.clock, redactor);
     this.advance = new AdvanceSend(this.relayers, this.chain, this.chain, this.store, this.journal, this.metrics, this.clock, new LaneWatch(this.config, this.chain, this.clock));
@@ -105,7 +108,7 @@ export class SendHarness {
     const logger = { warn: () => undefined, info: () => undefined };
     this.watch = new WatchSends(this.store, this.advance, this.store, this.journal, this.journal, catalog, this.relayers, this.clock, logger, redactor, new TopupSettlement(new InMemoryTopupAudit(), this.clock),
       new FillNonceGaps(this.config, this.relayers, this.store, this.chain, this.chain, this.clock, logger, redactor));
-    const sendStep = new SendStep(this.submit, this.advance, this.store, this.relayers, this.chain, this.journal, new Web3Abi(), expressions, this.clock);
+    const sendStep = new SendStep(this.submit, this.advance, this.store, this.relayers, guard, this.journal, new Web3Abi(), expressions, this.clock);
     const readStep = new ReadStep(this.config, this.chain, new Web3Abi(), expressions, redactor);
     const steps = new StepRunners(this.http, expressions, this.clock, sendStep, readStep);
     this.drive = new DriveRun(this.journal, this.journal, this.engineStore, catalog, steps, expressions, this.clock, new RelayerAddresses(this.config, this.chain));

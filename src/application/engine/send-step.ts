@@ -6,11 +6,11 @@ import type { JournalEvent, Json, SendOutcome, SessionKind } from '../../domain/
 import { sendIdOf, sendsOfStep, type SendState } from '../../domain/sends/send-state';
 import { tokenTransferOf, type TokenTransfer } from '../../domain/sends/token-transfer';
 import { parseAmount } from '../../domain/wei';
-import { ChainReader } from '../ports/chain';
 import { Clock } from '../ports/clock';
 import { AbiError, ContractAbi } from '../ports/contract-abi';
 import { ExpressionError, Expressions } from '../ports/expressions';
 import { RunRepository } from '../ports/run-repository';
+import { SendBudget } from '../ports/send-budget';
 import { SendWatch } from '../ports/send-watch';
 import { AdvanceSend, type Advance } from '../sends/advance-send.use-case';
 import { Relayers } from '../sends/relayers';
@@ -52,7 +52,7 @@ export class SendStep {
     @inject(AdvanceSend) private readonly advance: AdvanceSend,
     @inject(SendWatch) private readonly watch: SendWatch,
     @inject(Relayers) private readonly relayers: Relayers,
-    @inject(ChainReader) private readonly reader: ChainReader,
+    @inject(SendBudget) private readonly budget: SendBudget,
     @inject(RunRepository) private readonly runs: RunRepository,
     @inject(ContractAbi) private readonly abi: ContractAbi,
     @inject(Expressions) private readonly expressions: Expressions,
@@ -100,7 +100,12 @@ export class SendStep {
     // The send cannot be followed without its relayer and network: the run is dead-lettered rather than failing
     // here at every claim (CONTRACT 8.7).
     const gone = this.relayers.goneFrom(send.relayer, send.network);
-    if (gone) return { kind: 'failed', error: { kind: 'definition_changed', message: `send ${send.sendId} in flight: ${gone}` }, retryable: false };
+    if (gone) {
+      // Nobody follows this send any more: its value stops counting against the budgets now, though the transaction
+      // may still land (its ledger entry counts then, if a process that knows the relayer settles it).
+      await this.budget.release(send.sendId);
+      return { kind: 'failed', error: { kind: 'definition_changed', message: `send ${send.sendId} in flight: ${gone}` }, retryable: false };
+    }
     const now = this.clock.now();
     const expiresAt = send.submissions[0]!.at + step.timeoutMs;
     if (!(await this.watch.lease({ sendId: send.sendId, runId: send.runId }, owner, now, now + LOOK_LEASE_MS))) {
