@@ -16,7 +16,7 @@ import { makeTempDir, removeTempDir } from '../support/server';
 const API_TOKEN = 'api-token-27a9c4e1';
 const OPS = ANVIL_ACCOUNTS[4]!;
 const CAPPED = ANVIL_ACCOUNTS[5]!;
-const RECIPIENT = '0x00000000000000000000000000000000000Fee27';
+const RECIPIENT = '0x00000000000000000000000000000000000fee27';
 const CAP_WEI = 1_000_000_000n;
 
 interface Json { [key: string]: any }

@@ -323,6 +323,15 @@ describe('web UI: views over the demo journal', () => {
     const value = tab.page.locator('main tbody td.num .amt');
     await expect(value.innerText()).resolves.toBe('\u2248\u2009123.5');
     await expect(value.getAttribute('title')).resolves.toBe(`${eth(BIG_VALUE)}\n${BIG_VALUE} wei`);
+
+    // a token transfer shows its exact amount (base units) and recipient under the token contract it calls
+    const token = (await api('/api/history/txs?run_id=demo-0049')).items[0];
+    expect(token.token_transfer).toMatchObject({ amount: '2500000000000000000000' });
+    await tab.page.goto(`${srv.baseUrl}/#/txs?run_id=demo-0049`);
+    await waitForView(tab.page, 'txs');
+    const transfer = tab.page.locator('main tbody .token-transfer');
+    await expect(transfer.innerText()).resolves.toContain('→ 2500000000000000000000 to');
+    await expect(transfer.innerText()).resolves.toContain(token.token_transfer.to);
   });
 
   test('every hash, id and address on screen has a copy button', async () => {

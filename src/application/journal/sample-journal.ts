@@ -1,5 +1,8 @@
 import type { JournalEvent } from '../../domain/journal/journal-event';
 
+/** The demo's ERC-20: its payouts are `transfer(address,uint256)` calls, shown with their token_transfer. */
+const DEMO_TOKEN = '0x1c7d4b196cb0c7b01d743fbc6116a902379c7238';
+
 /** A small deterministic PRNG (mulberry32) so that the sample is the same for the same anchor time. */
 export function prng(seed: number): () => number {
   let s = seed >>> 0;
@@ -165,7 +168,7 @@ export function sampleJournal(now: number): JournalEvent[] {
   out.push({ type: 'run.parked', at: iso(now - 9 * MIN + 3500), run_id: 'demo-0050', wait_kind: 'tx', step_run_id: 'demo-0050.send', expires_at: iso(now + HOUR) });
   out.push({ type: 'run.started', at: iso(now - 2 * MIN), run_id: 'demo-0049', workflow: 'payouts', session: 'live', trigger: { kind: 'manual', summary: 'chainflow run payouts' }, network: 'sepolia' });
   out.push({ type: 'step.started', at: iso(now - 2 * MIN + 1000), run_id: 'demo-0049', step_run_id: 'demo-0049.send', step_id: 'send_payout', step_type: 'send', attempt: 1 });
-  out.push({ type: 'send.queued', at: iso(now - 2 * MIN + 2000), run_id: 'demo-0049', step_run_id: 'demo-0049.send', send_id: 'demo-send-queued', network: 'sepolia', chain_id: 11155111, relayer: 'ops', to: `0x${hex(40)}`, value_wei: '10000000000000000', idempotency_key: 'payouts:demo-0049:send_payout' });
+  out.push({ type: 'send.queued', at: iso(now - 2 * MIN + 2000), run_id: 'demo-0049', step_run_id: 'demo-0049.send', send_id: 'demo-send-queued', network: 'sepolia', chain_id: 11155111, relayer: 'ops', to: DEMO_TOKEN, value_wei: '0', idempotency_key: 'payouts:demo-0049:send_payout', token_transfer: { contract: DEMO_TOKEN, to: `0x${hex(40)}`, amount: '2500000000000000000000' } });
 
   // A relayer top-up: a send of the synthetic workflow relayers.topup, attributed to the funding relayer.
   const topupAt = now - 3 * HOUR;

@@ -5,7 +5,7 @@ import { filterForm, OUTCOMES, pagedTable, pick, SEND_STATUSES, SESSIONS, SINCE,
 import { main } from '../router.js';
 import { approx, time } from '../values.js';
 
-export const SEND_COLUMNS = ['queued (UTC)', 'send', 'run', 'workflow', 'network', 'relayer', 'status', 'tx hash', 'idempotency key', 'to', '#value (ETH)', 'token transfer', 'session'];
+export const SEND_COLUMNS = ['queued (UTC)', 'send', 'run', 'workflow', 'network', 'relayer', 'status', 'tx hash', 'idempotency key', 'to', '#value (ETH)', 'session'];
 
 /**
  * Where a send is in its lifecycle, as one badge: queued, parked, submitted, then its outcome once settled
@@ -25,14 +25,17 @@ export function sendRow(s, withRun) {
     td(time(s.created_at)), td(idv(s.send_id, 'send id')), withRun ? td(runRef(s.run_id)) : null, withRun ? td(link(s.workflow, 'txs', { workflow: s.workflow })) : null,
     td(name(s.network, 'chain id ' + s.chain_id)), td(link(s.relayer, 'runs', { relayer: s.relayer })),
     td(lifecycle(s)), td(txRef(s.tx_hash, s.explorer_url)), td(idv(s.idempotency_key, 'idempotency key')),
-    td(idv(s.to, 'address')), tdn(approx(s.value_wei, { bare: true })), td(tokenTransfer(s.token_transfer)),
+    td(idv(s.to, 'address'), tokenTransfer(s.token_transfer)), tdn(approx(s.value_wei, { bare: true })),
     td(s.session === 'live' ? txt(s.session) : badge(s.session)));
 }
 
-/** A token transfer call's amount (base units, exact: tokens have their own decimals) and recipient; the contract in the tooltip. */
+/**
+ * A token transfer call under its `to` (the token contract): the amount in base units (exact: tokens have their own
+ * decimals) and the recipient, on a line of its own so that the table keeps its width.
+ */
 function tokenTransfer(t) {
-  if (!t) return txt(null);
-  return h('span', { title: 'token contract ' + t.contract }, txt(t.amount + ' → '), idv(t.to, 'recipient'));
+  if (!t) return null;
+  return h('div', { class: 'token-transfer', title: 'token transfer of ' + t.amount + ' base units of ' + t.contract }, txt('→ ' + t.amount + ' to '), idv(t.to, 'recipient'));
 }
 
 export async function txsView(ctx) {
