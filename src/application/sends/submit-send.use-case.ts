@@ -3,7 +3,7 @@ import { capFees } from '../../domain/chain/fees';
 import type { ErrorInfo, JournalEvent, SessionKind } from '../../domain/journal/journal-event';
 import { Redactor } from '../../domain/redactor';
 import { toIso } from '../../domain/time';
-import { ChainReader, ChainRejectedError, ChainSender, ChainUnavailableError, type Simulation } from '../ports/chain';
+import { ChainMismatchError, ChainReader, ChainRejectedError, ChainSender, ChainUnavailableError, type Simulation } from '../ports/chain';
 import { Clock } from '../ports/clock';
 import { JournalWriter } from '../ports/journal-writer';
 import { NonceAllocator } from '../ports/nonce-allocator';
@@ -91,6 +91,7 @@ export class SubmitSend {
       } catch (err) {
         await watched.catch(() => undefined);
         await this.letGo(req);
+        if (err instanceof ChainMismatchError) return this.failed(events, 'chain_mismatch', err.message);
         return this.failed(events, 'simulation_failed', `simulation not run: ${this.message(err)}`);
       }
       events.push({
@@ -126,6 +127,8 @@ export class SubmitSend {
     } catch (err) {
       await watched;
       await this.letGo(req);
+      // Every provider serves another chain (CONTRACT 8.8): found by the first read, before anything is signed.
+      if (err instanceof ChainMismatchError) return this.failed(events, 'chain_mismatch', err.message);
       return this.failed(events, 'broadcast_failed', `not signed: ${this.message(err)}`);
     }
     await watched;
