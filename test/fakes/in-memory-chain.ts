@@ -123,8 +123,8 @@ export class InMemoryChain implements ChainReader, ChainSender {
     this.state = state ?? new ChainState();
   }
 
-  /** Another client of the same chain with other per-call timeout / poll interval. */
-  client(options: Pick<InMemoryChainOptions, 'timeoutMs' | 'pollIntervalMs'>): InMemoryChain {
+  /** Another client of the same chain with other per-call timeout / poll interval / rounds. */
+  client(options: Pick<InMemoryChainOptions, 'timeoutMs' | 'pollIntervalMs' | 'retryRounds'>): InMemoryChain {
     return new InMemoryChain({ ...this.options, ...options }, this.state);
   }
 
