@@ -16,9 +16,8 @@ import {
 import type { Fees } from '../../domain/chain/fees';
 import type { TxReceipt } from '../../domain/chain/tx-receipt';
 import { ProviderChainIds } from './chain-ids';
-import { classifyRpcError } from './classify';
 import { ProviderFailure, quantity, RpcError, scrub } from './json-rpc';
-import { failureOf, overProviders, Provider, sleep, type RetryPolicy } from './providers';
+import { overProviders, Provider, sleep, type Requests, type RetryPolicy } from './providers';
 import { toReceipt } from './receipt';
 import { decodeRevert } from './web3-abi';
 import { web3, type Web3Module } from './web3-module';
@@ -145,32 +144,33 @@ export class Web3Chain implements ChainReader, ChainSender {
 
   async balance(target: ChainTarget, address: string): Promise<bigint> {
     checkAddress(address, 'balance');
-    return this.over(target, Number.POSITIVE_INFINITY, async (p) => quantity(await p.read('eth_getBalance', [address, 'latest']), 'balance'));
+    return this.over(target, Number.POSITIVE_INFINITY, (p) => p.read('eth_getBalance', [address, 'latest'], (v) => quantity(v, 'balance')));
   }
 
   async blockNumber(target: ChainTarget): Promise<bigint> {
-    return this.over(target, Number.POSITIVE_INFINITY, async (p) => quantity(await p.read('eth_blockNumber', []), 'block number'));
+    return this.over(target, Number.POSITIVE_INFINITY, (p) => p.read('eth_blockNumber', [], (v) => quantity(v, 'block number')));
   }
 
   async nonce(target: ChainTarget, address: string, block: 'latest' | 'pending'): Promise<number> {
     checkAddress(address, 'nonce');
-    return this.over(target, Number.POSITIVE_INFINITY, async (p) => Number(quantity(await p.read('eth_getTransactionCount', [address, block]), 'nonce')));
+    return this.over(target, Number.POSITIVE_INFINITY, (p) => p.read('eth_getTransactionCount', [address, block], (v) => Number(quantity(v, 'nonce'))));
   }
 
   async fees(target: ChainTarget): Promise<Fees> {
     return this.over(target, Number.POSITIVE_INFINITY, async (p) => {
-      const block = await p.read('eth_getBlockByNumber', ['latest', false]);
-      const baseFee = block && typeof block === 'object' ? (block as { baseFeePerGas?: unknown }).baseFeePerGas : undefined;
-      if (baseFee === undefined || baseFee === null) return { kind: 'legacy', gasPrice: quantity(await p.read('eth_gasPrice', []), 'gas price') };
-      const base = quantity(baseFee, 'base fee');
+      const base = await p.read('eth_getBlockByNumber', ['latest', false], (block) => {
+        const baseFee = block && typeof block === 'object' ? (block as { baseFeePerGas?: unknown }).baseFeePerGas : undefined;
+        return baseFee === undefined || baseFee === null ? null : quantity(baseFee, 'base fee');
+      });
+      const gasPrice = (): Promise<bigint> => p.read('eth_gasPrice', [], (v) => quantity(v, 'gas price'));
+      if (base === null) return { kind: 'legacy', gasPrice: await gasPrice() };
       let tip: bigint;
       try {
-        tip = quantity(await p.call('eth_maxPriorityFeePerGas', []), 'priority fee');
+        tip = await p.call('eth_maxPriorityFeePerGas', [], (v) => quantity(v, 'priority fee'), methodMissing);
       } catch (error) {
         if (!(error instanceof RpcError)) throw error;
-        if (!METHOD_MISSING.test(error.detail) && error.code !== -32601 && error.code !== -32004) throw failureOf(error);
         // A node without eth_maxPriorityFeePerGas: what its legacy gas price offers above the base fee.
-        const price = quantity(await p.read('eth_gasPrice', []), 'gas price');
+        const price = await gasPrice();
         tip = price > base ? price - base : 0n;
       }
       return { kind: 'eip1559', maxFeePerGas: 2n * base + tip, maxPriorityFeePerGas: tip };
@@ -181,12 +181,12 @@ export class Web3Chain implements ChainReader, ChainSender {
     const tx = callObject(request);
     return this.over(target, Number.POSITIVE_INFINITY, async (p) => {
       try {
-        const result = await p.call('eth_call', [tx, 'latest']);
-        if (typeof result !== 'string' || !HEX_DATA.test(result)) throw new ProviderFailure('malformed call result');
-        return result;
+        return await p.call('eth_call', [tx, 'latest'], (result) => {
+          if (typeof result !== 'string' || !HEX_DATA.test(result)) throw new ProviderFailure('malformed call result');
+          return result;
+        });
       } catch (error) {
         if (!(error instanceof RpcError)) throw error;
-        if (!judged(error)) throw failureOf(error);
         throw new CallRevertedError(decodeRevert(error.data, error.detail));
       }
     });
@@ -199,11 +199,10 @@ export class Web3Chain implements ChainReader, ChainSender {
       // or the provider's own trouble says nothing about the transaction: the next provider is asked.
       try {
         await p.call('eth_call', [tx, 'latest']);
-        const gasEstimate = quantity(await p.call('eth_estimateGas', [tx]), 'gas estimate');
+        const gasEstimate = await p.call('eth_estimateGas', [tx], (v) => quantity(v, 'gas estimate'));
         return { ok: true, gasEstimate };
       } catch (error) {
         if (!(error instanceof RpcError)) throw error;
-        if (!judged(error)) throw failureOf(error);
         return { ok: false, revertReason: decodeRevert(error.data, error.detail) };
       }
     });
@@ -252,7 +251,7 @@ export class Web3Chain implements ChainReader, ChainSender {
   async broadcast(target: ChainTarget, signed: SignedTransaction): Promise<void> {
     checkHash(signed.hash);
     if (!HEX_DATA.test(signed.raw)) throw new Error('broadcast: the raw transaction is not 0x-hex');
-    await overProviders(target, this.chainIds, this.policy, Number.POSITIVE_INFINITY, (provider) => this.sendRaw(provider, target, signed),
+    await overProviders(target, this.chainIds, this.policy, Number.POSITIVE_INFINITY, (requests) => this.sendRaw(requests, target, signed),
       (failures) => `transaction ${signed.hash} (nonce ${signed.nonce}) was signed but no provider accepted it; it may still reach the network (${failures})`);
   }
 
@@ -269,34 +268,37 @@ export class Web3Chain implements ChainReader, ChainSender {
   }
 
   private receiptBy(target: ChainTarget, txHash: string, deadline: number): Promise<TxReceipt | null> {
-    return this.over(target, deadline, async (provider) => {
-      const receipt = toReceipt(await provider.read('eth_getTransactionReceipt', [txHash]));
+    return this.over(target, deadline, async (p) => {
+      const receipt = await p.read('eth_getTransactionReceipt', [txHash], toReceipt);
       if (receipt && receipt.effectiveGasPrice === undefined && receipt.gasPrice === undefined) {
         // A pre-London receipt carries no price: the transaction's gasPrice is what was paid per gas.
-        const tx = await provider.read('eth_getTransactionByHash', [txHash]);
-        const gasPrice = tx && typeof tx === 'object' ? (tx as { gasPrice?: unknown }).gasPrice : undefined;
-        if (gasPrice !== undefined && gasPrice !== null) return { ...receipt, gasPrice: quantity(gasPrice, 'transaction') };
+        const gasPrice = await p.read('eth_getTransactionByHash', [txHash], (tx) => {
+          const price = tx && typeof tx === 'object' ? (tx as { gasPrice?: unknown }).gasPrice : undefined;
+          return price === undefined || price === null ? undefined : quantity(price, 'transaction');
+        });
+        if (gasPrice !== undefined) return { ...receipt, gasPrice };
       }
       return receipt;
     });
   }
 
-  private over<T>(target: ChainTarget, deadline: number, work: (provider: Provider) => Promise<T>): Promise<T> {
+  private over<T>(target: ChainTarget, deadline: number, work: (requests: Requests) => Promise<T>): Promise<T> {
     return overProviders(target, this.chainIds, this.policy, deadline, work);
   }
 
-  private async sendRaw(provider: Provider, target: ChainTarget, signed: SignedTransaction): Promise<void> {
+  /**
+   * A rate limit or a provider's trouble is no verdict on the transaction: the next provider is asked (Requests),
+   * and when none takes it the send stays submitted and these bytes are broadcast again later.
+   */
+  private async sendRaw(p: Requests, target: ChainTarget, signed: SignedTransaction): Promise<void> {
     try {
-      await provider.call('eth_sendRawTransaction', [signed.raw]);
+      await p.call('eth_sendRawTransaction', [signed.raw]);
     } catch (error) {
       if (error instanceof RpcError) {
         if (ALREADY_KNOWN.test(error.detail)) return;
-        // A rate limit or the provider's trouble is no verdict on the transaction: the next provider is asked, and
-        // when none takes it the send stays submitted and these bytes are broadcast again later.
-        if (!judged(error)) throw failureOf(error);
         // "nonce too low" and the like also come back when an earlier provider did deliver these very bytes and
         // only its answer was lost: a node that knows the transaction has it.
-        if (await provider.read('eth_getTransactionByHash', [signed.hash]).catch(() => null)) return;
+        if (await p.read('eth_getTransactionByHash', [signed.hash]).catch(() => null)) return;
         throw new ChainRejectedError(target.network, error.detail, rejection(error.detail));
       }
       throw error;
@@ -307,10 +309,8 @@ export class Web3Chain implements ChainReader, ChainSender {
 /** A provider without eth_maxPriorityFeePerGas (older nodes, some L2s). */
 const METHOD_MISSING = /method .*(?:not found|not supported|does not exist|not available)|unsupported method/i;
 
-/** Whether the node judged the request (a revert or a refusal), rather than failing to serve it. */
-function judged(error: RpcError): boolean {
-  const kind = classifyRpcError(error);
-  return kind === 'revert' || kind === 'refusal';
+function methodMissing(error: RpcError): boolean {
+  return METHOD_MISSING.test(error.detail) || error.code === -32601 || error.code === -32004;
 }
 
 function rejection(detail: string): RejectionCode {
