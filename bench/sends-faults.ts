@@ -33,6 +33,8 @@ export interface FaultFigures {
   /** SubmitSend (simulate, budget, nonce, sign, journal, broadcast) minus the chain's answers, retries included in the latter. */
   readonly overhead: Stats;
   readonly chain: Stats;
+  /** Sends of the overhead loop that did not get submitted, with why. */
+  readonly overheadFailed: readonly string[];
   readonly faults: number;
   readonly requests: number;
   readonly seconds: number;
@@ -85,7 +87,8 @@ function timed<T extends object>(target: T, spent: { ms: number }): T {
  * The send step's overhead as bench/sends.ts measures it (SubmitSend called as the step calls it, its run journaled
  * first, 20 warm-up sends), under the same faults: each send's time minus its chain calls' (retries included).
  */
-async function overhead(submit: SubmitSend, journal: JournalWriter, spent: { ms: number }, runs: number): Promise<{ over: number[]; chainMs: number[] }> {
+async function overhead(submit: SubmitSend, journal: JournalWriter, spent: { ms: number }, runs: number): Promise<{ over: number[]; chainMs: number[]; failed: string[] }> {
+  const failed: string[] = [];
   const over: number[] = [];
   const chainMs: number[] = [];
   for (let i = 0; i < runs + 20; i++) {
@@ -102,12 +105,15 @@ async function overhead(submit: SubmitSend, journal: JournalWriter, spent: { ms:
       valueWei: 1n, data: '0x', idempotencyKey: runId, simulate: true, detached: true,
     });
     const elapsed = nowMs() - started;
-    if (result.kind !== 'submitted') throw new Error(`bench send not submitted: ${JSON.stringify(result)}`);
+    if (result.kind !== 'submitted') {
+      failed.push(result.kind === 'failed' ? `${result.error.kind}: ${result.error.message}` : result.kind);
+      continue;
+    }
     if (i < 20) continue;
     over.push(elapsed - spent.ms);
     chainMs.push(spent.ms);
   }
-  return { over, chainMs };
+  return { over, chainMs, failed };
 }
 
 export async function benchSendFaults(opts: { work: string; anvil: Anvil; payouts: number; overheadRuns: number; log: Log }): Promise<FaultFigures> {
@@ -152,13 +158,14 @@ export async function benchSendFaults(opts: { work: string; anvil: Anvil; payout
     const value = ledger.reduce((s, e) => s + BigInt(e.value_wei), 0n);
     const change = before - (await balanceOf(RELAYER.address));
     // After the ledger check: these sends are broadcast but not awaited.
-    const { over, chainMs } = await overhead(root.container.get(SubmitSend), root.container.get<JournalWriter>(JournalWriter), spent, opts.overheadRuns);
+    const { over, chainMs, failed } = await overhead(root.container.get(SubmitSend), root.container.get<JournalWriter>(JournalWriter), spent, opts.overheadRuns);
     const figures: FaultFigures = {
       payouts: opts.payouts, succeeded: runs.filter((r) => r.status === 'succeeded').length, paidOnce,
       falseReplacedOrDropped: sends.filter((s) => s.outcome === 'replaced' || s.outcome === 'dropped').length,
       ledgerEqual: ledger.length === opts.payouts && value === valueMoved && gas === change - valueMoved,
       ledgerGasWei: gas, balanceChangeWei: change, valueMovedWei: valueMoved,
-      overhead: stats(over), chain: stats(chainMs), faults: [...proxy.faults.values()].reduce((s, n) => s + n, 0), requests: proxy.total(), seconds,
+      overhead: stats(over), chain: stats(chainMs), overheadFailed: failed,
+      faults: [...proxy.faults.values()].reduce((sum, n) => sum + n, 0), requests: proxy.total(), seconds,
     };
     opts.log(`sends under faults: ${figures.paidOnce}/${figures.payouts} paid exactly once, ${figures.succeeded} runs succeeded, false replaced/dropped ${figures.falseReplacedOrDropped}, ledger equal to the chain: ${figures.ledgerEqual}; step overhead p50 ${figures.overhead.p50.toFixed(2)} ms (chain p50 ${figures.chain.p50.toFixed(2)} ms); ${figures.faults} faults in ${figures.requests} requests`);
     return figures;
@@ -169,10 +176,11 @@ export async function benchSendFaults(opts: { work: string; anvil: Anvil; payout
 }
 
 export function renderSendFaults(f: FaultFigures): { text: string; pass: boolean } {
-  const pass = f.paidOnce === f.payouts && f.succeeded === f.payouts && f.falseReplacedOrDropped === 0 && f.ledgerEqual && f.overhead.p50 <= 5;
+  const pass = f.paidOnce === f.payouts && f.succeeded === f.payouts && f.falseReplacedOrDropped === 0 && f.ledgerEqual && f.overhead.p50 <= 5
+    && f.overheadFailed.length === 0;
   const text = `- Under faults (a proxy answering 20% of requests 503 and 10% rate-limited: ${f.faults} of ${f.requests}), ${f.payouts} payouts in ${f.seconds.toFixed(1)} s: `
     + `paid exactly once **${f.paidOnce}**, succeeded ${f.succeeded}, falsely replaced or dropped **${f.falseReplacedOrDropped}**; ledger gas ${f.ledgerGasWei} wei, `
     + `relayer balance change ${f.balanceChangeWei} wei, value moved ${f.valueMovedWei} wei: ledger = change − value to the wei: ${f.ledgerEqual ? 'yes' : 'no'}; `
-    + `send step overhead beyond the chain p50 **${f.overhead.p50.toFixed(2)} ms**, p99 ${f.overhead.p99.toFixed(2)} ms (the chain's answers, retries included: p50 ${f.chain.p50.toFixed(2)} ms) — ${pass ? 'met' : '**missed**'}`;
+    + `send step overhead beyond the chain p50 **${f.overhead.p50.toFixed(2)} ms**, p99 ${f.overhead.p99.toFixed(2)} ms (the chain's answers, retries included: p50 ${f.chain.p50.toFixed(2)} ms; not submitted: ${f.overheadFailed.length ? f.overheadFailed.join(' | ') : 'none'}) — ${pass ? 'met' : '**missed**'}`;
   return { text, pass };
 }

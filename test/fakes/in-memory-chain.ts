@@ -38,7 +38,7 @@ export interface InMemoryChainOptions {
   readonly timeoutMs?: number;
   /** waitForReceipt poll interval (default 10 ms). */
   readonly pollIntervalMs?: number;
-  /** Passes over the provider list before ChainUnavailableError, as the adapter's (default 8). */
+  /** Passes over the provider list before ChainUnavailableError, as the adapter's (default 10). */
   readonly retryRounds?: number;
 }
 
@@ -404,7 +404,7 @@ export class InMemoryChain implements ChainReader, ChainSender {
   private async overProviders<T>(target: ChainTarget, work: () => Promise<T>, deadline = Number.POSITIVE_INFINITY): Promise<T> {
     if (target.rpc.length === 0) throw new ChainUnavailableError(target.network, 'no RPC provider configured');
     let failures: string[] = [];
-    for (let round = 0; round < (this.options.retryRounds ?? 8); round++) {
+    for (let round = 0; round < (this.options.retryRounds ?? 10); round++) {
       failures = [];
       const served: string[] = [];
       for (const [index, url] of target.rpc.entries()) {

@@ -97,7 +97,7 @@ describe('Web3Chain against providers that fail now and then', () => {
     expect(error).toBeInstanceOf(ChainUnavailableError);
     expect(error).not.toBeInstanceOf(ChainRejectedError);
     expect((error as Error).message).toMatch(/may still reach the network \(provider 1: rate limited -32005\)$/);
-    expect(proxy.counts.get('eth_sendRawTransaction')).toBe(8); // one per round
+    expect(proxy.counts.get('eth_sendRawTransaction')).toBe(10); // one per round
     expect(await nonceOf(sender.address)).toBe(before);
 
     proxy.setPolicy(undefined);
