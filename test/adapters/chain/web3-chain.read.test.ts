@@ -23,7 +23,8 @@ describe('Web3Chain.receipt against scripted JSON-RPC nodes', () => {
   };
   const receiptNode = (receipt: unknown): Promise<RpcStub> => stub(() => ({ result: receipt }));
   afterAll(async () => Promise.all(stubs.map((s) => s.close())));
-  const chain = new Web3Chain({ timeoutMs: 2000 });
+  // Two quick passes: these cases are about what one provider's answer means; the passes have their own tests.
+  const chain = new Web3Chain({ timeoutMs: 2000, retryRounds: 2, backoffMs: 10 });
 
   it('turns 0x quantities into exact decimal strings and keeps the L1 fee an OP-stack node reports', async () => {
     const node = await receiptNode({
@@ -130,7 +131,7 @@ describe('Web3Chain.receipt against scripted JSON-RPC nodes', () => {
 
   it('takes its options from the Web3ChainOptions token when bound', async () => {
     const container = new Container();
-    container.bind(Web3ChainOptions).toConstantValue({ timeoutMs: 150 });
+    container.bind(Web3ChainOptions).toConstantValue({ timeoutMs: 150, retryRounds: 1 });
     container.bind(Web3Chain).toSelf();
     const silent = await startSilentServer();
     try {
@@ -155,7 +156,7 @@ describe('Web3Chain.receipt against scripted JSON-RPC nodes', () => {
         return jest.requireActual('web3');
       });
       const { Web3Chain: Isolated } = await import('../../../src/adapters/chain/web3-chain');
-      const isolated = new Isolated({ timeoutMs: 500 });
+      const isolated = new Isolated({ timeoutMs: 500, retryRounds: 1 });
       expect(loaded).toBe(0);
       await isolated.receipt(target([await refusingUrl()]), HASH).catch(() => undefined);
       expect(loaded).toBe(0);
