@@ -25,6 +25,7 @@ import type { SendOutcome } from '../src/domain/journal/journal-event';
 import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../test/support/anvil';
 import { startRpcProxy, type RpcProxy } from '../test/support/rpc-proxy';
 import { waitLive } from './engine';
+import { benchSendFaults, renderSendFaults, type FaultFigures } from './sends-faults';
 import { nowMs, stats, type Stats } from './timing';
 
 type Log = (msg: string) => void;
@@ -44,6 +45,8 @@ export interface SendFigures {
     kills: number; acknowledged: number; runs: number; succeeded: number; doublePayments: number; lostSends: number;
     ledgerGasWei: bigint; ledgerValueWei: bigint; balanceChangeWei: bigint; valueMovedWei: bigint; ledgerEqual: boolean; seconds: number;
   };
+  /** Payouts through a provider answering 20% 503s and 10% rate limits (bench/sends-faults.ts). */
+  readonly faults: FaultFigures;
 }
 
 const OVERHEAD_RELAYER = ANVIL_ACCOUNTS[1]!;
@@ -350,7 +353,8 @@ export async function benchSends(opts: { work: string; repo: string; log: Log })
       await root.close();
     }
     const c = await crash(dir, opts.repo, anvil, Number(process.env.BENCH_KILLS ?? 20), 6, opts.log);
-    return { overhead: o.overhead, chain: o.chain, run: o.run, burst: b, crash: c };
+    const faults = await benchSendFaults({ work: opts.work, anvil, payouts: Number(process.env.BENCH_FAULT_PAYOUTS ?? 100), overheadRuns: Number(process.env.BENCH_SEND_RUNS ?? 200), log: opts.log });
+    return { overhead: o.overhead, chain: o.chain, run: o.run, burst: b, crash: c, faults };
   } finally {
     await proxy.stop();
     await anvil.stop();
@@ -363,13 +367,15 @@ export function renderSends(f: SendFigures): { text: string; pass: boolean } {
     && f.burst.allInFlightRps <= 2 * f.burst.oneInFlightRps;
   const crashOk = f.crash.doublePayments === 0 && f.crash.lostSends === 0 && f.crash.ledgerEqual;
   const verdict = (ok: boolean): string => (ok ? 'met' : '**missed**');
+  const faults = renderSendFaults(f.faults);
   const text = [
     '## Sends (anvil)', '',
     `- Send step overhead beyond the chain's answers (simulate, budget, nonce, sign, journal, broadcast): p50 **${f.overhead.p50.toFixed(2)} ms**, p99 ${f.overhead.p99.toFixed(2)} ms over ${f.overhead.n} sends (the chain's answers: p50 ${f.chain.p50.toFixed(2)} ms) — target p50 ≤ 5 ms: ${verdict(overheadOk)}`,
     `- For context, a whole one-step send run (start, step, settle, end: all of its journal writes) beyond the chain's answers: p50 ${f.run.p50.toFixed(2)} ms, p99 ${f.run.p99.toFixed(2)} ms`,
     `- ${f.burst.sends} sends of one relayer in flight at once (automine off): **${f.burst.allInFlightRps.toFixed(2)}** provider requests/s against ${f.burst.oneInFlightRps.toFixed(2)} with one in flight (target ≤ 2×); after one block ${f.burst.landed} landed (${f.burst.seconds.toFixed(2)} s in all), nonces consecutive: ${f.burst.consecutive ? 'yes' : 'no'}, nonce errors: ${f.burst.nonceErrors}, failed runs: ${f.burst.failed} — ${verdict(burstOk)}`,
     `- kill -9 at ${f.crash.kills} random moments of a run of payouts, restarted each time (${f.crash.runs} runs, ${f.crash.acknowledged} acknowledged, ${f.crash.succeeded} succeeded, ${f.crash.seconds.toFixed(0)} s): double payments **${f.crash.doublePayments}**, lost sends **${f.crash.lostSends}**; ledger gas ${f.crash.ledgerGasWei} wei, relayer balance change ${f.crash.balanceChangeWei} wei, value moved ${f.crash.valueMovedWei} wei (ledger value ${f.crash.ledgerValueWei}): ledger = change − value to the wei: ${f.crash.ledgerEqual ? 'yes' : 'no'} — ${verdict(crashOk)}`,
+    faults.text,
     '',
   ].join('\n');
-  return { text, pass: overheadOk && burstOk && crashOk };
+  return { text, pass: overheadOk && burstOk && crashOk && faults.pass };
 }

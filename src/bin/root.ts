@@ -9,6 +9,7 @@ import { KnexRetentionRepository } from '../adapters/knex/knex-retention.reposit
 import { KnexRunRepository } from '../adapters/knex/knex-run.repository';
 import { SystemClock } from '../adapters/system-clock';
 import { FileSpools } from '../adapters/file-spools';
+import { ProviderChainIds } from '../adapters/chain/chain-ids';
 import { Web3Chain } from '../adapters/chain/web3-chain';
 import { KnexBudgetReservations } from '../adapters/knex/knex-budget-reservations';
 import { KnexSpendLedger } from '../adapters/knex/knex-spend-ledger';
@@ -44,6 +45,7 @@ import { TopupAudit } from '../application/ports/topup-audit';
 import { ListRelayers } from '../application/relayers/list-relayers.use-case';
 import { ListTopups } from '../application/relayers/list-topups.use-case';
 import { RecentGasSpend } from '../application/relayers/recent-gas-spend';
+import { CheckProviders } from '../application/relayers/check-providers.use-case';
 import { DEFAULT_BALANCE_READ_MS, RelayerBalanceChain, RelayerBalances } from '../application/relayers/relayer-balances';
 import { RelayerBook } from '../application/relayers/relayer-book';
 import { RelayerGauges } from '../application/relayers/relayer-gauges.use-case';
@@ -151,12 +153,16 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(SpendLedger).toService(KnexSpendLedger);
   container.bind(PendingReceipts).toService(KnexSpendLedger);
   container.bind(BudgetReservations).to(KnexBudgetReservations);
-  container.bind(Web3Chain).toSelf();
+  const logger = options.logger ?? new PinoLogger();
+  // One record of which chain each provider serves, so that sends and balance reads agree on the usable ones.
+  const chainIds = new ProviderChainIds(logger);
+  container.bind(Web3Chain).toConstantValue(new Web3Chain({ chainIds }));
   container.bind(ChainReader).toService(Web3Chain);
   container.bind(ChainSender).toService(Web3Chain);
   // Balance reads: each provider call bounded by half the read bound, so that a second provider still answers
-  // within it when the first one hangs.
-  container.bind(RelayerBalanceChain).toConstantValue(new Web3Chain({ timeoutMs: DEFAULT_BALANCE_READ_MS / 2 }));
+  // within it when the first one hangs; one pass only, as a second would not fit the bound (the 15 s cache makes
+  // the next scrape the retry).
+  container.bind(RelayerBalanceChain).toConstantValue(new Web3Chain({ timeoutMs: DEFAULT_BALANCE_READ_MS / 2, retryRounds: 1, chainIds }));
   container.bind(TopupAudit).to(KnexTopupAudit);
   container.bind(ContractAbi).to(Web3Abi);
   container.bind(KnexSendStore).toSelf();
@@ -164,7 +170,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(SendWatch).toService(KnexSendStore);
   container.bind(PromSendMetrics).toConstantValue(new PromSendMetrics());
   container.bind(SendMetrics).toService(PromSendMetrics);
-  container.bind<Logger>(Logger).toConstantValue(options.logger ?? new PinoLogger());
+  container.bind<Logger>(Logger).toConstantValue(logger);
   container.bind(EngineStore).to(KnexEngineStore);
   container.bind(WorkflowStates).to(KnexWorkflowStates);
   container.bind(HttpClient).toConstantValue(new FetchHttpClient());
@@ -179,7 +185,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     GetSpend, ExportSpend, BudgetGuard, SendTransaction, SettlePendingReceipts,
     WorkflowCatalog, StepRunners, StartRun, DriveRun, DecideApproval, CancelRun, SetWorkflowPaused, ListConfiguredWorkflows,
     ReceiveWebhook, RelayerAddresses, Engine, Relayers, LaneWatch, FillNonceGaps, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
-    RelayerBalances, RecentGasSpend, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
+    RelayerBalances, RecentGasSpend, CheckProviders, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
   container.bind(SendBudget).toService(BudgetGuard);

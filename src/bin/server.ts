@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { createHttpApp } from '../adapters/http/app';
 import { HttpMetrics } from '../adapters/http/metrics';
+import { registerProviderMetrics } from '../adapters/http/provider-metrics';
 import { registerRelayerMetrics } from '../adapters/http/relayer-metrics';
 import { PromSendMetrics } from '../adapters/metrics/prom-send-metrics';
 import { Authenticate } from '../application/auth/authenticate.use-case';
@@ -24,6 +25,7 @@ import { Engine } from '../application/engine/engine';
 import { ReceiveWebhook } from '../application/engine/receive-webhook.use-case';
 import { ListConfiguredWorkflows, SetWorkflowPaused } from '../application/engine/workflow-controls.use-case';
 import { PendingReceipts } from '../application/ports/spend-ledger';
+import { CheckProviders } from '../application/relayers/check-providers.use-case';
 import { ListRelayers } from '../application/relayers/list-relayers.use-case';
 import { ListTopups } from '../application/relayers/list-topups.use-case';
 import { RelayerGauges } from '../application/relayers/relayer-gauges.use-case';
@@ -65,9 +67,14 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
   const pendingReceipts = container.get<PendingReceipts>(PendingReceipts);
   const engine = options.engine === false ? undefined : container.get(Engine);
   engine?.start();
+  // Each provider's chain id, compared at start (a mismatch is logged by the chain adapter, naming the network and
+  // the provider's number); sends do not wait for it: a provider's first use checks it too, sharing the request.
+  const providers = container.get(CheckProviders);
+  void providers.execute().catch(() => undefined);
   const metrics = new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts(), [container.get(PromSendMetrics).registry]);
   const relayerGauges = container.get(RelayerGauges);
   registerRelayerMetrics(metrics.registry, () => relayerGauges.execute());
+  registerProviderMetrics(metrics.registry, () => providers.execute());
   const app = createHttpApp({
     history: {
       listRuns: container.get(ListRuns),

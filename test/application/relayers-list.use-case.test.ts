@@ -74,7 +74,7 @@ describe('ListRelayers: the address book', () => {
       .setProvider(REFUSING_RPC, 'refuse')
       .setProvider(HANGING_RPC, 'hang');
     // Each provider call bounded at HANG_MS, well above the read bound: a hanging provider outlasts the bound.
-    reader = new CountingReader(chain.client({ timeoutMs: HANG_MS }));
+    reader = new CountingReader(chain.client({ timeoutMs: HANG_MS, retryRounds: 1 }));
     spend = new InMemorySpendLedger();
     clock = new FixedClock(T0);
     const redactor = new Redactor(config.secretValues);
@@ -200,7 +200,7 @@ describe('RelayerGauges: metrics never wait on a chain', () => {
       .addAccount(KEEPER.privateKey, KEEPER.address, ETHER / 20n)
       .setProvider(REFUSING_RPC, 'refuse')
       .setProvider(HANGING_RPC, 'hang');
-    const reader = new CountingReader(chain.client({ timeoutMs: HANG_MS }));
+    const reader = new CountingReader(chain.client({ timeoutMs: HANG_MS, retryRounds: 1 }));
     const clock = new FixedClock(T0);
     const redactor = new Redactor(config.secretValues);
     const book = new RelayerBook(config, chain, new RelayerBalances(reader, clock, redactor, { readTimeoutMs: READ_BOUND_MS }),

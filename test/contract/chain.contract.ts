@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
-  CallRevertedError, ChainRejectedError, ChainUnavailableError, type ChainReader, type ChainSender, type ChainTarget,
+  CallRevertedError, ChainMismatchError, ChainRejectedError, ChainUnavailableError, type ChainReader, type ChainSender, type ChainTarget,
 } from '../../src/application/ports/chain';
 import { bumpFees } from '../../src/domain/chain/fees';
 import { gasPaid, type TxReceipt } from '../../src/domain/chain/tx-receipt';
@@ -16,7 +16,7 @@ export interface FundedAccount {
 /** One implementation of the chain ports, with a chain behind it, for the contract suite. */
 export interface ChainFixture {
   /** The ports, built with these options (as the adapter's constructor takes them); all share one chain. */
-  ports(options?: { timeoutMs?: number }): ChainPorts;
+  ports(options?: { timeoutMs?: number; retryRounds?: number }): ChainPorts;
   /** The chain with one working provider. */
   readonly target: ChainTarget;
   /** At least six accounts funded with plenty of ether, each used by one test only. */
@@ -236,7 +236,8 @@ export function chainContract(name: string, open: () => Promise<ChainFixture>): 
     });
 
     it('every provider down: ChainUnavailableError naming the network and each provider, never a URL, in bounded time', async () => {
-      const quick = fx.ports({ timeoutMs: 300 });
+      // One pass over the providers: the passes' own bound is the next test's.
+      const quick = fx.ports({ timeoutMs: 300, retryRounds: 1 });
       const refusing = await fx.refusingUrl();
       const hanging = await fx.hangingUrl();
       const dead = withRpc([refusing, hanging]);
@@ -269,6 +270,39 @@ export function chainContract(name: string, open: () => Promise<ChainFixture>): 
       expect(elapsed).toBeGreaterThanOrEqual(490);
       expect(elapsed).toBeLessThan(500 + SLACK_MS);
       await expect(quick.receipt(withRpc([]), UNKNOWN_HASH)).rejects.toBeInstanceOf(ChainUnavailableError);
+    });
+
+    it('a provider down throughout is asked once per pass, for a bounded number of passes', async () => {
+      const three = fx.ports({ timeoutMs: 300, retryRounds: 3 });
+      const started = Date.now();
+      const error = await three.blockNumber(withRpc([await fx.hangingUrl()])).catch((e: unknown) => e);
+      const elapsed = Date.now() - started;
+      expect(error).toBeInstanceOf(ChainUnavailableError);
+      expect(elapsed).toBeGreaterThanOrEqual(3 * 290);
+      expect(elapsed).toBeLessThan(3 * 300 + SLACK_MS);
+    });
+
+    it('a network whose providers serve another chain: every call is ChainMismatchError naming both chain ids, nothing is sent', async () => {
+      const [, , , , , sender] = fx.accounts;
+      const elsewhere: ChainTarget = { ...target, chainId: 5 };
+      expect(await chain.checkChain(elsewhere)).toEqual([{ provider: 1, status: 'chain_mismatch', chainId: String(target.chainId) }]);
+      const mismatch = `${target.network}: chain_id 5 is configured, but its providers serve chain ${target.chainId}`;
+      for (const failing of [
+        chain.balance(elsewhere, sender!.address), chain.nonce(elsewhere, sender!.address, 'pending'), chain.fees(elsewhere),
+        chain.simulate(elsewhere, { from: sender!.address, to: freshAddress(), valueWei: 1n, data: '0x' }),
+      ]) {
+        const error = await failing.catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ChainMismatchError);
+        expect((error as Error).message).toBe(mismatch);
+      }
+      const before = await chain.nonce(target, sender!.address, 'pending');
+      const signed = await chain.sign({ chainId: 5, signer: sender!.privateKey, nonce: before, to: freshAddress(), valueWei: 1n, data: '0x', gasLimit: 21_000n, fees: { kind: 'legacy', gasPrice: 10n ** 10n } });
+      await expect(chain.broadcast(elsewhere, signed)).rejects.toBeInstanceOf(ChainMismatchError);
+      expect(await chain.nonce(target, sender!.address, 'pending')).toBe(before);
+      // A provider down is told apart from one on another chain, and one on the right chain.
+      expect(await chain.checkChain(withRpc([await fx.refusingUrl(), ...target.rpc]))).toEqual([
+        { provider: 1, status: 'unavailable' }, { provider: 2, status: 'ok', chainId: String(target.chainId) },
+      ]);
     });
 
     it('address: the address a signer sends from, derived locally; a bad key is refused without showing it', async () => {

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import {
   CallRevertedError,
+  ChainMismatchError,
   ChainRejectedError,
   ChainUnavailableError,
   type CallRequest,
+  type ProviderCheck,
   type ChainReader,
   type ChainSender,
   type ChainTarget,
@@ -14,8 +16,14 @@ import {
 import type { Fees } from '../../src/domain/chain/fees';
 import type { TxReceipt } from '../../src/domain/chain/tx-receipt';
 
-/** How a provider URL behaves in the fake. */
-export type ProviderMode = 'ok' | 'refuse' | 'hang' | 'http-error';
+/**
+ * How a provider URL behaves in the fake: answers, refuses connections, hangs past the timeout, answers 503, is
+ * rate-limited (-32005), or serves another chain (`other-chain`: chain id 999).
+ */
+export type ProviderMode = 'ok' | 'refuse' | 'hang' | 'http-error' | 'rate-limited' | 'other-chain';
+
+/** The chain an `other-chain` provider serves. */
+export const OTHER_CHAIN_ID = 999;
 
 export interface InMemoryChainOptions {
   /** The chain the fake serves (default 31337). A target with another chain id finds every provider "on another chain". */
@@ -30,6 +38,8 @@ export interface InMemoryChainOptions {
   readonly timeoutMs?: number;
   /** waitForReceipt poll interval (default 10 ms). */
   readonly pollIntervalMs?: number;
+  /** Passes over the provider list before ChainUnavailableError, as the adapter's (default 10). */
+  readonly retryRounds?: number;
 }
 
 interface Tx {
@@ -73,10 +83,12 @@ class ChainState {
   broadcasts = 0;
   /** Broadcasts refused with "nonce too low/high" until this many more (a node that lost sync). */
   nonceErrors = 0;
+  /** Calls that fail (503 or rate limit) before the next is served, whatever the provider. */
+  transientFaults: { count: number; mode: 'http-error' | 'rate-limited' } = { count: 0, mode: 'http-error' };
 }
 
 class Failure extends Error {
-  constructor(readonly reason: string) {
+  constructor(readonly reason: string, readonly servedChainId?: number) {
     super(reason);
   }
 }
@@ -111,8 +123,8 @@ export class InMemoryChain implements ChainReader, ChainSender {
     this.state = state ?? new ChainState();
   }
 
-  /** Another client of the same chain with other per-call timeout / poll interval. */
-  client(options: Pick<InMemoryChainOptions, 'timeoutMs' | 'pollIntervalMs'>): InMemoryChain {
+  /** Another client of the same chain with other per-call timeout / poll interval / rounds. */
+  client(options: Pick<InMemoryChainOptions, 'timeoutMs' | 'pollIntervalMs' | 'retryRounds'>): InMemoryChain {
     return new InMemoryChain({ ...this.options, ...options }, this.state);
   }
 
@@ -166,6 +178,12 @@ export class InMemoryChain implements ChainReader, ChainSender {
     return this;
   }
 
+  /** The next `count` provider calls of any kind fail with a 503 or a rate limit (then the list is tried again). */
+  failNextCalls(count: number, mode: 'http-error' | 'rate-limited' = 'http-error'): this {
+    this.state.transientFaults = { count, mode };
+    return this;
+  }
+
   /** The next `count` broadcasts are refused with a nonce error (as a node out of step would). */
   failNextBroadcasts(count: number): this {
     this.state.nonceErrors = count;
@@ -193,6 +211,20 @@ export class InMemoryChain implements ChainReader, ChainSender {
   }
 
   // ---- ChainReader ----
+
+  async checkChain(target: ChainTarget): Promise<readonly ProviderCheck[]> {
+    return Promise.all(target.rpc.map(async (url, index): Promise<ProviderCheck> => {
+      try {
+        await this.reach(url, this.timeoutMs, target);
+        return { provider: index + 1, status: 'ok', chainId: String(target.chainId) };
+      } catch (error) {
+        if (!(error instanceof Failure)) throw error;
+        return error.servedChainId === undefined
+          ? { provider: index + 1, status: 'unavailable' }
+          : { provider: index + 1, status: 'chain_mismatch', chainId: String(error.servedChainId) };
+      }
+    }));
+  }
 
   async receipt(target: ChainTarget, txHash: string): Promise<TxReceipt | null> {
     checkHash(txHash);
@@ -298,7 +330,6 @@ export class InMemoryChain implements ChainReader, ChainSender {
     if (!HEX_DATA.test(signed.raw)) throw new Error('broadcast: the raw transaction is not 0x-hex');
     const tx = decode(signed.raw);
     return this.overProviders(target, async () => {
-      if (target.chainId !== this.chainId) throw new Failure(`serves chain ${this.chainId}, not ${target.chainId}`);
       if (tx.chainId !== this.chainId) throw new ChainRejectedError(target.network, 'invalid chain id for signer');
       this.state.broadcasts++;
       if (this.state.txs.has(tx.hash)) return; // already known
@@ -365,36 +396,58 @@ export class InMemoryChain implements ChainReader, ChainSender {
     }, deadline);
   }
 
-  /** The adapter's provider walk: in order, each bounded by the timeout, a failure hands over to the next. */
+  /**
+   * The adapter's provider walk: in order, each bounded by the timeout, a failure hands over to the next; the list
+   * is walked again (no pause: the fake's faults are counted, not timed) up to `retryRounds` times. Providers on
+   * another chain are skipped, and all of them on another chain is ChainMismatchError.
+   */
   private async overProviders<T>(target: ChainTarget, work: () => Promise<T>, deadline = Number.POSITIVE_INFINITY): Promise<T> {
-    const failures: string[] = [];
-    for (const [index, url] of target.rpc.entries()) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) {
-        failures.push(`provider ${index + 1}: not tried, time is up`);
-        break;
+    if (target.rpc.length === 0) throw new ChainUnavailableError(target.network, 'no RPC provider configured');
+    let failures: string[] = [];
+    for (let round = 0; round < (this.options.retryRounds ?? 10); round++) {
+      failures = [];
+      const served: string[] = [];
+      for (const [index, url] of target.rpc.entries()) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) {
+          failures.push(`provider ${index + 1}: not tried, time is up`);
+          break;
+        }
+        try {
+          await this.reach(url, Math.min(this.timeoutMs, remaining), target);
+          return await work();
+        } catch (error) {
+          if (!(error instanceof Failure)) throw error;
+          if (error.servedChainId !== undefined) served.push(String(error.servedChainId));
+          failures.push(`provider ${index + 1}: ${error.reason}`);
+        }
       }
-      try {
-        await this.reach(url, Math.min(this.timeoutMs, remaining));
-        return await work();
-      } catch (error) {
-        if (!(error instanceof Failure)) throw error;
-        failures.push(`provider ${index + 1}: ${error.reason}`);
-      }
+      if (served.length === target.rpc.length) throw new ChainMismatchError(target.network, target.chainId, served);
+      if (deadline - Date.now() <= 0) break;
     }
-    if (failures.length === 0) throw new ChainUnavailableError(target.network, 'no RPC provider configured');
     throw new ChainUnavailableError(target.network, `no provider answered (${failures.join('; ')})`);
   }
 
-  private async reach(url: string, timeoutMs: number): Promise<void> {
+  private async reach(url: string, timeoutMs: number, target: ChainTarget): Promise<void> {
     if (!/^https?:\/\//i.test(url)) throw new Failure('not an http(s) URL');
-    switch (this.state.providers.get(url) ?? 'ok') {
+    const mode = this.state.providers.get(url) ?? 'ok';
+    const served = mode === 'other-chain' ? OTHER_CHAIN_ID : this.chainId;
+    if ((mode === 'ok' || mode === 'other-chain') && served !== target.chainId) throw new Failure(`serves chain ${served}, not ${target.chainId}`, served);
+    const faults = this.state.transientFaults;
+    if (faults.count > 0 && mode === 'ok') {
+      faults.count--;
+      throw new Failure(faults.mode === 'http-error' ? 'HTTP 503' : 'rate limited -32005');
+    }
+    switch (mode) {
       case 'ok':
+      case 'other-chain':
         return;
       case 'refuse':
         throw new Failure('connection refused');
       case 'http-error':
         throw new Failure('HTTP 503');
+      case 'rate-limited':
+        throw new Failure('rate limited -32005');
       case 'hang':
         await sleep(timeoutMs);
         throw new Failure(`timed out after ${timeoutMs} ms`);

@@ -1,12 +1,20 @@
-import { web3 } from './web3-module';
+import * as http from 'node:http';
+import * as https from 'node:https';
+
+/**
+ * Why a provider gave no usable answer: it is down or broken (`unavailable`), it asks us to slow down
+ * (`rate_limited`), or it serves another chain than the network's (`chain_mismatch`: never asked again).
+ */
+export type FailureKind = 'unavailable' | 'rate_limited' | 'chain_mismatch';
 
 /**
  * A provider did not give a usable answer: refused, timed out, HTTP error, malformed reply. `reason` is safe to
  * show: it is built from a fixed vocabulary, never from a library's message (those carry the URL, and provider
- * URLs carry API keys).
+ * URLs carry API keys). Another provider, or the same one later, may answer.
  */
 export class ProviderFailure extends Error {
-  constructor(readonly reason: string) {
+  /** `servedChainId`: for `chain_mismatch`, the chain the provider does serve. */
+  constructor(readonly reason: string, readonly kind: FailureKind = 'unavailable', readonly servedChainId?: string) {
     super(reason);
     this.name = 'ProviderFailure';
   }
@@ -59,9 +67,8 @@ function classify(error: unknown): ProviderFailure {
     if (typeof code === 'string' && NETWORK_CODES[code]) return new ProviderFailure(NETWORK_CODES[code]);
     if (typeof code === 'string' && /^(CERT_|ERR_TLS|UNABLE_TO_VERIFY|DEPTH_ZERO|SELF_SIGNED)/.test(code)) return new ProviderFailure('TLS error');
   }
-  if (typeof e.statusCode === 'number') return new ProviderFailure(`HTTP ${e.statusCode}`);
-  if (e.name === 'InvalidClientError') return new ProviderFailure('not an http(s) URL');
-  if (e.name === 'AbortError') return new ProviderFailure('request aborted');
+  if (typeof e.statusCode === 'number') return httpFailure(e.statusCode);
+  if (e.name === 'AbortError' || e.name === 'TimeoutError') return new ProviderFailure('request aborted');
   if (e.name === 'SyntaxError' || e.type === 'invalid-json') return new ProviderFailure('invalid response (not JSON)');
   if (typeof e.code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(e.code)) return new ProviderFailure(`request failed (${e.code})`);
   return new ProviderFailure('request failed');
@@ -69,14 +76,47 @@ function classify(error: unknown): ProviderFailure {
 
 let nextId = 1;
 
+/** An HTTP status other than 2xx: 429 asks us to slow down; anything else (5xx, 401/403 of a spent key) is this provider's trouble. */
+function httpFailure(status: number): ProviderFailure {
+  return new ProviderFailure(`HTTP ${status}`, status === 429 ? 'rate_limited' : 'unavailable');
+}
+
+/** Connections are kept for the next call: a TLS handshake per call would cost more than most calls. */
+const AGENTS = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+/** No JSON-RPC answer chainflow asks for comes near this; a provider sending more is broken. */
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/** One HTTP POST; its socket is destroyed when `signal` aborts (a hung request must not hold one). */
+function post(url: string, body: string, signal: AbortSignal): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const secure = target.protocol === 'https:';
+    const request = (secure ? https : http).request(target, {
+      method: 'POST', signal, agent: secure ? AGENTS.https : AGENTS.http,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) request.destroy(new ProviderFailure('response too large'));
+        else chunks.push(chunk);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
 /**
- * One JSON-RPC call over web3's HTTP provider, bounded by `timeoutMs`: on timeout the request is aborted (the
- * socket does not linger) and the call rejects with ProviderFailure. Resolves the `result` member; rejects with
- * RpcError when the node answered an error object, ProviderFailure for everything else.
+ * One JSON-RPC call over HTTP (node:http, not web3's provider: that one hides the status of a non-JSON answer, and
+ * a 429 must not read like a 503), bounded by `timeoutMs`: on timeout the request is aborted (the socket does not
+ * linger) and the call rejects with ProviderFailure. Resolves the `result` member; rejects with RpcError when the
+ * node answered an error object, ProviderFailure for everything else.
  */
 export async function rpcCall(url: string, method: string, params: readonly unknown[], timeoutMs: number, secrets: readonly string[]): Promise<unknown> {
-  // Loaded before the clock starts: the first call of a process must not spend its timeout loading web3.
-  const { HttpProvider } = web3();
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
@@ -88,8 +128,9 @@ export async function rpcCall(url: string, method: string, params: readonly unkn
   try {
     const request = (async () => {
       if (!/^https?:\/\//i.test(url)) throw new ProviderFailure('not an http(s) URL');
-      const provider = new HttpProvider(url, { providerOptions: { signal: controller.signal } });
-      return provider.request({ jsonrpc: '2.0', id: nextId++, method, params: [...params] } as never);
+      const res = await post(url, JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: [...params] }), controller.signal);
+      if (res.status < 200 || res.status > 299) throw httpFailure(res.status);
+      return JSON.parse(res.text) as unknown;
     })();
     request.catch(() => undefined); // settles after a timeout too; nobody listens then
     const envelope = (await Promise.race([request, timedOut])) as unknown;

@@ -4,6 +4,7 @@ import {
   ChainRejectedError,
   ChainUnavailableError,
   type CallRequest,
+  type ProviderCheck,
   type ChainReader,
   type ChainSender,
   type ChainTarget,
@@ -14,7 +15,9 @@ import {
 } from '../../application/ports/chain';
 import type { Fees } from '../../domain/chain/fees';
 import type { TxReceipt } from '../../domain/chain/tx-receipt';
-import { ProviderFailure, quantity, RpcError, rpcCall, scrub } from './json-rpc';
+import { ProviderChainIds } from './chain-ids';
+import { ProviderFailure, quantity, RpcError, scrub } from './json-rpc';
+import { overProviders, Provider, sleep, type Requests, type RetryPolicy } from './providers';
 import { toReceipt } from './receipt';
 import { decodeRevert } from './web3-abi';
 import { web3, type Web3Module } from './web3-module';
@@ -24,11 +27,26 @@ export interface Web3ChainOptions {
   readonly timeoutMs?: number;
   /** Pause between two receipt polls of `waitForReceipt`, in ms. Default 100. */
   readonly pollIntervalMs?: number;
+  /**
+   * Passes over a network's provider list for each request before a call gives up (ChainUnavailableError).
+   * Default 10: at a 30% fault rate one request fails them all about once in 170 000 (8 passes: once in 15 000,
+   * which the faults bench's ~3 000 requests still met). The pauses between passes add up to about 8 s at most.
+   */
+  readonly retryRounds?: number;
+  /** Pause before the second pass, in ms, doubled for each further pass (with jitter, at most 2 s). Default 100. */
+  readonly backoffMs?: number;
+  /** Bound of all passes of one call together, in ms. Default 15 000. */
+  readonly retryBudgetMs?: number;
+  /** The chain ids providers were found to serve; share one across a process's Web3Chains. Default: this chain's own. */
+  readonly chainIds?: ProviderChainIds;
 }
 export const Web3ChainOptions = Symbol('Web3ChainOptions');
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 export const DEFAULT_POLL_INTERVAL_MS = 100;
+export const DEFAULT_RETRY_ROUNDS = 10;
+export const DEFAULT_BACKOFF_MS = 100;
+export const DEFAULT_RETRY_BUDGET_MS = 15_000;
 export { ChainRejectedError };
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
@@ -38,32 +56,6 @@ const PRIVATE_KEY = /^(?:0x)?[0-9a-fA-F]{64}$/;
 /** Answers of a node to a raw transaction it already holds: the broadcast did happen. */
 const ALREADY_KNOWN = /already known|known transaction|already imported|already in (?:the )?(?:tx)?pool|alreadyknown/i;
 
-/** One provider, its calls bounded by the per-call timeout and by an overall deadline. */
-class Provider {
-  constructor(
-    private readonly url: string,
-    private readonly timeoutMs: number,
-    private readonly deadline: number,
-    private readonly secrets: readonly string[],
-  ) {}
-
-  call(method: string, params: readonly unknown[]): Promise<unknown> {
-    const remaining = this.deadline - Date.now();
-    if (remaining <= 0) return Promise.reject(new ProviderFailure('time is up'));
-    return rpcCall(this.url, method, params, Math.min(this.timeoutMs, remaining), this.secrets);
-  }
-
-  /** A call whose JSON-RPC error answer counts as a failure of this provider (reads: another may answer). */
-  async read(method: string, params: readonly unknown[]): Promise<unknown> {
-    try {
-      return await this.call(method, params);
-    } catch (error) {
-      if (error instanceof RpcError) throw new ProviderFailure(`JSON-RPC error${error.code === undefined ? '' : ` ${error.code}`}`);
-      throw error;
-    }
-  }
-}
-
 /** Nodes' words for a nonce already used, or one beyond the next. */
 const NONCE_TOO_LOW = /nonce too low|nonce has already been used|already used|NonceTooLow|OldNonce|invalid nonce/i;
 const NONCE_TOO_HIGH = /nonce too high|NonceTooHigh|nonce gap/i;
@@ -72,7 +64,9 @@ const NO_FUNDS = /insufficient funds|InsufficientFunds/i;
 
 /**
  * The chain ports over web3.js 4 and JSON-RPC over HTTP. Providers of a target are tried in order; each call is
- * bounded by `timeoutMs`; a provider that errors or times out hands over to the next. Transactions are signed
+ * bounded by `timeoutMs`; a provider that errors, is rate-limited or times out hands over to the next, and the list
+ * is tried again with backoff (providers.ts). A provider's error answer is never taken for a revert or a refusal
+ * (classify.ts). Each provider's chain id is checked once, on first use (chain-ids.ts). Transactions are signed
  * locally and sent raw; which nonce a transaction takes is the send path's business (its allocator lives in
  * storage), never this adapter's. No message of this class holds a provider URL or a signer key.
  */
@@ -80,12 +74,36 @@ const NO_FUNDS = /insufficient funds|InsufficientFunds/i;
 export class Web3Chain implements ChainReader, ChainSender {
   private readonly timeoutMs: number;
   private readonly pollIntervalMs: number;
+  private readonly policy: RetryPolicy;
+  private readonly chainIds: ProviderChainIds;
   private readonly addresses = new Map<string, string>();
   private readonly commons = new Map<number, ReturnType<Web3Module['eth']['accounts']['Common']['custom']>>();
 
   constructor(@inject(Web3ChainOptions) @optional() options: Web3ChainOptions = {}) {
     this.timeoutMs = positive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs');
     this.pollIntervalMs = positive(options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, 'pollIntervalMs');
+    const rounds = options.retryRounds ?? DEFAULT_RETRY_ROUNDS;
+    if (!Number.isSafeInteger(rounds) || rounds < 1) throw new Error('Web3Chain: retryRounds must be an integer >= 1');
+    this.policy = {
+      timeoutMs: this.timeoutMs, rounds,
+      backoffMs: positive(options.backoffMs ?? DEFAULT_BACKOFF_MS, 'backoffMs'),
+      budgetMs: positive(options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS, 'retryBudgetMs'),
+    };
+    this.chainIds = options.chainIds ?? new ProviderChainIds();
+  }
+
+  async checkChain(target: ChainTarget): Promise<readonly ProviderCheck[]> {
+    return Promise.all(target.rpc.map(async (url, index): Promise<ProviderCheck> => {
+      const known = this.chainIds.peek(index, url, target.chainId);
+      if (known) return known;
+      const provider = new Provider(index, url, this.timeoutMs, Number.POSITIVE_INFINITY, target.rpc);
+      try {
+        await provider.verify(target, this.chainIds);
+      } catch (error) {
+        if (!(error instanceof ProviderFailure)) throw error;
+      }
+      return this.chainIds.peek(index, url, target.chainId) ?? { provider: index + 1, status: 'unavailable' };
+    }));
   }
 
   // ---- ChainReader ----
@@ -122,7 +140,7 @@ export class Web3Chain implements ChainReader, ChainSender {
 
   async transactionKnown(target: ChainTarget, txHash: string): Promise<boolean> {
     checkHash(txHash);
-    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p) => {
+    return this.over(target, Number.POSITIVE_INFINITY, async (p) => {
       const tx = await p.read('eth_getTransactionByHash', [txHash]);
       return tx !== null && tx !== undefined;
     });
@@ -130,31 +148,33 @@ export class Web3Chain implements ChainReader, ChainSender {
 
   async balance(target: ChainTarget, address: string): Promise<bigint> {
     checkAddress(address, 'balance');
-    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p) => quantity(await p.read('eth_getBalance', [address, 'latest']), 'balance'));
+    return this.over(target, Number.POSITIVE_INFINITY, (p) => p.read('eth_getBalance', [address, 'latest'], (v) => quantity(v, 'balance')));
   }
 
   async blockNumber(target: ChainTarget): Promise<bigint> {
-    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p) => quantity(await p.read('eth_blockNumber', []), 'block number'));
+    return this.over(target, Number.POSITIVE_INFINITY, (p) => p.read('eth_blockNumber', [], (v) => quantity(v, 'block number')));
   }
 
   async nonce(target: ChainTarget, address: string, block: 'latest' | 'pending'): Promise<number> {
     checkAddress(address, 'nonce');
-    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p) => Number(quantity(await p.read('eth_getTransactionCount', [address, block]), 'nonce')));
+    return this.over(target, Number.POSITIVE_INFINITY, (p) => p.read('eth_getTransactionCount', [address, block], (v) => Number(quantity(v, 'nonce'))));
   }
 
   async fees(target: ChainTarget): Promise<Fees> {
-    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p) => {
-      const block = await p.read('eth_getBlockByNumber', ['latest', false]);
-      const baseFee = block && typeof block === 'object' ? (block as { baseFeePerGas?: unknown }).baseFeePerGas : undefined;
-      if (baseFee === undefined || baseFee === null) return { kind: 'legacy', gasPrice: quantity(await p.read('eth_gasPrice', []), 'gas price') };
-      const base = quantity(baseFee, 'base fee');
+    return this.over(target, Number.POSITIVE_INFINITY, async (p) => {
+      const base = await p.read('eth_getBlockByNumber', ['latest', false], (block) => {
+        const baseFee = block && typeof block === 'object' ? (block as { baseFeePerGas?: unknown }).baseFeePerGas : undefined;
+        return baseFee === undefined || baseFee === null ? null : quantity(baseFee, 'base fee');
+      });
+      const gasPrice = (): Promise<bigint> => p.read('eth_gasPrice', [], (v) => quantity(v, 'gas price'));
+      if (base === null) return { kind: 'legacy', gasPrice: await gasPrice() };
       let tip: bigint;
       try {
-        tip = quantity(await p.call('eth_maxPriorityFeePerGas', []), 'priority fee');
+        tip = await p.call('eth_maxPriorityFeePerGas', [], (v) => quantity(v, 'priority fee'), methodMissing);
       } catch (error) {
         if (!(error instanceof RpcError)) throw error;
         // A node without eth_maxPriorityFeePerGas: what its legacy gas price offers above the base fee.
-        const price = quantity(await p.read('eth_gasPrice', []), 'gas price');
+        const price = await gasPrice();
         tip = price > base ? price - base : 0n;
       }
       return { kind: 'eip1559', maxFeePerGas: 2n * base + tip, maxPriorityFeePerGas: tip };
@@ -163,29 +183,31 @@ export class Web3Chain implements ChainReader, ChainSender {
 
   async call(target: ChainTarget, request: CallRequest): Promise<string> {
     const tx = callObject(request);
-    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p) => {
+    return this.over(target, Number.POSITIVE_INFINITY, async (p) => {
       try {
-        const result = await p.call('eth_call', [tx, 'latest']);
-        if (typeof result !== 'string' || !HEX_DATA.test(result)) throw new ProviderFailure('malformed call result');
-        return result;
+        return await p.call('eth_call', [tx, 'latest'], (result) => {
+          if (typeof result !== 'string' || !HEX_DATA.test(result)) throw new ProviderFailure('malformed call result');
+          return result;
+        });
       } catch (error) {
-        if (error instanceof RpcError) throw new CallRevertedError(decodeRevert(error.data, error.detail));
-        throw error;
+        if (!(error instanceof RpcError)) throw error;
+        throw new CallRevertedError(decodeRevert(error.data, error.detail));
       }
     });
   }
 
   async simulate(target: ChainTarget, request: CallRequest): Promise<Simulation> {
     const tx = callObject(request);
-    return this.overProviders(target, Number.POSITIVE_INFINITY, async (p): Promise<Simulation> => {
-      // The node ran the transaction and it failed (reverts, lacks funds): every provider would say so.
+    return this.over(target, Number.POSITIVE_INFINITY, async (p): Promise<Simulation> => {
+      // The node ran the transaction and it failed (reverts, lacks funds): every provider would say so. A rate limit
+      // or the provider's own trouble says nothing about the transaction: the next provider is asked.
       try {
         await p.call('eth_call', [tx, 'latest']);
-        const gasEstimate = quantity(await p.call('eth_estimateGas', [tx]), 'gas estimate');
+        const gasEstimate = await p.call('eth_estimateGas', [tx], (v) => quantity(v, 'gas estimate'));
         return { ok: true, gasEstimate };
       } catch (error) {
-        if (error instanceof RpcError) return { ok: false, revertReason: decodeRevert(error.data, error.detail) };
-        throw error;
+        if (!(error instanceof RpcError)) throw error;
+        return { ok: false, revertReason: decodeRevert(error.data, error.detail) };
       }
     });
   }
@@ -233,20 +255,8 @@ export class Web3Chain implements ChainReader, ChainSender {
   async broadcast(target: ChainTarget, signed: SignedTransaction): Promise<void> {
     checkHash(signed.hash);
     if (!HEX_DATA.test(signed.raw)) throw new Error('broadcast: the raw transaction is not 0x-hex');
-    const failures: string[] = [];
-    for (const [index, url] of target.rpc.entries()) {
-      const provider = new Provider(url, this.timeoutMs, Number.POSITIVE_INFINITY, target.rpc);
-      try {
-        await this.sendRaw(provider, target, signed);
-        return;
-      } catch (error) {
-        if (!(error instanceof ProviderFailure)) throw error;
-        failures.push(`provider ${index + 1}: ${error.reason}`);
-      }
-    }
-    if (failures.length === 0) throw new ChainUnavailableError(target.network, 'no RPC provider configured');
-    throw new ChainUnavailableError(target.network,
-      `transaction ${signed.hash} (nonce ${signed.nonce}) was signed but no provider accepted it; it may still reach the network (${failures.join('; ')})`);
+    await overProviders(target, this.chainIds, this.policy, Number.POSITIVE_INFINITY, (requests) => this.sendRaw(requests, target, signed),
+      (failures) => `transaction ${signed.hash} (nonce ${signed.nonce}) was signed but no provider accepted it; it may still reach the network (${failures})`);
   }
 
   // ---- internals ----
@@ -262,53 +272,49 @@ export class Web3Chain implements ChainReader, ChainSender {
   }
 
   private receiptBy(target: ChainTarget, txHash: string, deadline: number): Promise<TxReceipt | null> {
-    return this.overProviders(target, deadline, async (provider) => {
-      const receipt = toReceipt(await provider.read('eth_getTransactionReceipt', [txHash]));
+    return this.over(target, deadline, async (p) => {
+      const receipt = await p.read('eth_getTransactionReceipt', [txHash], toReceipt);
       if (receipt && receipt.effectiveGasPrice === undefined && receipt.gasPrice === undefined) {
         // A pre-London receipt carries no price: the transaction's gasPrice is what was paid per gas.
-        const tx = await provider.read('eth_getTransactionByHash', [txHash]);
-        const gasPrice = tx && typeof tx === 'object' ? (tx as { gasPrice?: unknown }).gasPrice : undefined;
-        if (gasPrice !== undefined && gasPrice !== null) return { ...receipt, gasPrice: quantity(gasPrice, 'transaction') };
+        const gasPrice = await p.read('eth_getTransactionByHash', [txHash], (tx) => {
+          const price = tx && typeof tx === 'object' ? (tx as { gasPrice?: unknown }).gasPrice : undefined;
+          return price === undefined || price === null ? undefined : quantity(price, 'transaction');
+        });
+        if (gasPrice !== undefined) return { ...receipt, gasPrice };
       }
       return receipt;
     });
   }
 
-  /** Runs `work` against each provider in order until one answers; ChainUnavailableError when none did. */
-  private async overProviders<T>(target: ChainTarget, deadline: number, work: (provider: Provider) => Promise<T>): Promise<T> {
-    const failures: string[] = [];
-    for (const [index, url] of target.rpc.entries()) {
-      if (Date.now() >= deadline) {
-        failures.push(`provider ${index + 1}: not tried, time is up`);
-        break;
-      }
-      try {
-        return await work(new Provider(url, this.timeoutMs, deadline, target.rpc));
-      } catch (error) {
-        if (!(error instanceof ProviderFailure)) throw error;
-        failures.push(`provider ${index + 1}: ${error.reason}`);
-      }
-    }
-    if (failures.length === 0) throw new ChainUnavailableError(target.network, 'no RPC provider configured');
-    throw new ChainUnavailableError(target.network, `no provider answered (${failures.join('; ')})`);
+  private over<T>(target: ChainTarget, deadline: number, work: (requests: Requests) => Promise<T>): Promise<T> {
+    return overProviders(target, this.chainIds, this.policy, deadline, work);
   }
 
-  private async sendRaw(provider: Provider, target: ChainTarget, signed: SignedTransaction): Promise<void> {
-    const chainId = quantity(await provider.read('eth_chainId', []), 'chain id');
-    if (chainId !== BigInt(target.chainId)) throw new ProviderFailure(`serves chain ${chainId}, not ${target.chainId}`);
+  /**
+   * A rate limit or a provider's trouble is no verdict on the transaction: the next provider is asked (Requests),
+   * and when none takes it the send stays submitted and these bytes are broadcast again later.
+   */
+  private async sendRaw(p: Requests, target: ChainTarget, signed: SignedTransaction): Promise<void> {
     try {
-      await provider.call('eth_sendRawTransaction', [signed.raw]);
+      await p.call('eth_sendRawTransaction', [signed.raw]);
     } catch (error) {
       if (error instanceof RpcError) {
         if (ALREADY_KNOWN.test(error.detail)) return;
         // "nonce too low" and the like also come back when an earlier provider did deliver these very bytes and
         // only its answer was lost: a node that knows the transaction has it.
-        if (await provider.read('eth_getTransactionByHash', [signed.hash]).catch(() => null)) return;
+        if (await p.read('eth_getTransactionByHash', [signed.hash]).catch(() => null)) return;
         throw new ChainRejectedError(target.network, error.detail, rejection(error.detail));
       }
       throw error;
     }
   }
+}
+
+/** A provider without eth_maxPriorityFeePerGas (older nodes, some L2s). */
+const METHOD_MISSING = /method .*(?:not found|not supported|does not exist|not available)|unsupported method/i;
+
+function methodMissing(error: RpcError): boolean {
+  return METHOD_MISSING.test(error.detail) || error.code === -32601 || error.code === -32004;
 }
 
 function rejection(detail: string): RejectionCode {
@@ -359,8 +365,4 @@ function normalizeKey(signer: string): string {
 
 function hex(value: bigint): string {
   return `0x${value.toString(16)}`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -17,6 +17,27 @@ export class ChainUnavailableError extends Error {
   }
 }
 
+/**
+ * No provider of the network serves its configured chain id (each answered another one, CONTRACT 8.8): nothing
+ * may be signed for it. The message names both chain ids, never a URL.
+ */
+export class ChainMismatchError extends Error {
+  constructor(readonly network: string, readonly expected: number, readonly served: readonly string[]) {
+    super(`${network}: chain_id ${expected} is configured, but its providers serve chain ${[...new Set(served)].join(', ')}`);
+    this.name = 'ChainMismatchError';
+  }
+}
+
+/**
+ * One provider of a network as the chain id check found it (`provider` counts from 1, as in messages: a provider
+ * is never named by its URL): it serves the network's chain, another one (`chainId` says which), or gave no answer.
+ */
+export interface ProviderCheck {
+  readonly provider: number;
+  readonly status: 'ok' | 'chain_mismatch' | 'unavailable';
+  readonly chainId?: string;
+}
+
 /** Why a node refused a transaction; `nonce_*` make the send path resync its nonce allocator. */
 export type RejectionCode = 'nonce_too_low' | 'nonce_too_high' | 'underpriced' | 'insufficient_funds' | 'rejected';
 
@@ -55,10 +76,17 @@ export type Simulation =
 
 /**
  * Reads a chain over a network's read providers: tried in order, each call bounded by a timeout; a provider that
- * fails hands over to the next, and ChainUnavailableError says none answered. Malformed input is refused before
+ * fails or is rate-limited hands over to the next, the list is tried again with backoff (bounded), and
+ * ChainUnavailableError says none answered. Each provider's chain id is checked on its first use: one serving
+ * another chain is never used, and ChainMismatchError says every provider does. Malformed input is refused before
  * any provider is asked.
  */
 export interface ChainReader {
+  /**
+   * Compares each provider's `eth_chainId` with the network's chain id (once per provider and process; a provider
+   * that did not answer is asked again later). Never throws for a provider's trouble: it is in the answer.
+   */
+  checkChain(target: ChainTarget): Promise<readonly ProviderCheck[]>;
   /** The receipt of a mined transaction; null when a provider answered that it knows none (not mined). */
   receipt(target: ChainTarget, txHash: string): Promise<TxReceipt | null>;
   /** Polls for the receipt up to `timeoutMs`; null when none arrived in time. */
@@ -110,7 +138,8 @@ export interface ChainSender {
   /**
    * Sends signed bytes to the providers in order until one takes them. A node that already holds them (or an
    * earlier provider delivered them and only its answer was lost) counts as taken. ChainRejectedError when a
-   * node refuses them; ChainUnavailableError when no provider answered (they may still have reached the network).
+   * node refuses them; ChainUnavailableError when no provider answered (they may still have reached the network);
+   * ChainMismatchError when every provider serves another chain.
    */
   broadcast(target: ChainTarget, signed: SignedTransaction): Promise<void>;
 }

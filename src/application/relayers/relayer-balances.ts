@@ -1,6 +1,6 @@
 import { inject, injectable, optional } from 'inversify';
 import { Redactor } from '../../domain/redactor';
-import { ChainReader, ChainUnavailableError, type ChainTarget } from '../ports/chain';
+import { ChainMismatchError, ChainReader, ChainUnavailableError, type ChainTarget } from '../ports/chain';
 import { Clock } from '../ports/clock';
 
 /** Tuning of relayer balance reads. */
@@ -123,9 +123,12 @@ export class RelayerBalances {
     return read;
   }
 
-  /** ChainUnavailableError messages name the network and each provider by number, never by URL; anything else is not shown. */
+  /**
+   * ChainUnavailableError messages name the network and each provider by number, never by URL; ChainMismatchError's
+   * name the network and both chain ids; anything else is not shown.
+   */
   private reason(target: ChainTarget, err: unknown): string {
-    const text = err instanceof ChainUnavailableError ? err.message : `${target.network}: balance read failed`;
+    const text = err instanceof ChainUnavailableError || err instanceof ChainMismatchError ? err.message : `${target.network}: balance read failed`;
     return this.redactor.redactText(text.replace(/[\r\n]+/g, ' '));
   }
 }

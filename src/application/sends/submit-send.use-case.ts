@@ -4,7 +4,7 @@ import type { ErrorInfo, JournalEvent, SessionKind } from '../../domain/journal/
 import { Redactor } from '../../domain/redactor';
 import type { TokenTransfer } from '../../domain/sends/token-transfer';
 import { toIso } from '../../domain/time';
-import { ChainReader, ChainRejectedError, ChainSender, ChainUnavailableError, type SignedTransaction, type Simulation } from '../ports/chain';
+import { ChainMismatchError, ChainReader, ChainRejectedError, ChainSender, ChainUnavailableError, type SignedTransaction, type Simulation } from '../ports/chain';
 import { Clock } from '../ports/clock';
 import { JournalWriter, type LeaseFence } from '../ports/journal-writer';
 import { NonceAllocator } from '../ports/nonce-allocator';
@@ -102,6 +102,7 @@ export class SubmitSend {
       } catch (err) {
         await watched.catch(() => undefined);
         await this.letGo(req);
+        if (err instanceof ChainMismatchError) return this.failed(events, 'chain_mismatch', err.message);
         return this.failed(events, 'simulation_failed', `simulation not run: ${this.message(err)}`);
       }
       events.push({
@@ -141,6 +142,8 @@ export class SubmitSend {
     } catch (err) {
       await watched;
       await this.letGo(req);
+      // Every provider serves another chain (CONTRACT 8.8): found by the first read, before anything is signed.
+      if (err instanceof ChainMismatchError) return this.failed(events, 'chain_mismatch', err.message);
       return this.failed(events, 'broadcast_failed', `not signed: ${this.message(err)}`);
     }
     await watched;

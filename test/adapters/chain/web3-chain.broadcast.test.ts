@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ChainUnavailableError, type ChainTarget } from '../../../src/application/ports/chain';
+import { ChainMismatchError, ChainUnavailableError, type ChainTarget } from '../../../src/application/ports/chain';
 import { Web3Chain } from '../../../src/adapters/chain/web3-chain';
 import { scrub } from '../../../src/adapters/chain/json-rpc';
 import { startAnvil, startRpcStub, type Anvil, type RpcStub, type StubReply } from '../../support/anvil';
@@ -48,13 +48,13 @@ describe('Web3Chain.sign and broadcast on anvil', () => {
     expect(BigInt(tx.maxFeePerGas!)).toBeGreaterThan(receipt!.effectiveGasPrice!);
   });
 
-  it('a provider serving another chain is passed over and nothing is sent to it', async () => {
+  it('a provider serving another chain is passed over and nothing is sent to it; all of them: ChainMismatchError naming both chain ids', async () => {
     const [, sender] = anvil.accounts;
     const before = await nonceOf(anvil, sender!.address);
     const error = await sendOnce(chain, { target: { ...target, chainId: 1 }, signer: sender!.privateKey, to: freshAddress(), valueWei: 1n, nonce: before, gasLimit: 21_000n, fees: { kind: 'legacy', gasPrice: 10n ** 10n } })
       .catch((e: unknown) => e as Error);
-    expect(error).toBeInstanceOf(ChainUnavailableError);
-    expect((error as Error).message).toMatch(/\(provider 1: serves chain 31337, not 1\)$/);
+    expect(error).toBeInstanceOf(ChainMismatchError);
+    expect((error as Error).message).toBe('anvil: chain_id 1 is configured, but its providers serve chain 31337');
     expect(await nonceOf(anvil, sender!.address)).toBe(before);
   });
 

@@ -14,14 +14,17 @@ const expectNoSecrets = (error: Error, urls: readonly string[]): void => {
 
 describe('Web3Chain.receipt against scripted JSON-RPC nodes', () => {
   const stubs: RpcStub[] = [];
+  // Each node serves chain 10, as the target says (its chain id is checked once, on first use); `calls` lists the
+  // other requests.
   const stub = async (reply: (call: RpcCall) => StubReply): Promise<RpcStub> => {
-    const s = await startRpcStub(reply);
+    const s = await startRpcStub((call) => (call.method === 'eth_chainId' ? { result: '0xa' } : reply(call)));
     stubs.push(s);
-    return s;
+    return { ...s, get calls() { return s.calls.filter((c) => c.method !== 'eth_chainId'); } };
   };
   const receiptNode = (receipt: unknown): Promise<RpcStub> => stub(() => ({ result: receipt }));
   afterAll(async () => Promise.all(stubs.map((s) => s.close())));
-  const chain = new Web3Chain({ timeoutMs: 2000 });
+  // Two quick passes: these cases are about what one provider's answer means; the passes have their own tests.
+  const chain = new Web3Chain({ timeoutMs: 2000, retryRounds: 2, backoffMs: 10 });
 
   it('turns 0x quantities into exact decimal strings and keeps the L1 fee an OP-stack node reports', async () => {
     const node = await receiptNode({
@@ -60,7 +63,8 @@ describe('Web3Chain.receipt against scripted JSON-RPC nodes', () => {
 
   it.each<[string, StubReply, RegExp]>([
     ['an HTTP 500 whose body echoes the URL', { http: 500, body: '{"error":"upstream $URL failed"}' }, /provider 1: HTTP 500/],
-    ['a JSON-RPC error (rate limited) naming the URL', { error: { code: -32005, message: 'limit exceeded for $URL' } }, /provider 1: JSON-RPC error -32005/],
+    ['a JSON-RPC error (rate limited) naming the URL', { error: { code: -32005, message: 'limit exceeded for $URL' } }, /provider 1: rate limited -32005/],
+    ['a JSON-RPC internal error', { error: { code: -32603, message: 'internal error at $URL' } }, /provider 1: JSON-RPC error -32603/],
     ['a body that is not JSON', { http: 200, body: '<html>gateway $URL</html>' }, /provider 1: invalid response \(not JSON\)/],
     ['a malformed receipt', { result: { status: '0x5', blockNumber: '0x1', gasUsed: 'lots' } }, /provider 1: malformed receipt/],
     ['an answer without a result', { http: 200, body: '{"jsonrpc":"2.0","id":1}' }, /provider 1: invalid JSON-RPC response/],
@@ -90,7 +94,7 @@ describe('Web3Chain.receipt against scripted JSON-RPC nodes', () => {
     const silent = await startSilentServer();
     try {
       const refusing = await refusingUrl();
-      const quick = new Web3Chain({ timeoutMs: 200 });
+      const quick = new Web3Chain({ timeoutMs: 200, retryRounds: 1 });
       const started = Date.now();
       const error = await failure(quick.balance(target([refusing, silent.url]), `0x${'11'.repeat(20)}`));
       const elapsed = Date.now() - started;
@@ -109,6 +113,7 @@ describe('Web3Chain.receipt against scripted JSON-RPC nodes', () => {
 
   it('resolves from the container without options, with the 5000 ms default per-call timeout', async () => {
     const container = new Container();
+    container.bind(Web3ChainOptions).toConstantValue({ retryRounds: 1 });
     container.bind(Web3Chain).toSelf();
     const chain5s = container.get(Web3Chain);
     const silent = await startSilentServer();
@@ -126,7 +131,7 @@ describe('Web3Chain.receipt against scripted JSON-RPC nodes', () => {
 
   it('takes its options from the Web3ChainOptions token when bound', async () => {
     const container = new Container();
-    container.bind(Web3ChainOptions).toConstantValue({ timeoutMs: 150 });
+    container.bind(Web3ChainOptions).toConstantValue({ timeoutMs: 150, retryRounds: 1 });
     container.bind(Web3Chain).toSelf();
     const silent = await startSilentServer();
     try {
@@ -143,7 +148,7 @@ describe('Web3Chain.receipt against scripted JSON-RPC nodes', () => {
     expect(() => new Web3Chain({ pollIntervalMs: -1 })).toThrow(/pollIntervalMs/);
   });
 
-  it('loads web3 on the first chain call, not when the module is imported or the class built', async () => {
+  it('loads web3 when it first signs, not when the module is imported, the class built or a provider read', async () => {
     let loaded = 0;
     await jest.isolateModulesAsync(async () => {
       jest.doMock('web3', () => {
@@ -151,9 +156,11 @@ describe('Web3Chain.receipt against scripted JSON-RPC nodes', () => {
         return jest.requireActual('web3');
       });
       const { Web3Chain: Isolated } = await import('../../../src/adapters/chain/web3-chain');
-      const isolated = new Isolated({ timeoutMs: 500 });
+      const isolated = new Isolated({ timeoutMs: 500, retryRounds: 1 });
       expect(loaded).toBe(0);
       await isolated.receipt(target([await refusingUrl()]), HASH).catch(() => undefined);
+      expect(loaded).toBe(0);
+      isolated.address(`0x${'11'.repeat(32)}`);
       expect(loaded).toBe(1);
     });
   });

@@ -1,4 +1,5 @@
 import { Engine } from '../../../application/engine/engine';
+import { CheckProviders } from '../../../application/relayers/check-providers.use-case';
 import { ENGINE_SECRET_PATHS, requireSecrets } from '../../../application/secrets-needed';
 import { ChainflowCommand } from '../base.command';
 
@@ -12,6 +13,8 @@ export default class Worker extends ChainflowCommand {
     requireSecrets(root.config, ENGINE_SECRET_PATHS, 'chainflow worker');
     const engine = root.container.get(Engine);
     engine.start();
+    // A provider serving another chain is logged now, before any send (CONTRACT 8.8).
+    void root.container.get(CheckProviders).execute().catch(() => undefined);
     process.stderr.write(`chainflow worker ${engine.owner} running\n`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

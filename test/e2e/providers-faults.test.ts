@@ -1,0 +1,169 @@
+/**
+ * Providers as they are, end to end (CONTRACT 8.7, 8.8): the real `chainflow start` on a real SQLite file, its only
+ * provider a fault-injecting proxy in front of anvil answering 20% of requests 503 and 10% rate-limited (-32005).
+ * Every payout is paid exactly once: the recipient's balance, the transactions list, the spend ledger and the chain
+ * agree to the wei, and no send is falsely settled replaced or dropped. Then a network whose only provider serves
+ * another chain: the step fails `chain_mismatch` before any nonce is taken, the relayer row says why, the provider
+ * gauge is 0, and the log names the network and the provider's number, never its URL.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { signPayload } from '../../src/domain/engine/webhook-signature';
+import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
+import { assertBuilt } from '../support/cli';
+import { eventually, startProcessServer, type ProcessServer } from '../support/process';
+import { flakyProvider, startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
+import { makeTempDir, removeTempDir } from '../support/server';
+
+const HOOK_SECRET = 'hook-secret-4f2a9c';
+const API_TOKEN = 'api-token-8d13e7b2';
+const OPS = ANVIL_ACCOUNTS[4]!;
+const PAYOUTS = 20;
+const PAYOUT_WEI = 10n ** 15n + 7n;
+
+interface Json { [key: string]: any }
+
+function config(chainId: number): string {
+  return `chainflow_version: 1
+secrets:
+  hook: { env: HOOK_SECRET }
+  api_token: { env: API_TOKEN }
+server:
+  auth:
+    token: { secret: api_token }
+engine:
+  lease_ttl: 3s
+  poll_interval: 1s
+networks:
+  anvil: { chain_id: ${chainId}, rpc: [ { env: RPC } ] }
+relayers:
+  ops: { network: anvil, signer: { env: OPS_KEY } }
+workflows:
+  payouts:
+    trigger: { kind: webhook, auth: { hmac: { secret: hook } } }
+    steps:
+      - { id: pay, type: send, relayer: ops, to: "\${{ trigger.payload.to }}", value: "\${{ trigger.payload.amount }}" }
+`;
+}
+
+/** The real server in a temp folder over `rpc`, with helpers for its API. */
+async function serve(chainId: number, rpc: string): Promise<{ server: ProcessServer; dir: string; api: (p: string) => Promise<Json>; hook: (payload: unknown) => Promise<string>; ended: (runId: string, timeoutMs?: number) => Promise<Json> }> {
+  const dir = makeTempDir('chainflow-providers-');
+  fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(chainId));
+  const server = await startProcessServer(dir, { HOOK_SECRET, API_TOKEN, RPC: rpc, OPS_KEY: OPS.privateKey });
+  const api = async (p: string): Promise<Json> => {
+    const res = await fetch(`${server.baseUrl}${p}`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
+    const text = await res.text();
+    return text.startsWith('{') ? JSON.parse(text) : { text };
+  };
+  const hook = async (payload: unknown): Promise<string> => {
+    const body = JSON.stringify(payload);
+    const t = Math.floor(Date.now() / 1000);
+    const res = await fetch(`${server.baseUrl}/hooks/payouts`, {
+      method: 'POST', body, headers: { 'content-type': 'application/json', 'x-chainflow-signature': `t=${t},v1=${signPayload(HOOK_SECRET, t, body)}` },
+    });
+    expect(res.status).toBe(202);
+    return ((await res.json()) as { run_id: string }).run_id;
+  };
+  const ended = (runId: string, timeoutMs = 60_000): Promise<Json> => eventually(async () => {
+    const r = (await api(`/api/history/runs?run_id=${runId}`)).items?.[0];
+    return r && ['succeeded', 'failed', 'dead_lettered', 'cancelled'].includes(r.status) ? r : undefined;
+  }, timeoutMs, `run ${runId} to end`);
+  return { server, dir, api, hook, ended };
+}
+
+describe('chainflow start behind a provider that fails now and then', () => {
+  let anvil: Anvil;
+  let proxy: RpcProxy;
+  let app: Awaited<ReturnType<typeof serve>>;
+
+  beforeAll(async () => {
+    assertBuilt();
+    anvil = await startAnvil();
+    proxy = await startRpcProxy(anvil.url, flakyProvider({ http503: 0.2, rateLimited: 0.1, seed: 27 }));
+    app = await serve(31337, proxy.url);
+  }, 60_000);
+  afterAll(async () => {
+    await app?.server.kill('SIGKILL');
+    await proxy?.stop();
+    await anvil?.stop();
+    if (app) removeTempDir(app.dir);
+  });
+
+  it(`${PAYOUTS} payouts at 20% 503s and 10% rate limits: each paid exactly once, ledger and chain equal to the wei`, async () => {
+    const recipient = `0x${randomBytes(20).toString('hex')}`;
+    const before = await anvil.balance(OPS.address);
+    const nonceBefore = Number(await anvil.rpc<string>('eth_getTransactionCount', [OPS.address, 'latest']));
+    const runIds = await Promise.all(Array.from({ length: PAYOUTS }, (_, n) => app.hook({ to: recipient, amount: String(PAYOUT_WEI), n })));
+    const runs = await Promise.all(runIds.map((id) => app.ended(id, 90_000)));
+    for (const r of runs) expect(r).toMatchObject({ status: 'succeeded' });
+
+    const sends = (await Promise.all(runIds.map(async (id) => (await app.api(`/api/history/txs?run_id=${id}`)).items as Json[]))).flat();
+    expect(sends).toHaveLength(PAYOUTS);
+    // Nothing falsely replaced or dropped: each send settled confirmed, on its first hash.
+    for (const s of sends) expect(s).toMatchObject({ status: 'settled', outcome: 'confirmed', value_wei: String(PAYOUT_WEI) });
+    expect(new Set(sends.map((s) => s.tx_hash)).size).toBe(PAYOUTS);
+
+    expect(await anvil.balance(recipient)).toBe(PAYOUT_WEI * BigInt(PAYOUTS));
+    expect(Number(await anvil.rpc<string>('eth_getTransactionCount', [OPS.address, 'latest']))).toBe(nonceBefore + PAYOUTS);
+
+    const spend = await eventually(async () => {
+      const s = (await app.api('/api/spend?relayer=ops&limit=500'));
+      return s.entries?.length === PAYOUTS ? s : undefined;
+    }, 30_000, 'every ledger entry');
+    expect(spend.entries.map((e: Json) => e.tx_hash).sort()).toEqual(sends.map((s) => s.tx_hash).sort());
+    const gas = BigInt(spend.summary.total.gas_spend_wei);
+    expect(BigInt(spend.summary.total.value_wei)).toBe(PAYOUT_WEI * BigInt(PAYOUTS));
+    for (const s of sends) {
+      const receipt = await anvil.rpc<{ gasUsed: string; effectiveGasPrice: string }>('eth_getTransactionReceipt', [s.tx_hash]);
+      const entry = spend.entries.find((e: Json) => e.tx_hash === s.tx_hash);
+      expect(BigInt(entry.gas_spend_wei)).toBe(BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice));
+    }
+    expect(before - (await anvil.balance(OPS.address))).toBe(gas + PAYOUT_WEI * BigInt(PAYOUTS));
+    // The faults did happen, on the send path's own requests too.
+    expect((proxy.faults.get('eth_sendRawTransaction') ?? 0) + (proxy.faults.get('eth_call') ?? 0)).toBeGreaterThan(0);
+  }, 150_000);
+});
+
+describe('chainflow start on a network whose provider serves another chain', () => {
+  let anvil: Anvil;
+  let proxy: RpcProxy;
+  let app: Awaited<ReturnType<typeof serve>>;
+
+  beforeAll(async () => {
+    assertBuilt();
+    anvil = await startAnvil({ args: ['--chain-id', '999'] });
+    proxy = await startRpcProxy(anvil.url);
+    app = await serve(31337, `${proxy.url}/v3/MISMATCH-SECRET-KEY`);
+  }, 60_000);
+  afterAll(async () => {
+    await app?.server.kill('SIGKILL');
+    await proxy?.stop();
+    await anvil?.stop();
+    if (app) removeTempDir(app.dir);
+  });
+
+  it('the send step fails chain_mismatch before any nonce is taken; the relayer row, the gauge and the log say why', async () => {
+    const nonceBefore = await anvil.rpc<string>('eth_getTransactionCount', [OPS.address, 'pending']);
+    const runId = await app.hook({ to: `0x${randomBytes(20).toString('hex')}`, amount: '1' });
+    const r = await app.ended(runId, 30_000);
+    expect(r).toMatchObject({ status: 'failed', error_kind: 'chain_mismatch' });
+    const timeline = JSON.stringify(await app.api(`/api/history/runs/${runId}/timeline`));
+    expect(timeline).toContain('anvil: chain_id 31337 is configured, but its providers serve chain 999');
+    expect((await app.api(`/api/history/txs?run_id=${runId}`)).items).toEqual([]);
+    expect(await anvil.rpc<string>('eth_getTransactionCount', [OPS.address, 'pending'])).toBe(nonceBefore);
+    // Nothing but the chain id was ever asked of it, once for the process.
+    expect([...proxy.counts]).toEqual([['eth_chainId', 1]]);
+
+    const [row] = (await app.api('/api/relayers')).items as Json[];
+    expect(row).toMatchObject({ relayer: 'ops', balance_wei: null, balance_error: 'anvil: chain_id 31337 is configured, but its providers serve chain 999' });
+    const metrics = (await app.api('/metrics')).text as string;
+    expect(metrics).toMatch(/^chainflow_provider_up\{network="anvil",provider="1"\} 0$/m);
+
+    const log = app.server.stderr();
+    expect(log).toMatch(/provider serves another chain/);
+    expect(log).toMatch(/"network":"anvil","provider":1,"chain_id":31337,"provider_chain_id":"999"/);
+    expect(log).not.toContain('MISMATCH-SECRET-KEY');
+  }, 60_000);
+});
