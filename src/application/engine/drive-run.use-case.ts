@@ -1,7 +1,7 @@
 import { inject, injectable, optional } from 'inversify';
 import { decide, type Circumstances, type Evaluate, type Move } from '../../domain/engine/decider';
 import { advance, runProgress, type RunProgress } from '../../domain/engine/run-progress';
-import { runResumed, stepFinished, stepStarted } from '../../domain/engine/step-events';
+import { runParked, runResumed, stepFinished, stepStarted } from '../../domain/engine/run-events';
 import type { StepDefinition, WorkflowDefinition } from '../../domain/engine/workflow';
 import { JournalRejectedError, LeaseLostError } from '../../domain/errors';
 import type { ErrorInfo, JournalEvent, RunEndStatus } from '../../domain/journal/journal-event';
@@ -14,6 +14,7 @@ import { RunRepository } from '../ports/run-repository';
 import { RelayerAddresses } from './relayer-addresses';
 import { StepRunners, type Attempted } from './step-runners';
 import { runDefinition } from './run-definition';
+import { runScope } from './run-scope';
 import { isTransientStorageError, retryStorage, STORAGE_MAX_BACKOFF_MS } from './storage-retry';
 import { evaluateBool } from './templates';
 import { WorkflowCatalog } from './workflow-catalog';
@@ -106,7 +107,7 @@ export class DriveRun {
     let scope: Record<string, unknown> | undefined;
     const evaluate: Evaluate = (expression) => {
       try {
-        return evaluateBool(expression, this.expressions, (scope ??= this.scope(d)));
+        return evaluateBool(expression, this.expressions, (scope ??= runScope(d.p, this.relayerAddresses)));
       } catch (err) {
         if (!(err instanceof ExpressionError)) throw err;
         return { error: err.message };
@@ -114,6 +115,8 @@ export class DriveRun {
     };
     const move = decide(d.p, definition, this.clock.now(), { evaluate, stopping: d.stopping(), crash: d.crash, failed: d.failed });
     d.failed = undefined;
+    // A death is counted at the drive's first decision only, as the claim found it (then ended or gone past).
+    if (move.kind !== 'note_crash') d.crash = undefined;
     return move;
   }
 
@@ -146,7 +149,7 @@ export class DriveRun {
   private async attempt(d: Drive, step: StepDefinition, srid: string, attempt: number): Promise<DriveOutcome | undefined> {
     let prepared;
     try {
-      prepared = this.steps.prepare(step, { runId: d.claim.runId, stepRunId: srid, attempt, scope: this.scope(d), fence: this.fenceOf(d) });
+      prepared = this.steps.prepare(step, { runId: d.claim.runId, stepRunId: srid, attempt, scope: runScope(d.p, this.relayerAddresses), fence: this.fenceOf(d) });
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
       const error = { kind: 'expression_error', message: err.message };
@@ -165,10 +168,7 @@ export class DriveRun {
   private async conclude(d: Drive, srid: string, result: Attempted, before: JournalEvent[] = []): Promise<DriveOutcome | undefined> {
     if (result.kind === 'parked') {
       const { wait } = result;
-      this.emit(d, [...before, ...result.events, {
-        type: 'run.parked', at: this.now(), run_id: d.claim.runId, wait_kind: wait.kind, step_run_id: srid,
-        ...(wait.dueAt !== null ? { due_at: toIso(wait.dueAt) } : {}), ...(wait.expiresAt !== null ? { expires_at: toIso(wait.expiresAt) } : {}),
-      }]);
+      this.emit(d, [...before, ...result.events, runParked(this.now(), srid, wait)]);
       return this.park(d, wait.dueAt);
     }
     this.emit(d, [...before, ...(result.events ?? []), stepFinished(this.now(), srid, result)]);
@@ -178,28 +178,12 @@ export class DriveRun {
 
   /** A send step found running: its send is looked at again, never sent anew (CONTRACT 8.5). */
   private async recoverSend(d: Drive, definition: WorkflowDefinition, move: Extract<Move, { kind: 'recover_send' }>): Promise<DriveOutcome | undefined> {
-    const ctx = { runId: d.claim.runId, stepRunId: move.stepRunId, attempt: move.attempt, scope: this.scope(d) };
+    const ctx = { runId: d.claim.runId, stepRunId: move.stepRunId, attempt: move.attempt, scope: runScope(d.p, this.relayerAddresses) };
     const result = await this.steps.resumeSend(move.step, ctx, d.owner);
     if (!result) return this.perform(d, definition, move.otherwise);
     // Still in flight, nothing new to journal: the run stays parked as it is, due again when the send says.
     if (result.kind === 'parked' && move.parked && result.events.length === 0) return this.park(d, result.wait.dueAt);
     return this.conclude(d, move.stepRunId, result, move.parked ? [runResumed(this.now(), d.claim.runId)] : []);
-  }
-
-  /**
-   * The expression context (CONTRACT 8.1, 8.8): trigger, steps.<id>.{status, output}, run, relayers.<name>.address.
-   * Secrets are never in it.
-   */
-  private scope(d: Drive): Record<string, unknown> {
-    const { started } = d.p;
-    const steps: Record<string, unknown> = {};
-    for (const s of d.p.steps.values()) steps[s.stepId] = { status: s.status, output: s.output };
-    return {
-      trigger: { kind: started.trigger.kind, payload: started.trigger.payload ?? null, ...(started.block !== undefined ? { block: started.block } : {}) },
-      steps,
-      run: { id: started.run_id, workflow: started.workflow, session: started.session },
-      relayers: this.relayerAddresses?.context() ?? {},
-    };
   }
 
   /** Journals `events`, then the run's end (and its test session's end), and takes the run off the schedule. */

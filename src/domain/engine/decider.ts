@@ -1,7 +1,7 @@
 import type { ErrorInfo, JournalEvent, Json, RunEndStatus } from '../journal/journal-event';
 import { toIso } from '../time';
 import type { RunProgress, StepProgress } from './run-progress';
-import { runResumed, stepFinished, stepStarted } from './step-events';
+import { runParked, runResumed, stepFinished, stepStarted } from './run-events';
 import { NON_RETRYABLE, retryDelayMs, stepRunId, type ConditionDefinition, type StepDefinition } from './workflow';
 
 /** A poison run: the same step was running each of this many times its engine process died (CONTRACT 8.2). */
@@ -77,7 +77,7 @@ export function decide(progress: RunProgress, definition: Walk, now: number, cir
 /** The current step (the first not done): retried, ended, recovered or started. */
 function stepMove(p: RunProgress, step: StepDefinition, sp: StepProgress | undefined, now: number, c: Circumstances): Move {
   if (sp?.status === 'failed') {
-    if (c.failed?.stepRunId === sp.stepRunId) return afterFailure(p, step, sp, c.failed.retryable, now);
+    if (c.failed?.stepRunId === sp.stepRunId) return afterFailure(step, sp, c.failed.retryable, now);
     // A failure found on resuming was journaled with its retry wait, which is over now.
     if (!retryable(step, sp)) return { kind: 'end', events: [], status: 'failed', ...(sp.error ? { error: sp.error } : {}) };
   }
@@ -95,7 +95,7 @@ function retryable(step: StepDefinition, sp: StepProgress): boolean {
 }
 
 /** An attempt just failed: another after the policy's backoff (a `delay` park), or the run ends with its error. */
-function afterFailure(p: RunProgress, step: StepDefinition, sp: StepProgress, allowed: boolean, now: number): Move {
+function afterFailure(step: StepDefinition, sp: StepProgress, allowed: boolean, now: number): Move {
   const error = sp.error ?? { kind: 'unknown', message: 'the step failed' };
   if (!allowed || NON_RETRYABLE.has(error.kind) || sp.attempts >= step.retry.attempts) {
     // A step that cannot go on with the configuration as it is now (a send whose relayer left it) dead-letters the run.
@@ -104,7 +104,7 @@ function afterFailure(p: RunProgress, step: StepDefinition, sp: StepProgress, al
   const dueAt = now + retryDelayMs(step.retry, sp.attempts + 1);
   return {
     kind: 'park', dueAt,
-    events: [{ type: 'run.parked', at: toIso(now), run_id: p.started.run_id, wait_kind: 'delay', step_run_id: sp.stepRunId, due_at: toIso(dueAt) }],
+    events: [runParked(toIso(now), sp.stepRunId, { kind: 'delay', dueAt, expiresAt: null })],
   };
 }
 

@@ -1,4 +1,5 @@
-import type { ErrorInfo, JournalEvent, Json } from '../journal/journal-event';
+import type { ErrorInfo, JournalEvent, Json, WaitKind } from '../journal/journal-event';
+import { toIso } from '../time';
 import type { StepDefinition } from './workflow';
 
 /** How a step attempt ended, as the journal's step.finished tells it. */
@@ -25,6 +26,16 @@ export function stepFinished(at: string, stepRunId: string, end: StepEnd): Journ
     type: 'step.finished', at, run_id: runIdOf(stepRunId), step_run_id: stepRunId, status: end.kind,
     ...(end.output !== undefined && end.output !== null ? { output: end.output } : {}),
     ...(end.kind === 'failed' ? { error: end.error } : {}),
+  };
+}
+
+/** The run waits for `wait` on the step run (CONTRACT 8.2): `due_at` and `expires_at` only where they are set. */
+export function runParked(
+  at: string, stepRunId: string, wait: { readonly kind: WaitKind; readonly dueAt: number | null; readonly expiresAt: number | null },
+): JournalEvent {
+  return {
+    type: 'run.parked', at, run_id: runIdOf(stepRunId), wait_kind: wait.kind, step_run_id: stepRunId,
+    ...(wait.dueAt !== null ? { due_at: toIso(wait.dueAt) } : {}), ...(wait.expiresAt !== null ? { expires_at: toIso(wait.expiresAt) } : {}),
   };
 }
 
