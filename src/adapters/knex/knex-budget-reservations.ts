@@ -5,6 +5,7 @@ import { scopeValue } from '../../domain/spend/budget';
 import { isSqlite } from './dialect';
 import { Database } from './knex-journal.writer';
 import { KnexSpendLedger, type LedgerSelect } from './knex-spend-ledger';
+import { plussedText } from './sqlite-client';
 import { SqliteWriteSession } from './sqlite-session';
 
 type Row = Record<string, unknown>;
@@ -41,7 +42,9 @@ export class KnexBudgetReservations implements BudgetReservations {
   async reserve(sendId: string, at: number, claims: readonly ReservationClaim[], decide: (counted: readonly bigint[]) => boolean): Promise<boolean> {
     if (isSqlite(this.db)) {
       return SqliteWriteSession.transact(this.db, async (session) => {
-        const { allowed, writes } = await this.decideWith((sql, bindings) => session.select(sql, bindings), sendId, at, claims, decide);
+        // `+?` placeholders, as the ledger's reads on the pool: a statement with bare parameters is compiled again at
+        // every bind, and this transaction holds the write lock meanwhile.
+        const { allowed, writes } = await this.decideWith((sql, bindings) => session.select(plussedText(sql), bindings), sendId, at, claims, decide);
         for (const w of writes) session.write(w.sql, w.bindings);
         return allowed;
       });

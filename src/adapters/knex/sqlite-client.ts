@@ -182,11 +182,7 @@ export async function selectOnPool(db: Knex, sql: string, bindings: readonly unk
   const client = db.client as Knex.Client & { acquireConnection(): Promise<Connection>; releaseConnection(c: Connection): Promise<void> };
   const conn = await client.acquireConnection();
   try {
-    let text = plussed.get(sql);
-    if (text === undefined) {
-      if (plussed.size >= MAX_STATEMENTS) plussed.clear();
-      plussed.set(sql, (text = plusPlaceholders(sql)));
-    }
+    const text = plussedText(sql);
     return await retryWhileBusy(() => allRows(conn, text, bindings));
   } catch (err) {
     throw toStorageError(err, statementOf(sql));
@@ -203,6 +199,16 @@ export async function selectOnPool(db: Knex, sql: string, bindings: readonly unk
  * affinity, as a bare parameter) that the planner does not look into; the plans of every list stay the same (the
  * waiting list's partial indexes are chosen by its literal `status = 'waiting'`). See docs/benchmarks.md.
  */
+/** `plusPlaceholders(sql)`, worked out once per statement text (up to MAX_STATEMENTS of them). */
+export function plussedText(sql: string): string {
+  let text = plussed.get(sql);
+  if (text === undefined) {
+    if (plussed.size >= MAX_STATEMENTS) plussed.clear();
+    plussed.set(sql, (text = plusPlaceholders(sql)));
+  }
+  return text;
+}
+
 export function plusPlaceholders(sql: string): string {
   let out = '';
   let quote: string | undefined;
