@@ -53,6 +53,22 @@ module.exports = {
       to: { path: '^src/adapters/[^/]+/', pathNot: ['^src/adapters/$1/', '^src/adapters/[^/]+/index\\.ts$'] },
     },
     {
+      name: 'send-path-imports-no-feature',
+      comment: 'The send path (src/application/sends) imports no other feature folder: budgets, the workflows it runs for ' +
+        'and the runs a settle ends reach it through ports (SendBudget, UnattendedRuns), so sends, spend, relayers and the ' +
+        'engine never import each other in a loop (STYLE.md, weak spot 5).',
+      severity: 'error',
+      from: { path: '^src/application/sends/' },
+      to: { path: '^src/application/(engine|spend|relayers|history|journal|auth)/' },
+    },
+    {
+      name: 'spend-imports-no-runner',
+      comment: 'The spend feature (ledger, budgets) imports neither the send path nor the engine nor relayers: they call it.',
+      severity: 'error',
+      from: { path: '^src/application/spend/' },
+      to: { path: '^src/application/(sends|engine|relayers)/' },
+    },
+    {
       name: 'no-circular',
       comment: 'No import cycle anywhere in src: a cycle means two modules are one idea, or an arrow points the wrong way.',
       severity: 'error',

@@ -75,6 +75,13 @@ describe('the layer rule (dependency-cruiser)', () => {
     ]);
   });
 
+  it('refuses the send path importing another feature, and spend importing the features that call it; a port is the way', () => {
+    expect(violations(path.join(FIXTURES, 'feature-loop')).map(pair)).toEqual([
+      ['send-path-imports-no-feature', 'src/application/sends/submit-send.use-case.ts', 'src/application/engine/workflow-catalog.ts'],
+      ['spend-imports-no-runner', 'src/application/spend/budget-guard.use-case.ts', 'src/application/sends/submit-send.use-case.ts'],
+    ]);
+  });
+
   it('finds nothing in src', () => {
     expect(violations(REPO)).toEqual([]);
   });

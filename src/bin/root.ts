@@ -33,12 +33,13 @@ import { Relayers } from '../application/sends/relayers';
 import { SubmitSend } from '../application/sends/submit-send.use-case';
 import { WatchSends } from '../application/sends/watch-sends.use-case';
 import { TopupSettlement } from '../application/relayers/topup-settlement';
+import { UnattendedRuns } from '../application/ports/unattended-runs';
 import { Logger } from '../application/ports/logger';
 import { PendingReceipts, SpendLedger } from '../application/ports/spend-ledger';
 import { BudgetGuard } from '../application/spend/budget-guard.use-case';
 import { ExportSpend } from '../application/spend/export-spend.use-case';
 import { GetSpend } from '../application/spend/get-spend.use-case';
-import { SendTransaction } from '../application/spend/send-transaction.use-case';
+import { SendTransaction } from '../application/sends/send-transaction.use-case';
 import { SettlePendingReceipts } from '../application/spend/settle-pending-receipts.use-case';
 import { KnexTopupAudit } from '../adapters/knex/knex-topup-audit';
 import { TopupAudit } from '../application/ports/topup-audit';
@@ -95,7 +96,7 @@ import { ReceiveWebhook } from '../application/engine/receive-webhook.use-case';
 import { RelayerAddresses } from '../application/engine/relayer-addresses';
 import { StartRun } from '../application/engine/start-run.use-case';
 import { StepRunners } from '../application/engine/step-runners';
-import { WorkflowCatalog } from '../application/engine/workflow-catalog';
+import { WorkflowCatalog } from '../application/workflow-catalog';
 import { ListConfiguredWorkflows, SetWorkflowPaused } from '../application/engine/workflow-controls.use-case';
 import { CronCalendar } from '../application/ports/cron-calendar';
 import { EngineStore } from '../application/ports/engine-store';
@@ -188,6 +189,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     RelayerBalances, RecentGasSpend, CheckProviders, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
+  container.bind(UnattendedRuns).toService(TopupSettlement);
   container.bind(SendBudget).toService(BudgetGuard);
 
   return { container, config, close: () => db.destroy() };

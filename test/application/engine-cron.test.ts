@@ -9,7 +9,7 @@ import { DriveRun } from '../../src/application/engine/drive-run.use-case';
 import { Engine } from '../../src/application/engine/engine';
 import { StartRun } from '../../src/application/engine/start-run.use-case';
 import { StepRunners } from '../../src/application/engine/step-runners';
-import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
+import { WorkflowCatalog } from '../../src/application/workflow-catalog';
 import type { RunToEnqueue } from '../../src/application/ports/engine-store';
 import type { Logger } from '../../src/application/ports/logger';
 import type { SettlePendingReceipts } from '../../src/application/spend/settle-pending-receipts.use-case';

@@ -9,7 +9,7 @@ import { DecideApproval } from '../../src/application/engine/decide-approval.use
 import { DriveRun } from '../../src/application/engine/drive-run.use-case';
 import { StartRun } from '../../src/application/engine/start-run.use-case';
 import { StepRunners } from '../../src/application/engine/step-runners';
-import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
+import { WorkflowCatalog } from '../../src/application/workflow-catalog';
 import { HttpFailure } from '../../src/application/ports/http-client';
 import type { ClaimedRun } from '../../src/application/ports/engine-store';
 import type { WorkflowDefinition } from '../../src/domain/engine/workflow';

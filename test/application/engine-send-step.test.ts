@@ -9,7 +9,7 @@ import { CancelRun } from '../../src/application/engine/cancel-run.use-case';
 import { DriveRun } from '../../src/application/engine/drive-run.use-case';
 import { SendStep } from '../../src/application/engine/send-step';
 import { StepRunners } from '../../src/application/engine/step-runners';
-import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
+import { WorkflowCatalog } from '../../src/application/workflow-catalog';
 import type { ChainflowConfig } from '../../src/application/config';
 import { LeaseLostError } from '../../src/domain/errors';
 import { Relayers } from '../../src/application/sends/relayers';

@@ -9,7 +9,7 @@ import { openDatabase } from '../../src/adapters/knex/connection';
 import { KnexEngineStore } from '../../src/adapters/knex/knex-engine.store';
 import type { ChainflowConfig, WorkflowConfig } from '../../src/application/config';
 import { StartRun, type StartRunRequest } from '../../src/application/engine/start-run.use-case';
-import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
+import { WorkflowCatalog } from '../../src/application/workflow-catalog';
 import type { EngineStore } from '../../src/application/ports/engine-store';
 import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
 import { InvalidInputError } from '../../src/domain/errors';

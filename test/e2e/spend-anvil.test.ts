@@ -15,7 +15,7 @@ import { JournalWriter } from '../../src/application/ports/journal-writer';
 import type { Logger } from '../../src/application/ports/logger';
 import { PendingReceipts } from '../../src/application/ports/spend-ledger';
 import { GetSpend } from '../../src/application/spend/get-spend.use-case';
-import { SendTransaction, type SendRequest, type SendResult } from '../../src/application/spend/send-transaction.use-case';
+import { SendTransaction, type SendRequest, type SendResult } from '../../src/application/sends/send-transaction.use-case';
 import { SettlePendingReceipts } from '../../src/application/spend/settle-pending-receipts.use-case';
 import type { StepEvent } from '../../src/application/history/timeline';
 import { openRoot, type Root } from '../../src/bin/root';

@@ -17,7 +17,7 @@ import { runDefinition } from './run-definition';
 import { runScope } from './run-scope';
 import { isTransientStorageError, retryStorage, STORAGE_MAX_BACKOFF_MS } from './storage-retry';
 import { evaluateBool } from './templates';
-import { WorkflowCatalog } from './workflow-catalog';
+import { WorkflowCatalog } from '../workflow-catalog';
 
 /**
  * How a drive left the run: ended, parked (released to be claimed when due), gone (nothing to drive), or lost (its

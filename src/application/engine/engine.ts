@@ -13,7 +13,7 @@ import { WatchSends } from '../sends/watch-sends.use-case';
 import { Redactor } from '../../domain/redactor';
 import { DriveRun } from './drive-run.use-case';
 import { StartRun, type StartedRun, type StartRunRequest } from './start-run.use-case';
-import { WorkflowCatalog } from './workflow-catalog';
+import { WorkflowCatalog } from '../workflow-catalog';
 
 /** How often the spend ledger's owed receipt reads are retried. */
 const RECEIPT_DRAIN_MS = 5_000;

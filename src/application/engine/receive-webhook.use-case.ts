@@ -7,7 +7,7 @@ import { Clock } from '../ports/clock';
 import { ExactJson } from '../ports/exact-json';
 import { Engine } from './engine';
 import type { StartedRun } from './start-run.use-case';
-import { WorkflowCatalog } from './workflow-catalog';
+import { WorkflowCatalog } from '../workflow-catalog';
 
 export interface WebhookDelivery {
   readonly workflow: string;

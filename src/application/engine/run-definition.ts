@@ -2,7 +2,7 @@ import { pinDefinition, unpinDefinition } from '../../domain/engine/pinned-defin
 import type { RunProgress } from '../../domain/engine/run-progress';
 import type { WorkflowDefinition } from '../../domain/engine/workflow';
 import type { EngineStore } from '../ports/engine-store';
-import type { WorkflowCatalog } from './workflow-catalog';
+import type { WorkflowCatalog } from '../workflow-catalog';
 
 /** Each configured definition's hash, computed once (a digest of the whole definition), not at every drive. */
 const hashes = new WeakMap<WorkflowDefinition, string>();

@@ -10,7 +10,7 @@ import { Clock } from '../ports/clock';
 import { EngineStore } from '../ports/engine-store';
 import { JournalWriter } from '../ports/journal-writer';
 import { WorkflowStates } from '../ports/workflow-states';
-import { WorkflowCatalog } from './workflow-catalog';
+import { WorkflowCatalog } from '../workflow-catalog';
 
 export interface StartRunRequest {
   readonly workflow: string;

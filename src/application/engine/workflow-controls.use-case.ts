@@ -7,7 +7,7 @@ import { CronCalendar } from '../ports/cron-calendar';
 import { EngineStore } from '../ports/engine-store';
 import { JournalWriter } from '../ports/journal-writer';
 import { WorkflowStates } from '../ports/workflow-states';
-import { WorkflowCatalog } from './workflow-catalog';
+import { WorkflowCatalog } from '../workflow-catalog';
 
 /** A configured workflow as `chainflow workflows` and `GET /api/workflows` show it. */
 export interface ConfiguredWorkflowItem {

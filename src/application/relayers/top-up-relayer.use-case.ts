@@ -14,7 +14,7 @@ import type { ChainTarget } from '../ports/chain';
 import { Clock } from '../ports/clock';
 import { JournalWriter } from '../ports/journal-writer';
 import { TopupAudit } from '../ports/topup-audit';
-import { SendTransaction, type SendResult } from '../spend/send-transaction.use-case';
+import { SendTransaction, type SendResult } from '../sends/send-transaction.use-case';
 import { RelayerBalances } from './relayer-balances';
 import { RelayerBook } from './relayer-book';
 import { toTopupItem, type TopupItem } from './relayer-items';

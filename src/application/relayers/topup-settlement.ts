@@ -4,6 +4,7 @@ import { TOPUP_WORKFLOW, type TopupResult } from '../../domain/relayers/topup';
 import { toIso } from '../../domain/time';
 import { Clock } from '../ports/clock';
 import { TopupAudit } from '../ports/topup-audit';
+import type { UnattendedRuns } from '../ports/unattended-runs';
 
 /**
  * A top-up whose receipt did not come within its wait leaves its run parked on the transaction and its audit row
@@ -11,7 +12,7 @@ import { TopupAudit } from '../ports/topup-audit';
  * this ends the run (in the settle's own append) and completes the audit row with how the transfer ended.
  */
 @injectable()
-export class TopupSettlement {
+export class TopupSettlement implements UnattendedRuns {
   constructor(
     @inject(TopupAudit) private readonly audit: TopupAudit,
     @inject(Clock) private readonly clock: Clock,

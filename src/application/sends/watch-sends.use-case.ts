@@ -8,9 +8,9 @@ import { JournalWriter } from '../ports/journal-writer';
 import { Logger } from '../ports/logger';
 import { NonceAllocator } from '../ports/nonce-allocator';
 import { RunRepository } from '../ports/run-repository';
+import { UnattendedRuns } from '../ports/unattended-runs';
 import { SendWatch, type WatchedSend } from '../ports/send-watch';
-import { WorkflowCatalog } from '../engine/workflow-catalog';
-import { TopupSettlement } from '../relayers/topup-settlement';
+import { WorkflowCatalog } from '../workflow-catalog';
 import { AdvanceSend } from './advance-send.use-case';
 import { FillNonceGaps } from './fill-nonce-gaps.use-case';
 import { Relayers } from './relayers';
@@ -41,7 +41,7 @@ export class WatchSends {
     @inject(Clock) private readonly clock: Clock,
     @inject(Logger) private readonly logger: Logger,
     @inject(Redactor) private readonly redactor: Redactor,
-    @inject(TopupSettlement) private readonly topups: TopupSettlement,
+    @inject(UnattendedRuns) private readonly topups: UnattendedRuns,
     @inject(FillNonceGaps) private readonly gaps: FillNonceGaps,
   ) {}
 

@@ -16,7 +16,7 @@ import type { ChainflowConfig, WorkflowConfig } from '../../../src/application/c
 import { DriveRun, type DriveOutcome } from '../../../src/application/engine/drive-run.use-case';
 import { StartRun } from '../../../src/application/engine/start-run.use-case';
 import { StepRunners } from '../../../src/application/engine/step-runners';
-import { WorkflowCatalog } from '../../../src/application/engine/workflow-catalog';
+import { WorkflowCatalog } from '../../../src/application/workflow-catalog';
 import type { ClaimedRun } from '../../../src/application/ports/engine-store';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { ok, ScriptedHttpClient } from '../../fakes/scripted-http-client';

@@ -5,7 +5,7 @@
  */
 import type { ChainflowConfig } from '../../src/application/config';
 import { Relayers } from '../../src/application/sends/relayers';
-import type { SendRequest } from '../../src/application/spend/send-transaction.use-case';
+import type { SendRequest } from '../../src/application/sends/send-transaction.use-case';
 import { SecretMissingError } from '../../src/domain/errors';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import { anEntry } from '../contract/spend.contract';

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
-import type { WorkflowDefinition } from '../../domain/engine/workflow';
-import { ChainflowConfig } from '../config';
+import type { WorkflowDefinition } from '../domain/engine/workflow';
+import { ChainflowConfig } from './config';
 
 /** The workflows the engine can run: every configured workflow that defines steps. */
 @injectable()

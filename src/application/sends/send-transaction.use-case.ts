@@ -9,8 +9,8 @@ import { Clock } from '../ports/clock';
 import { JournalWriter } from '../ports/journal-writer';
 import { RunRepository } from '../ports/run-repository';
 import { SendWatch } from '../ports/send-watch';
-import { AdvanceSend } from '../sends/advance-send.use-case';
-import { SubmitSend } from '../sends/submit-send.use-case';
+import { AdvanceSend } from './advance-send.use-case';
+import { SubmitSend } from './submit-send.use-case';
 
 export interface SendRequest {
   readonly runId: string;
