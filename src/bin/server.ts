@@ -2,9 +2,13 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { createHttpApp } from '../adapters/http/app';
 import { HttpMetrics } from '../adapters/http/metrics';
+import { registerOperationsMetrics, registerProcessMetrics } from '../adapters/http/operations-metrics';
 import { registerProviderMetrics } from '../adapters/http/provider-metrics';
 import { registerRelayerMetrics } from '../adapters/http/relayer-metrics';
+import { PromEngineMetrics } from '../adapters/metrics/prom-engine-metrics';
 import { PromSendMetrics } from '../adapters/metrics/prom-send-metrics';
+import { OperationsGauges } from '../application/ports/operations-gauges';
+import packageJson from '../../package.json';
 import { Authenticate } from '../application/auth/authenticate.use-case';
 import { CheckHealth } from '../application/health/check-health.use-case';
 import { JournalSizes } from '../application/health/journal-sizes.use-case';
@@ -71,7 +75,10 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
   // the provider's number); sends do not wait for it: a provider's first use checks it too, sharing the request.
   const providers = container.get(CheckProviders);
   void providers.execute().catch(() => undefined);
-  const metrics = new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts(), [container.get(PromSendMetrics).registry]);
+  const metrics = new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts(),
+    [container.get(PromSendMetrics).registry, container.get(PromEngineMetrics).registry]);
+  registerProcessMetrics(metrics.registry, packageJson.version);
+  registerOperationsMetrics(metrics.registry, container.get<OperationsGauges>(OperationsGauges));
   const relayerGauges = container.get(RelayerGauges);
   registerRelayerMetrics(metrics.registry, () => relayerGauges.execute());
   registerProviderMetrics(metrics.registry, () => providers.execute());
