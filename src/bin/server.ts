@@ -8,7 +8,6 @@ import { registerRelayerMetrics } from '../adapters/http/relayer-metrics';
 import { PromEngineMetrics } from '../adapters/metrics/prom-engine-metrics';
 import { PromSendMetrics } from '../adapters/metrics/prom-send-metrics';
 import { OperationsGauges } from '../application/ports/operations-gauges';
-import packageJson from '../../package.json';
 import { Authenticate } from '../application/auth/authenticate.use-case';
 import { CheckHealth } from '../application/health/check-health.use-case';
 import { JournalSizes } from '../application/health/journal-sizes.use-case';
@@ -36,6 +35,7 @@ import { RelayerGauges } from '../application/relayers/relayer-gauges.use-case';
 import { Redactor } from '../domain/redactor';
 import { ENGINE_SECRET_PATHS, requireSecrets, serverSecretPaths } from '../application/secrets-needed';
 import type { Root } from './root';
+import { packageVersion } from './version';
 
 /**
  * The server's JSON log (pino). Request lines carry method, path, status and time, never headers; the
@@ -77,7 +77,7 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
   void providers.execute().catch(() => undefined);
   const metrics = new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts(),
     [container.get(PromSendMetrics).registry, container.get(PromEngineMetrics).registry]);
-  registerProcessMetrics(metrics.registry, packageJson.version);
+  registerProcessMetrics(metrics.registry, packageVersion());
   registerOperationsMetrics(metrics.registry, container.get<OperationsGauges>(OperationsGauges));
   const relayerGauges = container.get(RelayerGauges);
   registerRelayerMetrics(metrics.registry, () => relayerGauges.execute());
