@@ -177,3 +177,35 @@ describe('GET /api/openapi.json', () => {
     for (const path of ['/health', '/metrics', '/api/openapi.json']) expect(Object.keys(doc.paths[path]!.get!.responses)).toContain('400');
   });
 });
+
+describe('GET /api/openapi.json with auth on', () => {
+  const TOKEN = 'openapi-token-7d1e5b';
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({
+      config: { secrets: { api_token: { env: 'API_TOKEN' } }, server: { auth: { token: { secret: 'api_token' } }, health_public: false } },
+      env: { API_TOKEN: TOKEN },
+    });
+  });
+  afterAll(() => srv?.close());
+
+  it('every route under the bearer answers a documented 401 without a token, with a body its schema accepts', async () => {
+    const res = await fetch(`${srv.baseUrl}/api/openapi.json`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const doc = (await res.json()) as Doc;
+    const ajv = new Ajv({ strict: false });
+    let checked = 0;
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (!op.security.some((s) => 'bearer' in s)) continue;
+        const url = path.replace(/\{[^}]+\}/g, 'x-1');
+        const answer = await fetch(`${srv.baseUrl}${url}`, { method: method.toUpperCase() });
+        expect({ method, path, status: answer.status }).toEqual({ method, path, status: 401 });
+        const schema = op.responses['401']?.content?.['application/json']?.schema;
+        expect({ method, path, documented: Boolean(schema) }).toEqual({ method, path, documented: true });
+        expect(ajv.validate(schema!, await answer.json())).toBe(true);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+  });
+});
