@@ -87,6 +87,7 @@ function operation(route: DeclaredRoute): JsonSchema {
     } : {}),
     responses: Object.fromEntries(Object.entries(answers(route)).sort(([a], [b]) => Number(a) - Number(b)).map(([status, r]) => [status, {
       description: r.description,
+      ...(status === '401' && route.security !== 'hmac' ? { headers: { 'WWW-Authenticate': { description: 'always `Bearer`', schema: { type: 'string', const: 'Bearer' } } } } : {}),
       ...(r.schema || r.contentType ? {
         content: Object.fromEntries((r.contentType ?? 'application/json').split(/,\s*/).map((type) => [type, r.schema ? { schema: r.schema } : {}])),
       } : {}),

@@ -203,6 +203,8 @@ describe('GET /api/openapi.json with auth on', () => {
         const schema = op.responses['401']?.content?.['application/json']?.schema;
         expect({ method, path, documented: Boolean(schema) }).toEqual({ method, path, documented: true });
         expect(ajv.validate(schema!, await answer.json())).toBe(true);
+        const documentedHeader = (op.responses['401'] as { headers?: Record<string, { schema: { const?: string } }> }).headers?.['WWW-Authenticate'];
+        expect({ method, path, header: answer.headers.get('www-authenticate') }).toEqual({ method, path, header: documentedHeader?.schema.const });
         checked++;
       }
     }
