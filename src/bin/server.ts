@@ -2,9 +2,12 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { createHttpApp } from '../adapters/http/app';
 import { HttpMetrics } from '../adapters/http/metrics';
+import { registerOperationsMetrics, registerProcessMetrics } from '../adapters/http/operations-metrics';
 import { registerProviderMetrics } from '../adapters/http/provider-metrics';
 import { registerRelayerMetrics } from '../adapters/http/relayer-metrics';
+import { PromEngineMetrics } from '../adapters/metrics/prom-engine-metrics';
 import { PromSendMetrics } from '../adapters/metrics/prom-send-metrics';
+import { OperationsGauges } from '../application/ports/operations-gauges';
 import { Authenticate } from '../application/auth/authenticate.use-case';
 import { CheckHealth } from '../application/health/check-health.use-case';
 import { JournalSizes } from '../application/health/journal-sizes.use-case';
@@ -32,6 +35,7 @@ import { RelayerGauges } from '../application/relayers/relayer-gauges.use-case';
 import { Redactor } from '../domain/redactor';
 import { ENGINE_SECRET_PATHS, requireSecrets, serverSecretPaths } from '../application/secrets-needed';
 import type { Root } from './root';
+import { packageVersion } from './version';
 
 /**
  * The server's JSON log (pino). Request lines carry method, path, status and time, never headers; the
@@ -71,7 +75,10 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
   // the provider's number); sends do not wait for it: a provider's first use checks it too, sharing the request.
   const providers = container.get(CheckProviders);
   void providers.execute().catch(() => undefined);
-  const metrics = new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts(), [container.get(PromSendMetrics).registry]);
+  const metrics = new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts(),
+    [container.get(PromSendMetrics).registry, container.get(PromEngineMetrics).registry]);
+  registerProcessMetrics(metrics.registry, packageVersion());
+  registerOperationsMetrics(metrics.registry, container.get<OperationsGauges>(OperationsGauges));
   const relayerGauges = container.get(RelayerGauges);
   registerRelayerMetrics(metrics.registry, () => relayerGauges.execute());
   registerProviderMetrics(metrics.registry, () => providers.execute());

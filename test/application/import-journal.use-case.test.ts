@@ -48,6 +48,13 @@ describe('ImportJournal', () => {
     expect(await journal.list({}, { limit: 10 })).toEqual([]);
   });
 
+  it('refuses a trigger kind the API does not list (its run items state the four kinds as an enum)', async () => {
+    const input = lines(aRun({ runId: 'odd', trigger: { kind: 'carrier_pigeon' } }));
+    const error = await importJournal.execute(source(input)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImportRejectedError);
+    expect((error as ImportRejectedError).problems).toEqual([expect.objectContaining({ line: 1, reason: expect.stringMatching(/^trigger\.kind: /) })]);
+  });
+
   it('names the line of an event the journal refuses, and imports nothing', async () => {
     const input = [
       ...lines(aRun({ runId: 'fine' })),

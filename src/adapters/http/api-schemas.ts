@@ -28,6 +28,23 @@ function field(f: Field): JsonSchema {
   return { ...word, type: [word.type as string, 'null'] };
 }
 
+/** One of these words, or null when `nullable`. */
+function oneOf(values: readonly string[], nullable = false): JsonSchema {
+  return { type: nullable ? ['string', 'null'] : 'string', enum: nullable ? [...values, null] : [...values] };
+}
+
+/** The closed vocabularies of CONTRACT 4 and 11. Error kinds stay open strings: section 8.2's list grows. */
+export const RUN_STATUSES = ['running', 'waiting', 'succeeded', 'failed', 'dead_lettered', 'cancelled', 'skipped'] as const;
+export const SESSIONS = ['live', 'replay', 'test'] as const;
+export const TRIGGER_KINDS = ['manual', 'cron', 'webhook', 'event'] as const;
+export const SEND_STATUSES = ['queued', 'parked', 'submitted', 'settled'] as const;
+export const SEND_OUTCOMES = ['confirmed', 'reverted', 'dropped', 'expired', 'replaced'] as const;
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
+export const WAIT_KINDS = ['tx', 'delay', 'event', 'approval'] as const;
+export const SESSION_KINDS = ['replay', 'test'] as const;
+/** A step run as the timeline shows it: `waiting` while its run is parked on it. */
+const STEP_STATUSES = ['running', 'waiting', 'succeeded', 'failed', 'skipped'] as const;
+
 /** An object with exactly these members, all present. */
 export function object(fields: Readonly<Record<string, Field>>, description?: string): JsonSchema {
   return {
@@ -47,15 +64,15 @@ export function envelope(item: JsonSchema): JsonSchema {
 export const ERROR = object({ error: 'string' }, 'What was wrong, naming the parameter or member: `<name>: <reason>`');
 
 export const RUN_ITEM = object({
-  run_id: 'string', workflow: 'string', status: 'string', trigger: 'string', session: 'string', session_id: 'string?',
+  run_id: 'string', workflow: 'string', status: oneOf(RUN_STATUSES), trigger: oneOf(TRIGGER_KINDS), session: oneOf(SESSIONS), session_id: 'string?',
   network: 'string?', contract: 'string?', relayers: 'string[]', tx_hashes: 'string[]', block: 'integer?', step_ids: 'string[]',
-  error_kind: 'string?', approval_status: 'string?', wait_kind: 'string?', replay_of: 'string?', created_at: 'time',
+  error_kind: 'string?', approval_status: oneOf(APPROVAL_STATUSES, true), wait_kind: oneOf(WAIT_KINDS, true), replay_of: 'string?', created_at: 'time',
   finished_at: 'time?', duration_ms: 'integer?',
 });
 
 export const SEND_ATTEMPT = object({
-  send_id: 'string', run_id: 'string', step_run_id: 'string', workflow: 'string', session: 'string', network: 'string',
-  chain_id: 'integer', relayer: 'string', status: 'string', outcome: 'string?', tx_hash: 'string?', idempotency_key: 'string',
+  send_id: 'string', run_id: 'string', step_run_id: 'string', workflow: 'string', session: oneOf(SESSIONS), network: 'string',
+  chain_id: 'integer', relayer: 'string', status: oneOf(SEND_STATUSES), outcome: oneOf(SEND_OUTCOMES, true), tx_hash: 'string?', idempotency_key: 'string',
   explorer_url: 'string?', to: 'string', value_wei: 'wei',
   token_transfer: {
     oneOf: [{ type: 'null' }, object({ contract: 'string', to: 'string', amount: 'wei' }, 'A token transfer call: the token contract, the recipient, the amount in the token\'s base units')],
@@ -64,12 +81,12 @@ export const SEND_ATTEMPT = object({
 });
 
 export const APPROVAL_ITEM = object({
-  approval_id: 'string', run_id: 'string', step_run_id: 'string', workflow: 'string', status: 'string', message: 'string?',
+  approval_id: 'string', run_id: 'string', step_run_id: 'string', workflow: 'string', status: oneOf(APPROVAL_STATUSES), message: 'string?',
   requested_at: 'time', expires_at: 'time?', decided_at: 'time?', decided_by: 'string?', reason: 'string?',
 });
 
 export const WAITING_ITEM = object({
-  run_id: 'string', workflow: 'string', wait_kind: 'string?', step_run_id: 'string?', parked_at: 'time?', due_at: 'time?', expires_at: 'time?',
+  run_id: 'string', workflow: 'string', wait_kind: oneOf(WAIT_KINDS, true), step_run_id: 'string?', parked_at: 'time?', due_at: 'time?', expires_at: 'time?',
 });
 
 export const REORG_ITEM = object({
@@ -79,31 +96,58 @@ export const REORG_ITEM = object({
 });
 
 export const REPLAY_ITEM = object({
-  session_id: 'string', kind: 'string', workflow: 'string', created_at: 'time', finished_at: 'time?', run_count: 'integer',
+  session_id: 'string', kind: oneOf(SESSION_KINDS), workflow: 'string', created_at: 'time', finished_at: 'time?', run_count: 'integer',
   from_block: 'integer?', to_block: 'integer?',
 });
 
 export const WORKFLOW_ROW = object({
-  workflow: 'string', paused: 'boolean', trigger: 'string?', last_run_at: 'time?', last_success_at: 'time?', last_failure_at: 'time?',
+  workflow: 'string', paused: 'boolean', trigger: oneOf(TRIGGER_KINDS, true), last_run_at: 'time?', last_success_at: 'time?', last_failure_at: 'time?',
   success_count: 'integer', failure_count: 'integer', runs_waiting: 'integer', median_duration_ms: 'integer?',
   p95_duration_ms: 'integer?', tx_count: 'integer', recent_error_kind: 'string?', cursor_block: 'integer?', head_block: 'integer?',
   lag_blocks: 'integer?',
 });
 
-/** Timeline events are described by kind; their members are listed in docs/api.md. */
-export const TIMELINE = object({
-  run: RUN_ITEM,
-  events: {
-    type: 'array',
-    items: {
-      type: 'object', required: ['kind', 'at'],
-      properties: { kind: { enum: ['trigger', 'step', 'approval', 'reorg_step'] }, at: field('time') },
-    },
-  },
-});
+const ERROR_INFO = { type: 'object', required: ['kind'], properties: { kind: field('string'), message: field('string') } };
+const ERROR_INFO_OR_NULL = { anyOf: [{ type: 'null' }, ERROR_INFO] };
 
-const CHANGES = { type: 'array', items: object({ path: 'string', a: 'any', b: 'any' }) };
-const STEP_SIDE = { anyOf: [object({ step_run_id: 'string', status: 'string', attempts: 'integer', duration_ms: 'integer?' }), { type: 'null' }] };
+/** The four kinds of timeline event (SPEC, Timeline), each with every member it carries. */
+const TIMELINE_EVENT = {
+  oneOf: [
+    object({
+      kind: { const: 'trigger' }, at: 'time',
+      trigger: object({ kind: oneOf(TRIGGER_KINDS), summary: 'string?', payload: 'any' }),
+      conditions: { type: 'array', items: object({ name: 'string', passed: 'boolean', detail: 'any' }) },
+      session: oneOf(SESSIONS), session_id: 'string?', replay_of: 'string?', network: 'string?', contract: 'string?', block: 'integer?',
+    }),
+    object({
+      kind: { const: 'step' }, at: 'time', step_run_id: 'string', step_id: 'string', step_type: 'string', status: oneOf(STEP_STATUSES),
+      attempts: { type: 'array', items: object({ attempt: 'integer', started_at: 'time', finished_at: 'time?', status: oneOf(STEP_STATUSES), error: ERROR_INFO_OR_NULL }) },
+      input: 'any', output: 'any', error: ERROR_INFO_OR_NULL,
+      simulation: { anyOf: [{ type: 'null' }, object({ ok: 'boolean', gas_estimate: 'string?', revert_reason: 'string?', at: 'time' })] },
+      budget_checks: {
+        type: 'array',
+        items: object({ budget: 'string', cap: 'string', spent_wei: 'wei', cap_wei: 'wei', request_wei: { anyOf: [field('wei'), { type: 'null' }] }, token: 'string?', allowed: 'boolean', at: 'time' }),
+      },
+      sends: { type: 'array', items: SEND_ATTEMPT },
+      wait: { anyOf: [{ type: 'null' }, object({ wait_kind: oneOf(WAIT_KINDS), parked_at: 'time', due_at: 'time?', expires_at: 'time?', resumed_at: 'time?' })] },
+    }),
+    object({ kind: { const: 'approval' }, at: 'time', approval: APPROVAL_ITEM }),
+    object({
+      kind: { const: 'reorg_step' }, at: 'time', reorg_id: 'string', step_id: 'string', status: 'string', output: 'any', error: ERROR_INFO_OR_NULL,
+      network: 'string', block: 'integer', removed_block_hash: 'string?',
+    }),
+  ],
+};
+
+/** A run and its events in time order. */
+export const TIMELINE = object({ run: RUN_ITEM, events: { type: 'array', items: TIMELINE_EVENT } });
+
+/** A field that differs: `a` or `b` is absent where that run has no such field (never both). */
+const CHANGES = {
+  type: 'array',
+  items: { type: 'object', required: ['path'], additionalProperties: false, properties: { path: field('string'), a: {}, b: {} }, anyOf: [{ required: ['a'] }, { required: ['b'] }] },
+};
+const STEP_SIDE = { anyOf: [object({ step_run_id: 'string', status: oneOf(STEP_STATUSES), attempts: 'integer', duration_ms: 'integer?' }), { type: 'null' }] };
 
 export const RUN_DIFF = {
   type: 'object', required: ['a', 'b', 'run', 'trigger', 'steps', 'sends'],
@@ -145,7 +189,7 @@ export const TOPUP_ITEM = object({
 
 export const RUN_STARTED = object({ run_id: 'string' });
 export const WORKFLOW_PAUSED = object({ workflow: 'string', paused: 'boolean' });
-export const APPROVAL_DECIDED = object({ approval_id: 'string', run_id: 'string', status: 'string', decided_by: 'string', reason: 'string?' });
+export const APPROVAL_DECIDED = object({ approval_id: 'string', run_id: 'string', status: oneOf(['approved', 'rejected']), decided_by: 'string', reason: 'string?' });
 export const RUN_CANCELLED = object({ run_id: 'string', status: { const: 'cancelled' } });
 export const LIVE = object({ status: { const: 'ok' } });
 export const HEALTH = {

@@ -1,6 +1,6 @@
 import express from 'express';
 import type { CancelRun } from '../../application/engine/cancel-run.use-case';
-import type { DecideApproval } from '../../application/engine/decide-approval.use-case';
+import { MAX_REASON, type DecideApproval } from '../../application/engine/decide-approval.use-case';
 import type { StartedRun, StartRunRequest } from '../../application/engine/start-run.use-case';
 import type { ListConfiguredWorkflows, SetWorkflowPaused } from '../../application/engine/workflow-controls.use-case';
 import { MAX_IDEMPOTENCY_KEY, parseIdempotencyKey } from '../../domain/engine/idempotency-key';
@@ -123,7 +123,7 @@ export function engineRoutes(routes: RouteTable, uc: EngineUseCases): express.Ro
   router.post('/approvals/:id/decision', {
     summary: 'Decide a pending approval (the parked run goes on)', tag: 'engine', security: 'api',
     pathParams: { id: { kind: 'id', description: 'approval id' } },
-    body: bodyOf({ decision: { enum: ['approve', 'reject', 'approved', 'rejected'] }, reason: { type: 'string' } }, ['decision']),
+    body: bodyOf({ decision: { enum: ['approve', 'reject', 'approved', 'rejected'] }, reason: { type: 'string', maxLength: MAX_REASON, description: `why, shown in the approvals list; at most ${MAX_REASON} characters` } }, ['decision']),
     responses: { 200: { description: 'the decision', schema: APPROVAL_DECIDED }, ...ERRORS, ...CONFLICT },
   }, async (req, res) => {
     const body = req.body as { decision: string; reason?: string };

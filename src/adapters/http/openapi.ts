@@ -1,5 +1,6 @@
 import { querySchema, type ParamSpecs } from '../../application/query/query-params';
-import type { DeclaredRoute, JsonSchema, RouteSecurity } from './route-table';
+import { ERROR } from './api-schemas';
+import type { DeclaredRoute, JsonSchema, ResponseSpec, RouteSecurity } from './route-table';
 
 /** What the document says about the service. */
 export interface OpenApiInfo {
@@ -41,6 +42,33 @@ function parameters(specs: ParamSpecs | undefined, where: 'query' | 'path'): Jso
   });
 }
 
+const UNAUTHORIZED: ResponseSpec = { description: 'no valid token while auth is on (`WWW-Authenticate: Bearer`)', schema: ERROR };
+const AUTH_401: Partial<Record<RouteSecurity, ResponseSpec>> = {
+  api: UNAUTHORIZED,
+  probe: { ...UNAUTHORIZED, description: `${UNAUTHORIZED.description}, with \`server.health_public: false\`` },
+  metrics: { ...UNAUTHORIZED, description: `${UNAUTHORIZED.description}, unless \`server.metrics_public: true\`` },
+};
+
+/**
+ * The answers every route of a kind gives, beside its own: a query parameter it does not declare is a 400 on every
+ * route the table serves; the bearer's 401 wherever auth can be on; an engine command's 403 (cross-origin), 413
+ * (body over 1 MiB) and 415 (a body that is not JSON); a storage that does not answer is a 503 on any API route
+ * that reads it. A route's own declaration wins.
+ */
+function answers(route: DeclaredRoute): Readonly<Record<number, ResponseSpec>> {
+  const implied: Record<number, ResponseSpec> = {};
+  if (!route.static) implied[400] = { description: 'an unknown or repeated query parameter (named in `error`)', schema: ERROR };
+  const auth = AUTH_401[route.security];
+  if (auth) implied[401] = auth;
+  if (route.security === 'api' && route.method === 'post') {
+    implied[403] = { description: 'cross-origin request refused (`Sec-Fetch-Site` or `Origin` names another site)', schema: ERROR };
+    implied[413] = { description: 'body over 1 MiB', schema: ERROR };
+    implied[415] = { description: 'a body sent with another Content-Type than application/json', schema: ERROR };
+  }
+  if (route.security === 'api' && route.path !== '/api/openapi.json') implied[503] = { description: 'storage unavailable', schema: ERROR };
+  return { ...implied, ...route.responses };
+}
+
 function operation(route: DeclaredRoute): JsonSchema {
   const headers = Object.entries(route.headers ?? {}).map(([name, h]) => ({ name, in: 'header', required: h.required ?? false, description: h.description, schema: { type: 'string' } }));
   const note = SECURITY_NOTE[route.security];
@@ -57,8 +85,9 @@ function operation(route: DeclaredRoute): JsonSchema {
         content: { 'application/json': { schema: route.body } },
       },
     } : {}),
-    responses: Object.fromEntries(Object.entries(route.responses).map(([status, r]) => [status, {
+    responses: Object.fromEntries(Object.entries(answers(route)).sort(([a], [b]) => Number(a) - Number(b)).map(([status, r]) => [status, {
       description: r.description,
+      ...(status === '401' && route.security !== 'hmac' ? { headers: { 'WWW-Authenticate': { description: 'always `Bearer`', schema: { type: 'string', const: 'Bearer' } } } } : {}),
       ...(r.schema || r.contentType ? {
         content: Object.fromEntries((r.contentType ?? 'application/json').split(/,\s*/).map((type) => [type, r.schema ? { schema: r.schema } : {}])),
       } : {}),

@@ -1,9 +1,10 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { ConflictError, InvalidInputError, JournalRejectedError, NotFoundError } from '../../domain/errors';
 import { isValidId } from '../../domain/ids';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import { toIso } from '../../domain/time';
 import { Clock } from '../ports/clock';
+import { EngineMetrics, NO_ENGINE_METRICS } from '../ports/engine-metrics';
 import { EngineStore } from '../ports/engine-store';
 import { HistoryRepository } from '../ports/history-repository';
 import { JournalWriter } from '../ports/journal-writer';
@@ -21,6 +22,7 @@ export class CancelRun {
     @inject(JournalWriter) private readonly journal: JournalWriter,
     @inject(EngineStore) private readonly store: EngineStore,
     @inject(Clock) private readonly clock: Clock,
+    @inject(EngineMetrics) @optional() private readonly metrics: EngineMetrics = NO_ENGINE_METRICS,
   ) {}
 
   async execute(runId: string, by: string): Promise<{ run_id: string; status: 'cancelled' }> {
@@ -41,6 +43,7 @@ export class CancelRun {
       if (err instanceof JournalRejectedError) throw new ConflictError('run already ended');
       throw err;
     }
+    this.metrics.runEnded(run.workflow, 'cancelled');
     await this.store.remove(runId);
     return { run_id: runId, status: 'cancelled' };
   }

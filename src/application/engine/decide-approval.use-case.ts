@@ -14,7 +14,8 @@ export interface ApprovalDecision {
   readonly reason?: string;
 }
 
-const MAX_REASON = 2000;
+/** The longest approval `reason`, in characters (the API states it in its body schema). */
+export const MAX_REASON = 2000;
 
 /**
  * Decides a pending approval (CONTRACT 8.4); the parked run is woken to go on, in the same transaction as the

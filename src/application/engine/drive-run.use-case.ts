@@ -5,8 +5,9 @@ import { runParked, runResumed, stepFinished, stepStarted } from '../../domain/e
 import type { StepDefinition, WorkflowDefinition } from '../../domain/engine/workflow';
 import { JournalRejectedError, LeaseLostError } from '../../domain/errors';
 import type { ErrorInfo, JournalEvent, RunEndStatus } from '../../domain/journal/journal-event';
-import { toIso } from '../../domain/time';
+import { parseRfc3339, toIso } from '../../domain/time';
 import { Clock } from '../ports/clock';
+import { EngineMetrics, NO_ENGINE_METRICS } from '../ports/engine-metrics';
 import { EngineStore, type ClaimedRun } from '../ports/engine-store';
 import { ExpressionError, Expressions } from '../ports/expressions';
 import { JournalWriter, type LeaseFence } from '../ports/journal-writer';
@@ -40,6 +41,10 @@ interface Drive {
   crash?: Circumstances['crash'];
   /** The attempt that just failed, until the decider has said what follows. */
   failed?: Circumstances['failed'];
+  /** Each step run's last journaled start (type, epoch ms), so a finish counts its duration also after a park. */
+  readonly starts: Map<string, { readonly type: string; readonly at: number }>;
+  /** Step attempts ended among `pending`, counted once the journal has them (a refused append counts nothing). */
+  readonly ended: Array<{ readonly type: string; readonly seconds: number }>;
 }
 
 /**
@@ -59,6 +64,7 @@ export class DriveRun {
     @inject(Expressions) private readonly expressions: Expressions,
     @inject(Clock) private readonly clock: Clock,
     @inject(RelayerAddresses) @optional() private readonly relayerAddresses?: RelayerAddresses,
+    @inject(EngineMetrics) @optional() private readonly metrics: EngineMetrics = NO_ENGINE_METRICS,
   ) {}
 
   /** `stopping`: the engine is shutting down; the run is let go before its next step attempt (see `letGo`). */
@@ -92,7 +98,8 @@ export class DriveRun {
     }
     const p = runProgress(stream)!;
     const crash = claim.expired ? { stepRunId: claim.crashStepRunId, count: claim.crashCount } : undefined;
-    const d: Drive = { claim, owner, p, pending, stopping, crash };
+    const d: Drive = { claim, owner, p, pending, stopping, crash, starts: new Map(), ended: [] };
+    for (const e of stream) this.noteStart(d, e);
     if (p.finished) return this.removed(d);
     const resolved = await retryStorage(() => runDefinition(this.catalog, this.store, p, claim.definitionHash));
     if ('changed' in resolved) return this.end(d, [], 'dead_lettered', { kind: 'definition_changed', message: resolved.changed });
@@ -193,6 +200,7 @@ export class DriveRun {
     if (started.session === 'test' && started.session_id) closing.push({ type: 'session.finished', at: this.now(), session_id: started.session_id });
     this.emit(d, [...events, ...closing]);
     await this.flush(d);
+    this.metrics.runEnded(started.workflow, status);
     return this.removed(d);
   }
 
@@ -233,13 +241,28 @@ export class DriveRun {
    */
   private emit(d: Drive, events: readonly JournalEvent[]): void {
     d.pending.push(...events);
-    for (const e of events) advance(d.p, e);
+    for (const e of events) {
+      advance(d.p, e);
+      this.noteStart(d, e);
+      if (e.type === 'step.finished' && e.status !== 'skipped') this.stepEnded(d, e.step_run_id, e.at);
+    }
+  }
+
+  private noteStart(d: Drive, e: JournalEvent): void {
+    if (e.type === 'step.started') d.starts.set(e.step_run_id, { type: e.step_type, at: parseRfc3339(e.at) ?? this.clock.now() });
+  }
+
+  /** Timed from the attempt's journaled start: a wait (a delay, an approval, a receipt) included. */
+  private stepEnded(d: Drive, stepRunId: string, at: string): void {
+    const start = d.starts.get(stepRunId);
+    if (start) d.ended.push({ type: start.type, seconds: Math.max(0, ((parseRfc3339(at) ?? this.clock.now()) - start.at) / 1000) });
   }
 
   private async flush(d: Drive): Promise<void> {
     if (d.pending.length === 0) return;
     const events = d.pending.splice(0);
     await retryStorage(() => this.journal.append(events, { fence: this.fenceOf(d) }));
+    for (const s of d.ended.splice(0)) this.metrics.stepFinished(d.p.started.workflow, s.type, s.seconds);
   }
 
   private fenceOf(d: Drive): LeaseFence {

@@ -10,6 +10,8 @@ const time = { type: 'string', format: 'rfc3339' };
 const wei = { type: 'string', pattern: '^(0|[1-9][0-9]{0,77})$' };
 const quantity = { type: 'string', pattern: '^((0|[1-9][0-9]{0,77})|0x[0-9a-fA-F]{1,64})$' };
 const uint = { type: 'integer', minimum: 0 };
+/** The trigger kinds of CONTRACT 8.1: the API's run items state them as an enum, so the journal holds no other. */
+const triggerKind = { enum: ['manual', 'cron', 'webhook', 'event'] };
 const error = { type: 'object', required: ['kind'], additionalProperties: false, properties: { kind: name, message: text } };
 const receipt = {
   type: 'object', additionalProperties: true,
@@ -25,7 +27,7 @@ const shapes: Record<JournalEventType, { required: string[]; properties: Props }
     required: ['run_id', 'workflow', 'session', 'trigger'],
     properties: {
       run_id: id, workflow: name, session: { enum: ['live', 'replay', 'test'] }, session_id: id,
-      trigger: { type: 'object', required: ['kind'], additionalProperties: false, properties: { kind: name, summary: text, payload: {} } },
+      trigger: { type: 'object', required: ['kind'], additionalProperties: false, properties: { kind: triggerKind, summary: text, payload: {} } },
       network: name, contract: name, block: uint, replay_of: id,
     },
   },
@@ -102,7 +104,7 @@ const shapes: Record<JournalEventType, { required: string[]; properties: Props }
   'session.finished': { required: ['session_id'], properties: { session_id: id } },
   'workflow.state': {
     required: ['workflow'],
-    properties: { workflow: name, paused: { type: 'boolean' }, trigger: name, network: name, cursor_block: uint, head_block: uint },
+    properties: { workflow: name, paused: { type: 'boolean' }, trigger: triggerKind, network: name, cursor_block: uint, head_block: uint },
   },
 };
 

@@ -99,22 +99,115 @@ describe('GET /api/openapi.json', () => {
     expect(diff.filter((p) => p.required).map((p) => p.name)).toEqual(['a', 'b']);
   });
 
-  it('the real answers of every list and item route match their documented 200 schema', async () => {
+  /** A concrete URL for each documented GET path: path parameters and required query parameters from the demo journal. */
+  const concrete = async (path: string): Promise<string[]> => {
+    const runs = (await srv.get('/api/history/runs?limit=12')).body.items as Array<{ run_id: string }>;
+    const ids = runs.map((r) => r.run_id);
+    if (path === '/api/history/runs/{id}/timeline') return [...ids.slice(0, 6), 'demo-topup-1'].map((id) => `/api/history/runs/${id}/timeline`);
+    // Pairs of unlike runs, so that fields present in one run only are compared too.
+    if (path === '/api/history/diff') return ids.slice(1).map((b) => `/api/history/diff?a=${ids[0]}&b=${b}`);
+    if (path.includes('{')) throw new Error(`no concrete URL for GET ${path}: add one to this test`);
+    return [path];
+  };
+
+  it('every GET route of the table answers what its document says: a documented status, a body its schema accepts', async () => {
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
-    const anyRun = (await srv.get('/api/history/runs?limit=2')).body.items as Array<{ run_id: string }>;
-    const paths = ['/api/history/runs', '/api/history/txs', '/api/history/approvals', '/api/history/waiting', '/api/history/reorgs',
-      '/api/history/replays', '/api/history/workflows', '/api/spend', '/api/workflows', `/api/history/runs/${anyRun[0]!.run_id}/timeline`,
-      `/api/history/diff?a=${anyRun[0]!.run_id}&b=${anyRun[1]!.run_id}`, '/live', '/health'];
-    expect((await srv.get('/')).headers.get('content-type')).toMatch(/^text\/html/);
-    for (const path of paths) {
-      const res = await srv.get(path);
-      expect({ path, status: res.status }).toEqual({ path, status: 200 });
-      const documented = Object.keys(doc.paths).find((p) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path.split('?')[0]!))!;
-      const schema = doc.paths[documented]!.get!.responses['200']!.content!['application/json']!.schema!;
-      const validate = ajv.compile(schema);
-      const ok = validate(res.body);
-      expect({ path, errors: ok ? null : validate.errors }).toEqual({ path, errors: null });
+    const gets = Object.entries(doc.paths).filter(([, ops]) => ops.get).map(([path]) => path);
+    expect(gets.length).toBeGreaterThan(15);
+    for (const path of gets) {
+      const op = doc.paths[path]!.get!;
+      for (const url of await concrete(path)) {
+        const res = await srv.get(url);
+        const documented = op.responses[String(res.status)];
+        expect({ url, status: res.status, documented: Boolean(documented) }).toEqual({ url, status: res.status, documented: true });
+        const type = (res.headers.get('content-type') ?? '').split(';')[0]!;
+        const content = documented!.content ?? {};
+        expect({ url, type, documentedTypes: Object.keys(content) }).toEqual({ url, type, documentedTypes: expect.arrayContaining([type]) });
+        const schema = content[type]?.schema;
+        if (type !== 'application/json' || !schema) continue;
+        const validate = ajv.compile(schema);
+        const ok = validate(res.body);
+        expect({ url, errors: ok ? null : validate.errors?.slice(0, 3) }).toEqual({ url, errors: null });
+      }
     }
+  });
+
+  it('every GET route but the page documents the 400 it gives for an unknown parameter, and its answer fits', async () => {
+    const ajv = new Ajv({ strict: false });
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      if (!ops.get || path === '/') continue;
+      const [url] = await concrete(path);
+      const res = await srv.get(`${url}${url!.includes('?') ? '&' : '?'}no_such_param=1`);
+      expect({ path, status: res.status }).toEqual({ path, status: 400 });
+      const schema = ops.get.responses['400']?.content?.['application/json']?.schema;
+      expect({ path, documented: Boolean(schema) }).toEqual({ path, documented: true });
+      expect(ajv.validate(schema!, res.body)).toBe(true);
+    }
+  });
+
+  it('lists 401 on every route under the bearer, and the engine commands\' 403, 413 and 415', () => {
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const underBearer = op.security.some((s) => 'bearer' in s);
+        expect({ method, path, has401: '401' in op.responses }).toEqual({ method, path, has401: underBearer || path.startsWith('/hooks/') });
+        if (method === 'post' && path.startsWith('/api/')) {
+          expect({ method, path, statuses: Object.keys(op.responses) }).toEqual({ method, path, statuses: expect.arrayContaining(['403', '413', '415']) });
+        }
+      }
+    }
+  });
+
+  it('states enums for statuses, kinds and sessions, the approval reason limit, and diff changes with a or b', () => {
+    const schemaOf = (path: string): Record<string, any> => doc.paths[path]!.get!.responses['200']!.content!['application/json']!.schema as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const run = schemaOf('/api/history/runs').properties.items.items.properties;
+    expect(run.status.enum).toEqual(['running', 'waiting', 'succeeded', 'failed', 'dead_lettered', 'cancelled', 'skipped']);
+    expect(run.session.enum).toEqual(['live', 'replay', 'test']);
+    expect(run.trigger.enum).toEqual(['manual', 'cron', 'webhook', 'event']);
+    expect(run.approval_status.enum).toEqual(['pending', 'approved', 'rejected', 'expired', null]);
+    expect(run.error_kind.enum).toBeUndefined();
+    const send = schemaOf('/api/history/txs').properties.items.items.properties;
+    expect(send.status.enum).toEqual(['queued', 'parked', 'submitted', 'settled']);
+    expect(send.outcome.enum).toEqual(['confirmed', 'reverted', 'dropped', 'expired', 'replaced', null]);
+    expect(schemaOf('/api/history/approvals').properties.items.items.properties.status.enum).toEqual(['pending', 'approved', 'rejected', 'expired']);
+    expect(schemaOf('/api/history/waiting').properties.items.items.properties.wait_kind.enum).toEqual(['tx', 'delay', 'event', 'approval', null]);
+    expect(schemaOf('/api/history/replays').properties.items.items.properties.kind.enum).toEqual(['replay', 'test']);
+    const decision = (doc.paths['/api/approvals/{id}/decision']!.post as unknown as { requestBody: { content: Record<string, { schema: Record<string, any> }> } }); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(decision.requestBody.content['application/json']!.schema.properties.reason.maxLength).toBe(2000);
+    for (const path of ['/health', '/metrics', '/api/openapi.json']) expect(Object.keys(doc.paths[path]!.get!.responses)).toContain('400');
+  });
+});
+
+describe('GET /api/openapi.json with auth on', () => {
+  const TOKEN = 'openapi-token-7d1e5b';
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({
+      config: { secrets: { api_token: { env: 'API_TOKEN' } }, server: { auth: { token: { secret: 'api_token' } }, health_public: false } },
+      env: { API_TOKEN: TOKEN },
+    });
+  });
+  afterAll(() => srv?.close());
+
+  it('every route under the bearer answers a documented 401 without a token, with a body its schema accepts', async () => {
+    const res = await fetch(`${srv.baseUrl}/api/openapi.json`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const doc = (await res.json()) as Doc;
+    const ajv = new Ajv({ strict: false });
+    let checked = 0;
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (!op.security.some((s) => 'bearer' in s)) continue;
+        const url = path.replace(/\{[^}]+\}/g, 'x-1');
+        const answer = await fetch(`${srv.baseUrl}${url}`, { method: method.toUpperCase() });
+        expect({ method, path, status: answer.status }).toEqual({ method, path, status: 401 });
+        const schema = op.responses['401']?.content?.['application/json']?.schema;
+        expect({ method, path, documented: Boolean(schema) }).toEqual({ method, path, documented: true });
+        expect(ajv.validate(schema!, await answer.json())).toBe(true);
+        const documentedHeader = (op.responses['401'] as { headers?: Record<string, { schema: { const?: string } }> }).headers?.['WWW-Authenticate'];
+        expect({ method, path, header: answer.headers.get('www-authenticate') }).toEqual({ method, path, header: documentedHeader?.schema.const });
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
   });
 });

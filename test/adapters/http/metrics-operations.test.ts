@@ -1,0 +1,111 @@
+/**
+ * `/metrics` as an operator reads it (CONTRACT 11): prom-client's process metrics and `chainflow_build_info`;
+ * counters of what this process did (runs it ended, a histogram of the steps it ran); gauges read from storage
+ * (waiting runs, sends in flight, event lag); and text that passes promtool's checks (see test/support/exposition).
+ */
+import packageJson from '../../../package.json';
+import { aPark, aResume, aRun, aWorkflowState } from '../../mothers/journal-events';
+import { expositionProblems } from '../../support/exposition';
+import { startTestServer, type TestServer } from '../../support/server';
+
+/** `name{labels} value` lines of one metric, as `labels -> value`. */
+function samples(text: string, name: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const m = /^(\S+?)(\{[^}]*\})? (\S+)$/.exec(line);
+    if (m && m[1] === name) out[m[2] ?? ''] = Number(m[3]);
+  }
+  return out;
+}
+
+describe('/metrics: process, engine and storage series', () => {
+  let srv: TestServer;
+  const scrape = async (): Promise<string> => (await srv.get('/metrics')).text;
+
+  beforeAll(async () => {
+    srv = await startTestServer({
+      config: {
+        workflows: {
+          quick: { trigger: { kind: 'manual' }, steps: [{ id: 'ping', type: 'http_call', url: '${{ trigger.payload.url }}', retry: { attempts: 1 } }] },
+          never: { trigger: { kind: 'manual' }, conditions: [{ name: 'no', if: 'false' }], steps: [{ id: 'x', type: 'delay', duration: '1s' }] },
+        },
+      },
+    });
+  });
+  afterAll(() => srv?.close());
+
+  it('exports the default process metrics and chainflow_build_info{version} = 1', async () => {
+    const text = await scrape();
+    expect(text).toMatch(/^process_cpu_user_seconds_total /m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes /m);
+    expect(samples(text, 'chainflow_build_info')).toEqual({ [`{version="${packageJson.version}"}`]: 1 });
+  });
+
+  it('counts the runs this process ended by workflow and status, and times the steps it ran', async () => {
+    const start = async (wf: string, input: Record<string, unknown>): Promise<string> => {
+      const res = await fetch(`${srv.baseUrl}/api/workflows/${wf}/runs`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }),
+      });
+      expect(res.status).toBe(202);
+      return ((await res.json()) as { run_id: string }).run_id;
+    };
+    const ids = [await start('quick', { url: `${srv.baseUrl}/live` }), await start('never', {})];
+    for (const id of ids) {
+      for (let i = 0; i < 200; i++) {
+        const run = (await srv.get(`/api/history/runs?run_id=${id}`)).body.items[0];
+        if (run && run.status !== 'running' && run.status !== 'waiting') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    const text = await scrape();
+    expect(samples(text, 'chainflow_runs_total')).toEqual({
+      '{workflow="quick",status="succeeded"}': 1, '{workflow="never",status="skipped"}': 1,
+    });
+    expect(samples(text, 'chainflow_step_duration_seconds_count')).toEqual({ '{workflow="quick",step_type="http_call"}': 1 });
+    expect(samples(text, 'chainflow_step_duration_seconds_bucket')['{le="+Inf",workflow="quick",step_type="http_call"}']).toBe(1);
+  });
+
+  it('reads waiting runs, sends in flight and event lag from storage, grouped', async () => {
+    expect(samples(await scrape(), 'chainflow_runs_waiting')).toEqual({});
+    await srv.append([
+      ...aRun({ runId: 'w-1', workflow: 'payouts', approval: {}, park: { waitKind: 'approval' } }),
+      ...aRun({ runId: 'w-2', workflow: 'payouts', approval: {}, park: { waitKind: 'approval' } }),
+      ...aRun({ runId: 'w-3', workflow: 'keeper', steps: [{ stepId: 'cool', stepType: 'delay', unfinished: true }], park: { waitKind: 'delay' } }),
+      ...aRun({ runId: 's-1', workflow: 'payouts', send: { relayer: 'ops', status: 'submitted', txHash: `0x${'a'.repeat(64)}` }, status: 'running' }),
+      ...aRun({ runId: 's-2', workflow: 'payouts', send: { relayer: 'ops', status: 'settled', outcome: 'confirmed' } }),
+      ...aRun({ runId: 's-3', workflow: 'payouts', session: 'test', send: { relayer: 'cold', status: 'queued' } }),
+      aWorkflowState({ workflow: 'on_deposit', trigger: 'event', cursorBlock: 90, headBlock: 100 }),
+      aWorkflowState({ workflow: 'keeper', trigger: 'cron' }),
+    ]);
+    const text = await scrape();
+    expect(samples(text, 'chainflow_runs_waiting')).toEqual({
+      '{workflow="payouts",wait_kind="approval"}': 2, '{workflow="keeper",wait_kind="delay"}': 1,
+    });
+    // Settled sends and a test session's simulated one are not in flight.
+    expect(samples(text, 'chainflow_sends_in_flight')).toEqual({ '{relayer="ops"}': 1 });
+    expect(samples(text, 'chainflow_event_lag_blocks')).toEqual({ '{workflow="on_deposit"}': 10 });
+    // Resumed, the run leaves the gauge at the next scrape.
+    await srv.append([aResume('w-3', Date.now()), aResume('w-1', Date.now()), aPark('w-1', Date.now(), { waitKind: 'delay' })]);
+    expect(samples(await scrape(), 'chainflow_runs_waiting')).toEqual({
+      '{workflow="payouts",wait_kind="approval"}': 1, '{workflow="payouts",wait_kind="delay"}': 1,
+    });
+  });
+
+  it('passes promtool\'s checks (prom-client\'s own nodejs_active_*_total gauges aside)', async () => {
+    const text = await scrape();
+    expect(text).toContain('chainflow_runs_total');
+    expect(expositionProblems(text, (name) => /^nodejs_active_\w+_total$/.test(name))).toEqual([]);
+  });
+
+  it('the check finds what promtool would refuse', () => {
+    const bad = [
+      '# HELP a_total Things', '# TYPE a_total counter', 'a_total{x="1"} 1', '# HELP b Bees', '# TYPE b gauge', 'b 2',
+      'a_total{x="2"} 1', '# HELP c A counter', '# TYPE c counter', 'c 1', '# HELP d_total Not a counter', '# TYPE d_total gauge',
+      'd_total 1', 'e{bad-label="1"} 1',
+    ].join('\n');
+    const problems = expositionProblems(bad);
+    expect(problems).toEqual(expect.arrayContaining([
+      expect.stringContaining('interleaved'), 'counter c should end _total', 'non-counter d_total should not end _total', expect.stringContaining('bad labels'),
+    ]));
+  });
+});
