@@ -9,7 +9,7 @@ import { CancelRun } from '../../src/application/engine/cancel-run.use-case';
 import { DriveRun } from '../../src/application/engine/drive-run.use-case';
 import { StartRun } from '../../src/application/engine/start-run.use-case';
 import { StepRunners } from '../../src/application/engine/step-runners';
-import { WorkflowCatalog } from '../../src/application/engine/workflow-catalog';
+import { WorkflowCatalog } from '../../src/application/workflow-catalog';
 import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
 import { CountingEngineMetrics } from '../fakes/counting-engine-metrics';
 import { FixedClock } from '../fakes/fixed-clock';
