@@ -11,6 +11,7 @@ import { EngineStore, type ClaimedRun } from '../ports/engine-store';
 import { ExpressionError, Expressions } from '../ports/expressions';
 import { JournalWriter, type LeaseFence } from '../ports/journal-writer';
 import { RunRepository } from '../ports/run-repository';
+import { NotifyRunEvents } from '../notifications/notify.use-case';
 import { RelayerAddresses } from './relayer-addresses';
 import { StepRunners, type Attempted } from './step-runners';
 import { runDefinition } from './run-definition';
@@ -59,6 +60,7 @@ export class DriveRun {
     @inject(Expressions) private readonly expressions: Expressions,
     @inject(Clock) private readonly clock: Clock,
     @inject(RelayerAddresses) @optional() private readonly relayerAddresses?: RelayerAddresses,
+    @inject(NotifyRunEvents) @optional() private readonly notify?: NotifyRunEvents,
   ) {}
 
   /** `stopping`: the engine is shutting down; the run is let go before its next step attempt (see `letGo`). */
@@ -240,6 +242,8 @@ export class DriveRun {
     if (d.pending.length === 0) return;
     const events = d.pending.splice(0);
     await retryStorage(() => this.journal.append(events, { fence: this.fenceOf(d) }));
+    // Told once journaled: a notification never announces what the journal does not hold.
+    await this.notify?.execute(d.p.started, events);
   }
 
   private fenceOf(d: Drive): LeaseFence {

@@ -27,8 +27,11 @@ export interface NotificationOutbox {
 }
 export const NotificationOutbox = Symbol('NotificationOutbox');
 
-/** What a channel answered to one attempt: taken (2xx), or refused with a reason (status, timeout, network). */
-export type ChannelAnswer = { readonly ok: true } | { readonly ok: false; readonly error: string };
+/**
+ * What a channel answered to one attempt: taken (2xx), or refused with a reason (status, timeout, network);
+ * `permanent` when no retry can help (the channel is no longer configured).
+ */
+export type ChannelAnswer = { readonly ok: true } | { readonly ok: false; readonly error: string; readonly permanent?: boolean };
 
 /** Sends one delivery over its channel (a Standard Webhooks POST, a Slack incoming webhook). */
 export interface NotificationChannels {
