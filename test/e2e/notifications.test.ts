@@ -186,6 +186,8 @@ describe('notifications with the real chainflow start', () => {
     expect(receiver.deliveries.map((d) => [d.id, d.body.type])).toEqual([[result.id, 'test']]);
     expect(receiver.refused).toEqual([]);
     expect((await notifications()).map((n) => [n.id, n.type, n.status])).toEqual([[result.id, 'test', 'delivered']]);
+    const bad = await fetch(`${server.baseUrl}/api/notifications?status=sent`);
+    expect([bad.status, ((await bad.json()) as { error: string }).error]).toEqual([400, expect.stringMatching(/^status: /)]);
     expect((await chainflowAsync(['notifications', 'test', 'pager'], dir, ENV)).stderr).toMatch(/channel: names no configured notification channel \(configured: ops\)/);
   }, 60_000);
 
