@@ -4,6 +4,7 @@ import { InvalidInputError } from '../../domain/errors';
 import { newNotification, type Notification } from '../../domain/notifications/notification';
 import { Redactor } from '../../domain/redactor';
 import { ChainflowConfig } from '../config';
+import { requireSecrets } from '../secrets-needed';
 import { Clock } from '../ports/clock';
 import { NotificationChannels, NotificationOutbox } from '../ports/notification-outbox';
 
@@ -34,6 +35,7 @@ export class TestNotification {
       const names = [...(this.config.notifications?.keys() ?? [])];
       throw new InvalidInputError('channel', `names no configured notification channel ${names.length ? `(configured: ${names.join(', ')})` : '(none configured)'}`);
     }
+    requireSecrets(this.config, [`notifications.${channel}`], `notifications test ${channel}`);
     const now = this.clock.now();
     const row = newNotification({
       id: `msg_test_${randomBytes(12).toString('hex')}`, channel, type: 'test', runId: null, workflow: null, at: now,

@@ -7,7 +7,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { loadConfig } from '../../../src/adapters/config/config.loader';
 import type { ChainflowConfig } from '../../../src/application/config';
-import { InvalidConfigError } from '../../../src/domain/errors';
+import { ENGINE_SECRET_PATHS, requireSecrets, serverSecretPaths } from '../../../src/application/secrets-needed';
+import { InvalidConfigError, SecretMissingError } from '../../../src/domain/errors';
 
 const WHSEC = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const SLACK = 'https://hooks.slack.example/services/T000/B000/XXXXSECRET';
@@ -86,5 +87,14 @@ describe('notifications in the config', () => {
       expect.stringMatching(/^notifications\.a\.secret: is required$/),
       expect.stringMatching(/^notifications\.b\.kind: must be one of webhook, slack$/),
     ]);
+  });
+
+  it('an unset channel credential loads (read commands need none), and stops the engine naming the setting and its variable', () => {
+    const config = load(BASE, { SLACK_URL: SLACK });
+    expect(config.notifications!.get('ops')).toEqual({ name: 'ops', kind: 'webhook', url: 'https://receiver.example/hooks' });
+    expect(() => requireSecrets(config, serverSecretPaths(config), 'chainflow start --no-engine')).not.toThrow();
+    expect(() => requireSecrets(config, ENGINE_SECRET_PATHS, 'chainflow worker')).toThrow(new SecretMissingError([
+      { at: 'notifications.ops.secret', variable: 'HOOK_SECRET', empty: false },
+    ], 'chainflow worker'));
   });
 });
