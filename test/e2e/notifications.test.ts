@@ -191,6 +191,14 @@ describe('notifications with the real chainflow start', () => {
     expect((await chainflowAsync(['notifications', 'test', 'pager'], dir, ENV)).stderr).toMatch(/channel: names no configured notification channel \(configured: ops\)/);
   }, 60_000);
 
+  it('chainflow run, with no engine running, delivers what its run noted before it returns', async () => {
+    const run = await chainflowAsync(['run', 'payouts'], dir, ENV);
+    expect(run.status).toBe(1);
+    const runId = run.stdout.split(' ')[0];
+    expect(receiver.deliveries.map((d) => [d.body.type, d.body.data.run_id, d.status])).toEqual([['run_failed', runId, 200]]);
+    expect(receiver.refused).toEqual([]);
+  }, 30_000);
+
   it('measures a notification from the failing step to the receiver\'s 2xx', async () => {
     server = await startProcessServer(dir, ENV);
     const latencies: number[] = [];

@@ -190,6 +190,9 @@ export class Engine {
     } finally {
       clearInterval(renewal);
     }
+    // What the run noted is attempted before the command returns (no engine may be running); a refusal is left
+    // in the outbox for the next engine's retry.
+    await this.notices?.drain(this.owner).catch((err: unknown) => this.warn('notifications: outbox drain failed', err));
     return started.runId;
   }
 
