@@ -47,6 +47,7 @@ import { HttpNotificationChannels } from '../adapters/notifications/http-notific
 import { NotificationChannels, NotificationOutbox } from '../application/ports/notification-outbox';
 import { DeliverNotifications } from '../application/notifications/deliver-notifications.use-case';
 import { NotifyRunEvents } from '../application/notifications/notify.use-case';
+import { NotifyLowBalances } from '../application/notifications/notify-low-balances.use-case';
 import { ListNotifications } from '../application/notifications/list-notifications.use-case';
 import { TestNotification } from '../application/notifications/test-notification.use-case';
 import { ListRelayers } from '../application/relayers/list-relayers.use-case';
@@ -195,7 +196,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     WorkflowCatalog, StepRunners, StartRun, DriveRun, DecideApproval, CancelRun, SetWorkflowPaused, ListConfiguredWorkflows,
     ReceiveWebhook, RelayerAddresses, Engine, Relayers, LaneWatch, FillNonceGaps, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
     RelayerBalances, RecentGasSpend, CheckProviders, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
-    DeliverNotifications, NotifyRunEvents, ListNotifications, TestNotification,
+    DeliverNotifications, NotifyRunEvents, NotifyLowBalances, ListNotifications, TestNotification,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
   container.bind(SendBudget).toService(BudgetGuard);

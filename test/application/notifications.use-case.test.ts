@@ -5,6 +5,8 @@
 import type { ChainflowConfig, NotifyRule } from '../../src/application/config';
 import { DeliverNotifications } from '../../src/application/notifications/deliver-notifications.use-case';
 import { NotifyRunEvents } from '../../src/application/notifications/notify.use-case';
+import { NotifyLowBalances } from '../../src/application/notifications/notify-low-balances.use-case';
+import type { RelayerBook, RelayerStatus } from '../../src/application/relayers/relayer-book';
 import type { Logger } from '../../src/application/ports/logger';
 import type { ChannelAnswer, NotificationChannels } from '../../src/application/ports/notification-outbox';
 import { defaultConfig } from '../../src/adapters/config/config.loader';
@@ -95,6 +97,47 @@ describe('NotifyRunEvents', () => {
     const failedOnly = setup({ payouts: { on: ['run_failed'], to: ['ops'] } });
     await failedOnly.notify.execute(started(), events);
     expect(await failedOnly.outbox.list(none, all)).toEqual([]);
+  });
+});
+
+describe('NotifyLowBalances', () => {
+  it('a relayer under its low_balance is told once a UTC day to every rule listing it; one above it or unread is not', async () => {
+    const base = defaultConfig(process.cwd());
+    const relayers = new Map([
+      ['ops', { name: 'ops', network: 'sepolia', lowBalanceWei: 10n ** 17n }],
+      ['keeper', { name: 'keeper', network: 'sepolia', lowBalanceWei: 10n ** 17n }],
+      ['sweeper', { name: 'sweeper', network: 'sepolia', lowBalanceWei: 10n ** 17n }],
+      ['unwatched', { name: 'unwatched', network: 'sepolia' }],
+    ]);
+    const config: ChainflowConfig = {
+      ...base, relayers, notify: { on: ['run_failed'], to: ['ops-hook'] },
+      workflows: new Map([['payouts', { name: 'payouts', budgets: [], definition: {}, notify: { on: ['relayer_low_balance'], to: ['team'] } }]]),
+    };
+    const balances: Record<string, bigint | null> = { ops: 10n ** 17n - 1n, keeper: 10n ** 17n, sweeper: null };
+    const asked: string[][] = [];
+    const book = {
+      statuses: async (names: readonly string[]) => {
+        asked.push([...names]);
+        return names.map((n) => ({ relayer: n, network: 'sepolia', address: `0x${'ab'.repeat(20)}`, balanceWei: balances[n] ?? null, balanceError: balances[n] === null ? 'no provider answered' : null, thresholdWei: 10n ** 17n }) as unknown as RelayerStatus);
+      },
+    } as unknown as RelayerBook;
+    const clock = new FixedClock(T0);
+    const outbox = new InMemoryNotificationOutbox();
+    const redactor = new Redactor([]);
+    const deliver = new DeliverNotifications(outbox, new ScriptedChannels([{ ok: true }]), clock, quiet, redactor);
+    const check = new NotifyLowBalances(config, book, outbox, deliver, redactor, clock);
+    await check.execute();
+    clock.advance(MINUTE);
+    await check.execute();
+    expect(asked[0]).toEqual(['ops', 'keeper', 'sweeper']);
+    let rows = await outbox.list(none, all);
+    expect(rows.map((r) => [r.type, r.channel, r.runId, r.data])).toEqual([['relayer_low_balance', 'team', null, {
+      relayer: 'ops', network: 'sepolia', address: `0x${'ab'.repeat(20)}`, balance_wei: '99999999999999999', low_balance_threshold_wei: '100000000000000000',
+    }]]);
+    clock.advance(DAY);
+    await check.execute();
+    rows = await outbox.list(none, all);
+    expect(rows).toHaveLength(2);
   });
 });
 

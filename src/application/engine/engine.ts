@@ -11,6 +11,7 @@ import { WorkflowStates } from '../ports/workflow-states';
 import { SettlePendingReceipts } from '../spend/settle-pending-receipts.use-case';
 import { WatchSends } from '../sends/watch-sends.use-case';
 import { DeliverNotifications } from '../notifications/deliver-notifications.use-case';
+import { NotifyLowBalances } from '../notifications/notify-low-balances.use-case';
 import { Redactor } from '../../domain/redactor';
 import { DriveRun } from './drive-run.use-case';
 import { StartRun, type StartedRun, type StartRunRequest } from './start-run.use-case';
@@ -30,6 +31,8 @@ export const STOP_GRACE_MS = 10_000;
 const SEND_WATCH_MS = 1_000;
 /** How often the notifications outbox is looked at for retries that came due (a new row pokes it at once). */
 const NOTIFY_DRAIN_MS = 1_000;
+/** How often relayer balances are compared with their `low_balance` for notifications (reads are cached 15 s). */
+const LOW_BALANCE_CHECK_MS = 60_000;
 
 /**
  * The engine's one loop (CONTRACT 8): claims due runs and drives them (bounded concurrency), fires cron ticks,
@@ -48,6 +51,7 @@ export class Engine {
   private forgetTimer: NodeJS.Timeout | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
   private notifyTimer: NodeJS.Timeout | undefined;
+  private lowBalanceTimer: NodeJS.Timeout | undefined;
   private running = false;
   /** stop() was called: runs being driven are let go between step attempts. */
   private stopping = false;
@@ -74,6 +78,7 @@ export class Engine {
     @inject(Redactor) private readonly redactor: Redactor,
     @inject(WatchSends) @optional() private readonly sends?: WatchSends,
     @inject(DeliverNotifications) @optional() private readonly notices?: DeliverNotifications,
+    @inject(NotifyLowBalances) @optional() private readonly lowBalances?: NotifyLowBalances,
   ) {
     this.settings = config.engine ?? DEFAULT_ENGINE_CONFIG;
   }
@@ -98,6 +103,9 @@ export class Engine {
     this.notices?.poke();
     this.notifyTimer = setInterval(() => this.notices?.poke(), NOTIFY_DRAIN_MS);
     this.notifyTimer.unref();
+    this.checkBalances();
+    this.lowBalanceTimer = setInterval(() => this.checkBalances(), LOW_BALANCE_CHECK_MS);
+    this.lowBalanceTimer.unref();
   }
 
   /**
@@ -113,6 +121,7 @@ export class Engine {
     clearInterval(this.forgetTimer);
     clearInterval(this.watchTimer);
     clearInterval(this.notifyTimer);
+    clearInterval(this.lowBalanceTimer);
     await this.ticking;
     // A run still driven past the grace keeps its lease until it runs out; another process then takes it on.
     let timer: NodeJS.Timeout | undefined;
@@ -309,6 +318,10 @@ export class Engine {
 
   private watchSends(): void {
     this.sends?.drain(this.owner).catch((err: unknown) => this.warn('send watch failed', err));
+  }
+
+  private checkBalances(): void {
+    this.lowBalances?.execute().catch((err: unknown) => this.warn('notifications: relayer balances not checked', err));
   }
 
   private warn(message: string, err: unknown): void {
