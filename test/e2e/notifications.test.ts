@@ -106,6 +106,11 @@ workflows:
     notify: { on: [approval_requested], to: [ops] }
     steps:
       - { id: quote, type: http_call, url: "${stub}/quote", retry: { attempts: 1 } }
+  gate:
+    trigger: { kind: manual }
+    notify: { on: [approval_requested], to: [ops] }
+    steps:
+      - { id: approve, type: approval, message: "Pay \${{ run.workflow }}?" }
 `;
 }
 
@@ -172,7 +177,7 @@ describe('notifications with the real chainflow start', () => {
     expect(JSON.parse(cli.stdout).items).toEqual([expect.objectContaining({ id: first.id, status: 'delivered', attempts: 2 })]);
   }, 60_000);
 
-  it('a workflow whose rule does not list run_failed sends nothing when it fails; a test delivery is signed and listed', async () => {
+  it('a workflow whose rule does not list run_failed sends nothing when it fails; a test delivery is signed and listed; an approval request is told', async () => {
     server = await startProcessServer(dir, ENV);
     const runId = await startRun('quiet');
     await eventually(async () => {
@@ -186,6 +191,11 @@ describe('notifications with the real chainflow start', () => {
     expect(receiver.deliveries.map((d) => [d.id, d.body.type])).toEqual([[result.id, 'test']]);
     expect(receiver.refused).toEqual([]);
     expect((await notifications()).map((n) => [n.id, n.type, n.status])).toEqual([[result.id, 'test', 'delivered']]);
+
+    // An approval waiting for someone is told, with its message.
+    const gated = await startRun('gate');
+    const asked = await eventually(async () => receiver.deliveries.find((d) => d.body.type === 'approval_requested'), 10_000, 'the approval request');
+    expect(asked.body.data).toEqual({ run_id: gated, workflow: 'gate', approval_id: `${gated}.approve`, step_run_id: `${gated}.approve`, message: 'Pay gate?', expires_at: expect.any(String) });
     const bad = await fetch(`${server.baseUrl}/api/notifications?status=sent`);
     expect([bad.status, ((await bad.json()) as { error: string }).error]).toEqual([400, expect.stringMatching(/^status: /)]);
     expect((await chainflowAsync(['notifications', 'test', 'pager'], dir, ENV)).stderr).toMatch(/channel: names no configured notification channel \(configured: ops\)/);
