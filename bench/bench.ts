@@ -40,6 +40,7 @@ import { benchRead } from './read';
 import { benchImport, renderImport } from './import';
 import { benchEngine, renderEngine } from './engine';
 import { benchRelayers, renderRelayers } from './relayers';
+import { benchNotifications, renderNotifications } from './notifications';
 import { benchSends, renderSends } from './sends';
 import { measureUi, UI_FIRST_PAGE_TARGET_MS, UI_PAGE_BYTES_TARGET, type UiFigures } from './ui';
 import { measureExport, type ExportFigures } from './export';
@@ -172,6 +173,15 @@ async function engineOnly(): Promise<void> {
   process.exitCode = pass ? 0 : 1;
 }
 
+/** `--notifications`: a notification from the failing step to the receiver's 2xx. */
+async function notificationsOnly(): Promise<void> {
+  mkdirSync(WORK, { recursive: true });
+  const { text, pass } = renderNotifications(await benchNotifications({ work: WORK, log }));
+  writeFileSync(join(WORK, 'report-notifications.md'), text);
+  process.stdout.write(text);
+  process.exitCode = pass ? 0 : 1;
+}
+
 /** `--relayers`: the address book's figures (50 relayers on anvil; every provider down). */
 async function relayersOnly(): Promise<void> {
   mkdirSync(WORK, { recursive: true });
@@ -291,6 +301,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--sends')) return sendsOnly();
   if (process.argv.includes('--engine')) return engineOnly();
   if (process.argv.includes('--relayers')) return relayersOnly();
+  if (process.argv.includes('--notifications')) return notificationsOnly();
   if (process.argv.includes('--spend')) return spendOnly();
   if (process.argv.includes('--ui')) return uiOnly();
   const started = new Date();

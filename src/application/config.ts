@@ -1,4 +1,5 @@
 import type { WorkflowDefinition } from '../domain/engine/workflow';
+import type { NotificationType } from '../domain/notifications/notification';
 
 /**
  * The loaded, validated configuration (CONTRACT section 2), in domain terms: amounts are bigint wei,
@@ -49,7 +50,23 @@ export interface WorkflowConfig {
   readonly definition: Readonly<Record<string, unknown>>;
   /** What the engine runs, validated; absent for a workflow that defines no steps (known to the journal only). */
   readonly engine?: WorkflowDefinition;
+  /** The workflow's own `notify` rule; absent: the top-level `notify` applies. */
+  readonly notify?: NotifyRule;
 }
+
+/** `notify`: which events (`on`) go to which channels (`to`, names under `notifications`). */
+export interface NotifyRule {
+  readonly on: readonly NotificationType[];
+  readonly to: readonly string[];
+}
+
+/**
+ * A notification channel (`notifications.<name>`). Its credential (the webhook's `whsec_…` signing secret, the
+ * Slack URL) is undefined while its variable is unset; a delivery to it then fails, naming the variable.
+ */
+export type NotificationChannelConfig =
+  | { readonly name: string; readonly kind: 'webhook'; readonly url: string; readonly secret?: string }
+  | { readonly name: string; readonly kind: 'slack'; readonly url?: string };
 
 export interface ServerConfig {
   /** Host to bind. Default 127.0.0.1. */
@@ -62,6 +79,8 @@ export interface ServerConfig {
   readonly healthPublic: boolean;
   /** `/metrics` open without auth. Default false. */
   readonly metricsPublic: boolean;
+  /** Where operators reach the UI (`server.public_url`), for links in notifications; absent: http://host:port. */
+  readonly publicUrl?: string;
 }
 
 /** Tuning of the engine (`engine:` in chainflow.yaml, an extension; every key optional). */
@@ -88,6 +107,10 @@ export interface ChainflowConfig {
   readonly relayers: ReadonlyMap<string, RelayerConfig>;
   readonly budgets: ReadonlyMap<string, BudgetConfig>;
   readonly workflows: ReadonlyMap<string, WorkflowConfig>;
+  /** Notification channels by name (`notifications:`); absent: none. */
+  readonly notifications?: ReadonlyMap<string, NotificationChannelConfig>;
+  /** The top-level `notify` rule: the default of workflows that set none. */
+  readonly notify?: NotifyRule;
   /** Engine tuning; DEFAULT_ENGINE_CONFIG when absent. */
   readonly engine?: EngineConfig;
   /**

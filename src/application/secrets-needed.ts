@@ -27,8 +27,8 @@ export function serverSecretPaths(config: ChainflowConfig): string[] {
   return ['server', ...hooks];
 }
 
-/** What an engine may use while it runs any workflow: every workflow, relayer and network. */
-export const ENGINE_SECRET_PATHS: readonly string[] = ['workflows', 'relayers', 'networks'];
+/** What an engine may use while it runs any workflow: every workflow, relayer and network, and the channels it notifies. */
+export const ENGINE_SECRET_PATHS: readonly string[] = ['workflows', 'relayers', 'networks', 'notifications'];
 
 /**
  * What one workflow's run may use: its own settings (headers, HMAC), the relayers its sends name (all of them when

@@ -47,6 +47,14 @@ import { SendTransaction } from '../application/sends/send-transaction.use-case'
 import { SettlePendingReceipts } from '../application/spend/settle-pending-receipts.use-case';
 import { KnexTopupAudit } from '../adapters/knex/knex-topup-audit';
 import { TopupAudit } from '../application/ports/topup-audit';
+import { KnexNotificationOutbox } from '../adapters/knex/knex-notification-outbox';
+import { HttpNotificationChannels } from '../adapters/notifications/http-notification-channels';
+import { NotificationChannels, NotificationOutbox } from '../application/ports/notification-outbox';
+import { DeliverNotifications } from '../application/notifications/deliver-notifications.use-case';
+import { NotifyRunEvents } from '../application/notifications/notify.use-case';
+import { NotifyLowBalances } from '../application/notifications/notify-low-balances.use-case';
+import { ListNotifications } from '../application/notifications/list-notifications.use-case';
+import { TestNotification } from '../application/notifications/test-notification.use-case';
 import { ListRelayers } from '../application/relayers/list-relayers.use-case';
 import { ListTopups } from '../application/relayers/list-topups.use-case';
 import { RecentGasSpend } from '../application/relayers/recent-gas-spend';
@@ -169,6 +177,8 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   // the next scrape the retry).
   container.bind(RelayerBalanceChain).toConstantValue(new Web3Chain({ timeoutMs: DEFAULT_BALANCE_READ_MS / 2, retryRounds: 1, chainIds }));
   container.bind(TopupAudit).to(KnexTopupAudit);
+  container.bind(NotificationOutbox).to(KnexNotificationOutbox);
+  container.bind(NotificationChannels).to(HttpNotificationChannels);
   container.bind(ContractAbi).to(Web3Abi);
   container.bind(KnexSendStore).toSelf();
   container.bind(NonceAllocator).toService(KnexSendStore);
@@ -194,6 +204,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     WorkflowCatalog, StepRunners, StartRun, DriveRun, DecideApproval, CancelRun, SetWorkflowPaused, ListConfiguredWorkflows,
     ReceiveWebhook, RelayerAddresses, Engine, Relayers, LaneWatch, FillNonceGaps, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
     RelayerBalances, RecentGasSpend, CheckProviders, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
+    DeliverNotifications, NotifyRunEvents, NotifyLowBalances, ListNotifications, TestNotification,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
   container.bind(UnattendedRuns).toService(TopupSettlement);

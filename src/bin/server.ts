@@ -31,6 +31,7 @@ import { PendingReceipts } from '../application/ports/spend-ledger';
 import { CheckProviders } from '../application/relayers/check-providers.use-case';
 import { ListRelayers } from '../application/relayers/list-relayers.use-case';
 import { ListTopups } from '../application/relayers/list-topups.use-case';
+import { ListNotifications } from '../application/notifications/list-notifications.use-case';
 import { RelayerGauges } from '../application/relayers/relayer-gauges.use-case';
 import { Redactor } from '../domain/redactor';
 import { ENGINE_SECRET_PATHS, requireSecrets, serverSecretPaths } from '../application/secrets-needed';
@@ -97,6 +98,7 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
     },
     getSpend: container.get(GetSpend),
     relayers: { listRelayers: container.get(ListRelayers), listTopups: container.get(ListTopups) },
+    listNotifications: container.get(ListNotifications),
     engine: {
       startRun: (request) => container.get(Engine).submit(request),
       decideApproval: container.get(DecideApproval),

@@ -33,6 +33,12 @@ describe('budgets on the send path', () => {
     })]);
     expect(await h.events(runId, 'send.queued')).toEqual([]);
     expect(h.chain.transactions()).toHaveLength(0);
+    // The refusal and the run's failure are noted for the operator (CONTRACT 11), as the journal has them.
+    const noted = await h.notifications.list({ equals: {} }, { limit: 10 });
+    expect(noted.map((n) => [n.type, n.channel, n.runId, n.data.error_kind, n.data.step_run_id]).sort()).toEqual([
+      ['budget_exceeded', 'ops', runId, 'budget_exceeded', `${runId}.pay`],
+      ['run_failed', 'ops', runId, 'budget_exceeded', `${runId}.pay`],
+    ]);
   });
 
   it('lets a transfer within the cap through, journals its token_transfer, and counts it against the next one', async () => {

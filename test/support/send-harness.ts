@@ -2,6 +2,9 @@ import { Web3Abi } from '../../src/adapters/chain/web3-abi';
 import { CelExpressions } from '../../src/adapters/cel';
 import type { BudgetConfig, ChainflowConfig, NetworkConfig, WorkflowConfig } from '../../src/application/config';
 import { DriveRun } from '../../src/application/engine/drive-run.use-case';
+import { DeliverNotifications } from '../../src/application/notifications/deliver-notifications.use-case';
+import { NotifyRunEvents } from '../../src/application/notifications/notify.use-case';
+import { InMemoryNotificationOutbox } from '../fakes/in-memory-notification-outbox';
 import { ReadStep } from '../../src/application/engine/read-step';
 import { SendStep } from '../../src/application/engine/send-step';
 import { StartRun } from '../../src/application/engine/start-run.use-case';
@@ -63,6 +66,8 @@ export class SendHarness {
   private readonly reservations: InMemoryBudgetReservations;
   readonly metrics = new CountingSendMetrics();
   readonly http = new ScriptedHttpClient();
+  /** What the runs noted for the channel `ops` (the config's top-level `notify` lists failures and budget refusals). */
+  readonly notifications = new InMemoryNotificationOutbox();
   readonly config: ChainflowConfig;
   // The process's own parts: made again by restart(), as a process started afresh on the same storage and chain.
   relayers!: Relayers;
@@ -87,6 +92,7 @@ export class SendHarness {
       networks: new Map([['sepolia', { name: 'sepolia', chainId: 11155111, nativeSymbol: 'ETH', rpc: [RPC_URL], replaceAfterMs: 60_000, confirmations: 1, ...options.network }]]),
       relayers: new Map([['ops', { name: 'ops', network: 'sepolia', signer: SIGNER }]]),
       budgets, workflows: new Map(entries), secretValues: [RPC_URL, SIGNER],
+      notify: { on: ['run_failed', 'budget_exceeded'], to: ['ops'] },
     };
     this.chain = new InMemoryChain({ chainId: 11155111, ...(options.l1FeeWei !== undefined ? { l1FeeWei: options.l1FeeWei } : {}) });
     this.chain.addAccount(SIGNER, RELAYER_ADDRESS, 10n ** 22n);
@@ -111,7 +117,9 @@ export class SendHarness {
     const sendStep = new SendStep(this.submit, this.advance, this.store, this.relayers, guard, this.journal, new Web3Abi(), expressions, this.clock);
     const readStep = new ReadStep(this.config, this.chain, new Web3Abi(), expressions, redactor);
     const steps = new StepRunners(this.http, expressions, this.clock, sendStep, readStep);
-    this.drive = new DriveRun(this.journal, this.journal, this.engineStore, catalog, steps, expressions, this.clock, new RelayerAddresses(this.config, this.chain));
+    const deliveries = new DeliverNotifications(this.notifications, { deliver: async () => ({ ok: true }) }, this.clock, logger, redactor);
+    const notify = new NotifyRunEvents(this.config, this.notifications, deliveries, redactor, this.clock, logger);
+    this.drive = new DriveRun(this.journal, this.journal, this.engineStore, catalog, steps, expressions, this.clock, new RelayerAddresses(this.config, this.chain), undefined, notify);
     this.start = new StartRun(catalog, this.journal, this.engineStore, this.journal, this.clock);
   }
 

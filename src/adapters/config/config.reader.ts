@@ -10,9 +10,11 @@ import type {
   WorkflowConfig,
   EngineConfig,
   UnsetSecret,
+  NotifyRule,
 } from '../../application/config';
 import { DEFAULT_ENGINE_CONFIG, DEFAULT_REPLACE_AFTER_MS } from '../../application/config';
 import { readWorkflow } from './workflow.reader';
+import { readChannels, readNotifyRule, type NotificationsReaderContext } from './notifications.reader';
 import type { StepDefinition } from '../../domain/engine/workflow';
 import { InvalidConfigError, InvalidInputError } from '../../domain/errors';
 import { parseDuration } from '../../domain/duration';
@@ -28,7 +30,7 @@ const SECRET_KEYS = new Set([
 /** Secret-typed keys that may also hold a map whose values are all references. */
 const MAP_SECRET_KEYS = new Set(['headers', 'env']);
 /** Top-level sections whose keys are names chosen by the operator, not field names. */
-const NAMED_SECTIONS = new Set(['secrets', 'networks', 'relayers', 'budgets', 'workflows']);
+const NAMED_SECTIONS = new Set(['secrets', 'networks', 'relayers', 'budgets', 'workflows', 'notifications']);
 
 type Reference = { readonly env: string } | { readonly secret: string };
 
@@ -92,6 +94,13 @@ export class ConfigReader {
     const networks = this.networks();
     const relayers = this.relayers(networks);
     const budgets = this.budgets(relayers);
+    const notices: NotificationsReaderContext = {
+      problem: (at, message) => this.problem(at, message),
+      resolve: (value, at) => this.resolveReference(value, at),
+      variableOf: (ref) => this.variableOf(ref),
+    };
+    const notifications = readChannels(this.raw.notifications, notices);
+    const notify = readNotifyRule(this.raw.notify, 'notify', notifications, notices);
     const config: ChainflowConfig = {
       source: this.file,
       server: this.server(),
@@ -99,7 +108,9 @@ export class ConfigReader {
       networks,
       relayers,
       budgets,
-      workflows: this.workflows(budgets, relayers, networks),
+      workflows: this.workflows(budgets, relayers, networks, (raw, at) => readNotifyRule(raw, at, notifications, notices)),
+      notifications,
+      ...(notify ? { notify } : {}),
       engine: this.engine(),
       secretValues: this.secretValues(),
       unsetSecrets: this.unset,
@@ -210,6 +221,7 @@ export class ConfigReader {
       authToken: auth.token === undefined ? undefined : this.resolveReference(auth.token, 'server.auth.token'),
       healthPublic: typeof raw.health_public === 'boolean' ? raw.health_public : true,
       metricsPublic: typeof raw.metrics_public === 'boolean' ? raw.metrics_public : false,
+      ...(typeof raw.public_url === 'string' ? { publicUrl: raw.public_url.replace(/\/+$/, '') } : {}),
     };
   }
 
@@ -329,7 +341,10 @@ export class ConfigReader {
     });
   }
 
-  private workflows(budgets: ReadonlyMap<string, BudgetConfig>, relayers: ReadonlyMap<string, RelayerConfig>, networks: ReadonlyMap<string, NetworkConfig>): Map<string, WorkflowConfig> {
+  private workflows(
+    budgets: ReadonlyMap<string, BudgetConfig>, relayers: ReadonlyMap<string, RelayerConfig>, networks: ReadonlyMap<string, NetworkConfig>,
+    notifyRule: (raw: unknown, at: string) => NotifyRule | undefined,
+  ): Map<string, WorkflowConfig> {
     const workflows = new Map<string, WorkflowConfig>();
     for (const [name, raw] of entries(this.raw.workflows)) {
       const names = Array.isArray(raw.budgets) ? raw.budgets.map(String) : [];
@@ -344,7 +359,8 @@ export class ConfigReader {
         resolve: (value, at) => this.resolveReference(value, at),
       });
       if (engine) this.checkChainSteps(name, engine.steps, relayers, networks);
-      workflows.set(name, { name, budgets: names, definition: raw, ...(engine ? { engine } : {}) });
+      const notify = notifyRule(raw.notify, `workflows.${name}.notify`);
+      workflows.set(name, { name, budgets: names, definition: raw, ...(engine ? { engine } : {}), ...(notify ? { notify } : {}) });
     }
     return workflows;
   }

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { workflowSchema } from './workflow.schema';
+import { notifyRule, workflowSchema } from './workflow.schema';
 
 /**
  * JSON Schema (draft-07, ajv's default) of `chainflow.yaml` (CONTRACT section 2), and the wording that turns
@@ -32,6 +32,26 @@ const amount = { type: ['string', 'number'] } as const;
 
 const nameList = { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true } as const;
 
+/**
+ * A notification channel (CONTRACT 11): a Standard Webhooks endpoint with its signing secret, or a Slack incoming
+ * webhook, whose URL is itself the credential (so it is a reference).
+ */
+const notificationChannel = {
+  type: 'object',
+  required: ['kind', 'url'],
+  properties: { kind: { enum: ['webhook', 'slack'] } },
+  allOf: [
+    {
+      if: { properties: { kind: { const: 'webhook' } } },
+      then: {
+        properties: { kind: true, url: { type: 'string', format: 'uri', pattern: '^https?://', description: 'an http(s) URL' }, secret: { $ref: '#/definitions/reference' } },
+        required: ['secret'], additionalProperties: false,
+      },
+    },
+    { if: { properties: { kind: { const: 'slack' } } }, then: { properties: { kind: true, url: { $ref: '#/definitions/reference' } }, additionalProperties: false } },
+  ],
+} as const;
+
 export const configSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   type: 'object',
@@ -51,6 +71,7 @@ export const configSchema = {
           additionalProperties: false,
           properties: { token: { $ref: '#/definitions/reference' } },
         },
+        public_url: { type: 'string', format: 'uri', pattern: '^https?://', description: 'an http(s) URL' },
         health_public: { type: 'boolean' },
         metrics_public: { type: 'boolean' },
       },
@@ -111,6 +132,8 @@ export const configSchema = {
       },
     },
     workflows: { type: 'object', additionalProperties: workflowSchema },
+    notifications: { type: 'object', additionalProperties: notificationChannel },
+    notify: notifyRule,
     engine: {
       type: 'object',
       additionalProperties: false,

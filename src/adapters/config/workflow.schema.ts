@@ -1,4 +1,5 @@
 import { ID_PATTERN } from '../../domain/ids';
+import { NOTIFICATION_TYPES } from '../../domain/notifications/notification';
 
 /**
  * JSON Schema of a workflow's engine definition (CONTRACT 8.1): triggers, conditions and steps. Shapes only;
@@ -77,6 +78,17 @@ const trigger = {
   ],
 } as const;
 
+/** `notify: { on: [types…], to: [channels…] }`, per workflow or as the top-level default (CONTRACT 11). */
+export const notifyRule = {
+  type: 'object',
+  required: ['on', 'to'],
+  additionalProperties: false,
+  properties: {
+    on: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: NOTIFICATION_TYPES } },
+    to: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 1 } },
+  },
+} as const;
+
 export const workflowSchema = {
   type: 'object',
   additionalProperties: false,
@@ -90,5 +102,6 @@ export const workflowSchema = {
     },
     steps: { type: 'array', minItems: 1, items: step },
     on_reorg: { type: 'array', items: step },
+    notify: notifyRule,
   },
 } as const;

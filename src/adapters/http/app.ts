@@ -13,6 +13,8 @@ import { apiNotFound, errorHandler } from './error-handler';
 import { historyRoutes, type HistoryUseCases } from './history.routes';
 import type { HttpMetrics } from './metrics';
 import { relayersRoutes, type RelayersUseCases } from './relayers.routes';
+import { notificationsRoutes } from './notifications.routes';
+import type { ListNotifications } from '../../application/notifications/list-notifications.use-case';
 import { openApiDocument } from './openapi';
 import { pageRoutes } from './page';
 import { routeLabeler } from './route-label';
@@ -26,6 +28,8 @@ export interface HttpDependencies {
   readonly getSpend: GetSpend;
   /** The relayers' address book and top-up trail. */
   readonly relayers?: RelayersUseCases;
+  /** The notifications outbox's deliveries. */
+  readonly listNotifications?: ListNotifications;
   /** The engine's routes (start, approve, cancel, pause) and webhook triggers. */
   readonly engine?: EngineUseCases & { readonly receiveWebhook: ReceiveWebhook };
   readonly checkHealth: CheckHealth;
@@ -118,6 +122,7 @@ export function createHttpApp(deps: HttpDependencies): Express {
   });
   api.use(spend.express);
   if (deps.relayers) api.use(relayersRoutes(routes, deps.relayers));
+  if (deps.listNotifications) api.use(notificationsRoutes(routes, deps.listNotifications));
   if (deps.engine) api.use(engineRoutes(routes, deps.engine));
   api.use(apiNotFound);
   app.use('/api', api);

@@ -12,6 +12,7 @@ import { approvalItemsMigration, approvalsColumns, runsColumns, sendsColumns, se
 import { waitingCounts } from './migration-waiting';
 import { waitingPagesMigration } from './migration-waiting-pages';
 import { stepRunsMigration } from './step-runs-store';
+import { notificationsMigration } from './migration-notifications';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -118,7 +119,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0009_export_step_runs', stepRunsMigration], ['0010_stored_items', storedItemsMigration],
   ['0011_waiting_pages', waitingPagesMigration], ['0012_approval_items', approvalItemsMigration],
   ['0013_budget_reservations', budgetReservationsMigration], ['0014_send_token_transfer', sendTokenTransferMigration],
-  ['0015_engine_guarantees', engineGuarantees],
+  ['0015_engine_guarantees', engineGuarantees], ['0016_notifications', notificationsMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

@@ -12,6 +12,7 @@ import { EngineStore, type ClaimedRun } from '../ports/engine-store';
 import { ExpressionError, Expressions } from '../ports/expressions';
 import { JournalWriter, type LeaseFence } from '../ports/journal-writer';
 import { RunRepository } from '../ports/run-repository';
+import { NotifyRunEvents } from '../notifications/notify.use-case';
 import { RelayerAddresses } from './relayer-addresses';
 import { StepRunners, type Attempted } from './step-runners';
 import { runDefinition } from './run-definition';
@@ -65,6 +66,7 @@ export class DriveRun {
     @inject(Clock) private readonly clock: Clock,
     @inject(RelayerAddresses) @optional() private readonly relayerAddresses?: RelayerAddresses,
     @inject(EngineMetrics) @optional() private readonly metrics: EngineMetrics = NO_ENGINE_METRICS,
+    @inject(NotifyRunEvents) @optional() private readonly notify?: NotifyRunEvents,
   ) {}
 
   /** `stopping`: the engine is shutting down; the run is let go before its next step attempt (see `letGo`). */
@@ -263,6 +265,8 @@ export class DriveRun {
     const events = d.pending.splice(0);
     await retryStorage(() => this.journal.append(events, { fence: this.fenceOf(d) }));
     for (const s of d.ended.splice(0)) this.metrics.stepFinished(d.p.started.workflow, s.type, s.seconds);
+    // Told once journaled: a notification never announces what the journal does not hold.
+    await this.notify?.execute(d.p.started, events);
   }
 
   private fenceOf(d: Drive): LeaseFence {

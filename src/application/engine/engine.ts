@@ -10,6 +10,8 @@ import { Logger } from '../ports/logger';
 import { WorkflowStates } from '../ports/workflow-states';
 import { SettlePendingReceipts } from '../spend/settle-pending-receipts.use-case';
 import { WatchSends } from '../sends/watch-sends.use-case';
+import { DeliverNotifications } from '../notifications/deliver-notifications.use-case';
+import { NotifyLowBalances } from '../notifications/notify-low-balances.use-case';
 import { Redactor } from '../../domain/redactor';
 import { DriveRun } from './drive-run.use-case';
 import { StartRun, type StartedRun, type StartRunRequest } from './start-run.use-case';
@@ -27,6 +29,10 @@ const FORGET_EVERY_MS = 60 * 60 * 1000;
 export const STOP_GRACE_MS = 10_000;
 /** How often sends nobody waits for (wait_for none/submitted, cancelled runs) are looked at. */
 const SEND_WATCH_MS = 1_000;
+/** How often the notifications outbox is looked at for retries that came due (a new row pokes it at once). */
+const NOTIFY_DRAIN_MS = 1_000;
+/** How often relayer balances are compared with their `low_balance` for notifications (reads are cached 15 s). */
+const LOW_BALANCE_CHECK_MS = 60_000;
 
 /**
  * The engine's one loop (CONTRACT 8): claims due runs and drives them (bounded concurrency), fires cron ticks,
@@ -44,6 +50,8 @@ export class Engine {
   private drainTimer: NodeJS.Timeout | undefined;
   private forgetTimer: NodeJS.Timeout | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
+  private notifyTimer: NodeJS.Timeout | undefined;
+  private lowBalanceTimer: NodeJS.Timeout | undefined;
   private running = false;
   /** stop() was called: runs being driven are let go between step attempts. */
   private stopping = false;
@@ -69,6 +77,8 @@ export class Engine {
     @inject(Logger) private readonly logger: Logger,
     @inject(Redactor) private readonly redactor: Redactor,
     @inject(WatchSends) @optional() private readonly sends?: WatchSends,
+    @inject(DeliverNotifications) @optional() private readonly notices?: DeliverNotifications,
+    @inject(NotifyLowBalances) @optional() private readonly lowBalances?: NotifyLowBalances,
   ) {
     this.settings = config.engine ?? DEFAULT_ENGINE_CONFIG;
   }
@@ -89,6 +99,13 @@ export class Engine {
     this.forgetTimer.unref();
     this.watchTimer = setInterval(() => this.watchSends(), SEND_WATCH_MS);
     this.watchTimer.unref();
+    this.notices?.start(this.owner);
+    this.notices?.poke();
+    this.notifyTimer = setInterval(() => this.notices?.poke(), NOTIFY_DRAIN_MS);
+    this.notifyTimer.unref();
+    this.checkBalances();
+    this.lowBalanceTimer = setInterval(() => this.checkBalances(), LOW_BALANCE_CHECK_MS);
+    this.lowBalanceTimer.unref();
   }
 
   /**
@@ -103,6 +120,8 @@ export class Engine {
     clearInterval(this.drainTimer);
     clearInterval(this.forgetTimer);
     clearInterval(this.watchTimer);
+    clearInterval(this.notifyTimer);
+    clearInterval(this.lowBalanceTimer);
     await this.ticking;
     // A run still driven past the grace keeps its lease until it runs out; another process then takes it on.
     let timer: NodeJS.Timeout | undefined;
@@ -111,6 +130,8 @@ export class Engine {
     });
     await Promise.race([Promise.allSettled([...this.driving.values()]), grace]);
     clearTimeout(timer);
+    // After the runs: what they noted on their way out is still attempted (bounded by each attempt's timeout).
+    await this.notices?.stop();
   }
 
   /** Look for due work now (a run was started or woken in this process). */
@@ -178,6 +199,9 @@ export class Engine {
     } finally {
       clearInterval(renewal);
     }
+    // What the run noted is attempted before the command returns (no engine may be running); a refusal is left
+    // in the outbox for the next engine's retry.
+    await this.notices?.drain(this.owner).catch((err: unknown) => this.warn('notifications: outbox drain failed', err));
     return started.runId;
   }
 
@@ -294,6 +318,10 @@ export class Engine {
 
   private watchSends(): void {
     this.sends?.drain(this.owner).catch((err: unknown) => this.warn('send watch failed', err));
+  }
+
+  private checkBalances(): void {
+    this.lowBalances?.execute().catch((err: unknown) => this.warn('notifications: relayer balances not checked', err));
   }
 
   private warn(message: string, err: unknown): void {

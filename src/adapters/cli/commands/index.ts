@@ -12,6 +12,8 @@ import HistoryTxs from './history/txs';
 import HistoryWaiting from './history/waiting';
 import HistoryWorkflows from './history/workflows';
 import JournalImport from './journal/import';
+import NotificationsHistory from './notifications/history';
+import NotificationsTest from './notifications/test';
 import Relayers from './relayers/index';
 import RelayersHistory from './relayers/history';
 import RelayersTopup from './relayers/topup';
@@ -48,6 +50,8 @@ export const COMMANDS = {
   'history:waiting': HistoryWaiting,
   'history:workflows': HistoryWorkflows,
   'journal:import': JournalImport,
+  'notifications:history': NotificationsHistory,
+  'notifications:test': NotificationsTest,
   relayers: Relayers,
   'relayers:history': RelayersHistory,
   'relayers:topup': RelayersTopup,
