@@ -5,6 +5,7 @@ import type { CheckHealth } from '../../application/health/check-health.use-case
 import type { GetSpend } from '../../application/spend/get-spend.use-case';
 import type { ReceiveWebhook } from '../../application/engine/receive-webhook.use-case';
 import { requireAuth } from './auth.middleware';
+import { crossOriginProtection } from './cross-origin';
 import { engineRoutes, type EngineUseCases } from './engine.routes';
 import { hooksRoutes } from './hooks.routes';
 import { SPEND_PARAMS } from '../../application/spend/get-spend.use-case';
@@ -120,7 +121,8 @@ export function createHttpApp(deps: HttpDependencies): Express {
   if (deps.relayers) api.use(relayersRoutes(routes, deps.relayers));
   if (deps.engine) api.use(engineRoutes(routes, deps.engine));
   api.use(apiNotFound);
-  app.use('/api', api);
+  // Before the bearer: a browser's cross-site command is refused whether or not it carries a token (CONTRACT 8.4).
+  app.use('/api', crossOriginProtection(), api);
 
   // Inbound webhooks of workflow triggers: never under the bearer (each trigger checks its own HMAC); the
   // engine mounts its triggers here. Without one, the path answers as unknown.
