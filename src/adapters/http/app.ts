@@ -5,6 +5,7 @@ import type { CheckHealth } from '../../application/health/check-health.use-case
 import type { GetSpend } from '../../application/spend/get-spend.use-case';
 import type { ReceiveWebhook } from '../../application/engine/receive-webhook.use-case';
 import { requireAuth } from './auth.middleware';
+import { compressSend } from './compression';
 import { crossOriginProtection } from './cross-origin';
 import { engineRoutes, type EngineUseCases } from './engine.routes';
 import { hooksRoutes } from './hooks.routes';
@@ -60,6 +61,7 @@ export function createHttpApp(deps: HttpDependencies): Express {
   const open: RequestHandler = (_req, _res, next) => next();
 
   app.use(securityHeaders());
+  app.use(compressSend());
   app.use(deps.metrics.middleware);
   app.use((req, res, next) => {
     const start = process.hrtime.bigint();
