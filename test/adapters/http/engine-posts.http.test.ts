@@ -107,6 +107,13 @@ describe.each([
     expect(await post(srv, '/api/workflows/hold/resume', { headers: { ...proxied, origin: `http://${hostOf(srv)}` } })).toEqual({ status: 403, body: REFUSED });
   });
 
+  it('documents the 403 and the 415 on every engine POST in the OpenAPI document', async () => {
+    const doc = await fetch(`${srv.baseUrl}/api/openapi.json`, { headers: { ...auth } }).then((r) => r.json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const posts = Object.entries(doc.paths).filter(([p, ops]) => p.startsWith('/api/') && ops.post).map(([p, ops]) => [p, Object.keys(ops.post!.responses)] as const);
+    expect(posts.length).toBe(5);
+    for (const [p, statuses] of posts) expect({ p, statuses }).toEqual({ p, statuses: expect.arrayContaining(['403', '415']) });
+  });
+
   it('leaves /hooks/* to its signature: a cross-site sender is not refused 403', async () => {
     const raw = '{"amount":"1"}';
     const t = Math.floor(Date.now() / 1000);
