@@ -1,6 +1,4 @@
 import * as path from 'path';
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import type {
   BudgetConfig,
   ChainflowConfig,
@@ -19,7 +17,8 @@ import type { StepDefinition } from '../../domain/engine/workflow';
 import { InvalidConfigError, InvalidInputError } from '../../domain/errors';
 import { parseDuration } from '../../domain/duration';
 import { parseAmount } from '../../domain/wei';
-import { childPath, configSchema, describeValue, REFERENCE_WORDS, schemaProblems } from './config.schema';
+import { childPath, describeValue, REFERENCE_WORDS, schemaProblems } from './config.schema';
+import { configValidator } from './config-validator';
 import { compareOrder, configuredNames, documentOrder, isMap, type Raw } from './config-document';
 
 /** Keys whose value is a secret wherever they appear; they take a reference, never a literal. */
@@ -37,17 +36,6 @@ type Reference = { readonly env: string } | { readonly secret: string };
 /** What a relayer's signer must resolve to: a secp256k1 private key, 32 bytes of hex (0x optional, as the chain takes it). */
 const PRIVATE_KEY = /^(?:0x)?[0-9a-fA-F]{64}$/;
 
-let compiled: ValidateFunction | undefined;
-
-/** Compiled on first use: a start on the embedded defaults (no file) never pays for it. */
-function validator(): ValidateFunction {
-  if (!compiled) {
-    const ajv = new Ajv({ allErrors: true, verbose: true, allowUnionTypes: true, validateSchema: false });
-    addFormats(ajv);
-    compiled = ajv.compile(configSchema);
-  }
-  return compiled;
-}
 
 
 function isReference(value: unknown): value is Reference {
@@ -83,7 +71,7 @@ export class ConfigReader {
     else if (version !== 1) {
       this.problem('chainflow_version', 'unsupported version (expected 1)');
     }
-    const validate = validator();
+    const validate = configValidator();
     if (!validate(this.raw)) for (const p of schemaProblems(validate.errors ?? [])) this.problem(p.path, p.message);
 
     for (const [name, decl] of Object.entries(isMap(this.raw.secrets) ? this.raw.secrets : {})) {

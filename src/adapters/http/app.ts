@@ -5,6 +5,8 @@ import type { CheckHealth } from '../../application/health/check-health.use-case
 import type { GetSpend } from '../../application/spend/get-spend.use-case';
 import type { ReceiveWebhook } from '../../application/engine/receive-webhook.use-case';
 import { requireAuth } from './auth.middleware';
+import { compressSend } from './compression';
+import { crossOriginProtection } from './cross-origin';
 import { engineRoutes, type EngineUseCases } from './engine.routes';
 import { hooksRoutes } from './hooks.routes';
 import { SPEND_PARAMS } from '../../application/spend/get-spend.use-case';
@@ -63,6 +65,7 @@ export function createHttpApp(deps: HttpDependencies): Express {
   const open: RequestHandler = (_req, _res, next) => next();
 
   app.use(securityHeaders());
+  app.use(compressSend());
   app.use(deps.metrics.middleware);
   app.use((req, res, next) => {
     const start = process.hrtime.bigint();
@@ -125,7 +128,8 @@ export function createHttpApp(deps: HttpDependencies): Express {
   if (deps.listNotifications) api.use(notificationsRoutes(routes, deps.listNotifications));
   if (deps.engine) api.use(engineRoutes(routes, deps.engine));
   api.use(apiNotFound);
-  app.use('/api', api);
+  // Before the bearer: a browser's cross-site command is refused whether or not it carries a token (CONTRACT 8.4).
+  app.use('/api', crossOriginProtection(), api);
 
   // Inbound webhooks of workflow triggers: never under the bearer (each trigger checks its own HMAC); the
   // engine mounts its triggers here. Without one, the path answers as unknown.

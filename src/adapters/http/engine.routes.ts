@@ -35,32 +35,35 @@ const WORKFLOW = { wf: { kind: 'text', description: 'workflow name' } } as const
 const ERRORS: Record<number, ResponseSpec> = {
   400: { description: 'a parameter or body member is unknown or malformed (named in `error`)', schema: ERROR },
   404: { description: 'no such workflow, run or approval', schema: ERROR },
-  415: { description: 'the request is not `Content-Type: application/json`', schema: ERROR },
+  403: { description: 'a browser marked the request as not same-origin (`Sec-Fetch-Site`, or `Origin` against `Host`)', schema: ERROR },
+  415: { description: 'a body sent with another Content-Type than `application/json`', schema: ERROR },
 };
 const CONFLICT = { 409: { description: 'the state forbids it now (paused, decided already, ended)', schema: ERROR } };
 
-/**
- * Every engine command is a POST with `Content-Type: application/json`, even with an empty body. A browser sends
- * that type across origins only after a CORS preflight, which this server never grants, so another site cannot
- * make an operator's browser start, cancel, pause or decide anything (with auth off, or with a token in a cookie
- * jar some proxy adds). A form or a `text/plain` fetch is refused before anything is read.
- */
-const requireJson: express.RequestHandler = (req, res, next) => {
-  if (req.method !== 'POST') return next();
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/json') return next();
-  res.status(415).json({ error: 'Content-Type: an engine command must be sent as application/json (an empty body too)' });
-};
+/** Whether a request's declared type is JSON (`application/json`, any parameters). */
+const isJsonType = (header: string | undefined): boolean =>
+  (header ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
 
 /**
  * `express.json` with every number exact (CONTRACT 8.8): a run's `input` beyond 2^53 keeps its decimal text.
  * As `express.json({ strict: true })`: an empty body is `{}`, and the body must be an object or a list.
+ * An empty body needs no Content-Type (`curl -X POST …/cancel`); a body declared as anything but JSON is 415.
+ * Cross-site browsers are kept out by `crossOriginProtection` (CONTRACT 8.4), not by the type asked for here.
  */
 const exactJsonBody: express.RequestHandler[] = [
   express.raw({ limit: MAX_BODY, type: () => true }),
-  (req, _res, next) => {
-    if (!Buffer.isBuffer(req.body)) return next();
-    const text = req.body.toString('utf8');
+  (req, res, next) => {
+    if (req.method !== 'POST') return next();
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (raw.length === 0) {
+      req.body = {};
+      return next();
+    }
+    if (!isJsonType(req.headers['content-type'])) {
+      res.status(415).json({ error: 'Content-Type: a body must be sent as application/json' });
+      return;
+    }
+    const text = raw.toString('utf8');
     if (text.trim() === '') {
       req.body = {};
       return next();
@@ -80,7 +83,7 @@ const principal = (res: { locals: Record<string, unknown> }): string => (typeof 
 /** Start, approve/reject, cancel, pause/resume (mounted at `/api`): parse, call one use case, answer JSON. */
 export function engineRoutes(routes: RouteTable, uc: EngineUseCases): express.Router {
   const router = routes.router('/api');
-  router.express.use(requireJson, ...exactJsonBody);
+  router.express.use(...exactJsonBody);
 
   router.get('/workflows', {
     summary: 'The configured workflows: trigger, paused, next cron tick, lease holders', tag: 'engine', security: 'api',

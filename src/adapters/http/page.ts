@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import express, { Router } from 'express';
+import { compressedAssets } from './compressed-assets';
 
 /** Where the page's files live inside the UI folder, and the path they are served under. */
 const ASSETS = 'assets';
@@ -51,7 +52,7 @@ export function pageRoutes(uiDir: string): Router {
     res.send(shell);
   });
   const assets = join(uiDir, ASSETS);
-  router.use(`/${ASSETS}/${version}`, express.static(assets, { index: false, immutable: true, maxAge: '365d', fallthrough: true }));
-  router.use(`/${ASSETS}`, express.static(assets, { index: false, cacheControl: false, fallthrough: true, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }));
+  router.use(`/${ASSETS}/${version}`, compressedAssets(assets, 'public, max-age=31536000, immutable'), express.static(assets, { index: false, immutable: true, maxAge: '365d', fallthrough: true }));
+  router.use(`/${ASSETS}`, compressedAssets(assets, 'no-cache'), express.static(assets, { index: false, cacheControl: false, fallthrough: true, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }));
   return router;
 }

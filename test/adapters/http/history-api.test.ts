@@ -54,7 +54,8 @@ describe('GET /api/history/runs: envelope and order', () => {
   afterAll(() => srv.close());
 
   it('answers a page as one JSON body: UTF-8 JSON type, its exact byte length, and no body to a HEAD', async () => {
-    const res = await fetch(`${srv.baseUrl}/api/history/runs?workflow=payouts`);
+    // A client that takes no compression (fetch would decode a compressed one; compression.http.test.ts has those).
+    const res = await fetch(`${srv.baseUrl}/api/history/runs?workflow=payouts`, { headers: { 'accept-encoding': 'identity' } });
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
