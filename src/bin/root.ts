@@ -92,6 +92,7 @@ import { DecideApproval } from '../application/engine/decide-approval.use-case';
 import { DriveRun } from '../application/engine/drive-run.use-case';
 import { Engine } from '../application/engine/engine';
 import { ReceiveWebhook } from '../application/engine/receive-webhook.use-case';
+import { OperatorLog } from '../application/operator-log';
 import { RelayerAddresses } from '../application/engine/relayer-addresses';
 import { StartRun } from '../application/engine/start-run.use-case';
 import { StepRunners } from '../application/engine/step-runners';
@@ -156,13 +157,13 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   const logger = options.logger ?? new PinoLogger();
   // One record of which chain each provider serves, so that sends and balance reads agree on the usable ones.
   const chainIds = new ProviderChainIds(logger);
-  container.bind(Web3Chain).toConstantValue(new Web3Chain({ chainIds }));
+  container.bind(Web3Chain).toConstantValue(new Web3Chain({ chainIds, logger }));
   container.bind(ChainReader).toService(Web3Chain);
   container.bind(ChainSender).toService(Web3Chain);
   // Balance reads: each provider call bounded by half the read bound, so that a second provider still answers
   // within it when the first one hangs; one pass only, as a second would not fit the bound (the 15 s cache makes
   // the next scrape the retry).
-  container.bind(RelayerBalanceChain).toConstantValue(new Web3Chain({ timeoutMs: DEFAULT_BALANCE_READ_MS / 2, retryRounds: 1, chainIds }));
+  container.bind(RelayerBalanceChain).toConstantValue(new Web3Chain({ timeoutMs: DEFAULT_BALANCE_READ_MS / 2, retryRounds: 1, chainIds, logger }));
   container.bind(TopupAudit).to(KnexTopupAudit);
   container.bind(ContractAbi).to(Web3Abi);
   container.bind(KnexSendStore).toSelf();
@@ -171,6 +172,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(PromSendMetrics).toConstantValue(new PromSendMetrics());
   container.bind(SendMetrics).toService(PromSendMetrics);
   container.bind<Logger>(Logger).toConstantValue(logger);
+  container.bind(OperatorLog).toSelf().inSingletonScope();
   container.bind(EngineStore).to(KnexEngineStore);
   container.bind(WorkflowStates).to(KnexWorkflowStates);
   container.bind(HttpClient).toConstantValue(new FetchHttpClient());

@@ -105,7 +105,7 @@ export class SendHarness {
     this.advance = new AdvanceSend(this.relayers, this.chain, this.chain, this.store, this.journal, this.metrics, this.clock, new LaneWatch(this.config, this.chain, this.clock));
     this.sendTransaction = new SendTransaction(this.submit, this.advance, this.store, this.journal, this.journal, this.clock);
     const catalog = new WorkflowCatalog(this.config);
-    const logger = { warn: () => undefined, info: () => undefined };
+    const logger = { error: () => undefined, warn: () => undefined, info: () => undefined };
     this.watch = new WatchSends(this.store, this.advance, this.store, this.journal, this.journal, catalog, this.relayers, this.clock, logger, redactor, new TopupSettlement(new InMemoryTopupAudit(), this.clock),
       new FillNonceGaps(this.config, this.relayers, this.store, this.chain, this.chain, this.clock, logger, redactor));
     const sendStep = new SendStep(this.submit, this.advance, this.store, this.relayers, guard, this.journal, new Web3Abi(), expressions, this.clock);

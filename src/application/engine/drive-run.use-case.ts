@@ -11,6 +11,7 @@ import { EngineStore, type ClaimedRun } from '../ports/engine-store';
 import { ExpressionError, Expressions } from '../ports/expressions';
 import { JournalWriter, type LeaseFence } from '../ports/journal-writer';
 import { RunRepository } from '../ports/run-repository';
+import { OperatorLog } from '../operator-log';
 import { RelayerAddresses } from './relayer-addresses';
 import { StepRunners, type Attempted } from './step-runners';
 import { runDefinition } from './run-definition';
@@ -59,6 +60,7 @@ export class DriveRun {
     @inject(Expressions) private readonly expressions: Expressions,
     @inject(Clock) private readonly clock: Clock,
     @inject(RelayerAddresses) @optional() private readonly relayerAddresses?: RelayerAddresses,
+    @inject(OperatorLog) @optional() private readonly log?: OperatorLog,
   ) {}
 
   /** `stopping`: the engine is shutting down; the run is let go before its next step attempt (see `letGo`). */
@@ -193,6 +195,8 @@ export class DriveRun {
     if (started.session === 'test' && started.session_id) closing.push({ type: 'session.finished', at: this.now(), session_id: started.session_id });
     this.emit(d, [...events, ...closing]);
     await this.flush(d);
+    // Logged once the journal took the end: a refused append (another driver's decision) logs nothing.
+    this.log?.runEnded({ runId: started.run_id, workflow: started.workflow, stepId: endingStep(d.p) }, status, error);
     return this.removed(d);
   }
 
@@ -249,4 +253,13 @@ export class DriveRun {
   private now(): string {
     return toIso(this.clock.now());
   }
+}
+
+/** The step a run ended on: the last that failed, else the one it was parked on, else none (a condition ended it). */
+function endingStep(p: RunProgress): string | null {
+  let failed: string | null = null;
+  for (const step of p.steps.values()) if (step.status === 'failed') failed = step.stepId;
+  if (failed !== null) return failed;
+  const parked = p.parked?.stepRunId;
+  return parked ? (p.steps.get(parked.slice(p.started.run_id.length + 1))?.stepId ?? null) : null;
 }

@@ -159,7 +159,7 @@ describe('Web3Chain and a provider serving another chain', () => {
 
   it('marks the provider unusable on first use, asks its chain id once, and fails every call naming both chain ids', async () => {
     const warnings: Array<Record<string, unknown>> = [];
-    const chainIds = new ProviderChainIds({ warn: (_m, fields) => warnings.push({ ...fields }), info: () => undefined });
+    const chainIds = new ProviderChainIds({ error: () => undefined, warn: (_m, fields) => warnings.push({ ...fields }), info: () => undefined });
     const chain = new Web3Chain({ timeoutMs: 2000, backoffMs: 10, chainIds });
     const target: ChainTarget = { network: 'mainnet-ish', chainId: 31337, rpc: [proxy.url] };
 
