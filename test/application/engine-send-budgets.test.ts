@@ -33,6 +33,11 @@ describe('budgets on the send path', () => {
     })]);
     expect(await h.events(runId, 'send.queued')).toEqual([]);
     expect(h.chain.transactions()).toHaveLength(0);
+    // One warn line for the refusal and one error line for the run it failed (CONTRACT 11).
+    expect(h.logger.named('budget refused a send')).toEqual([{ level: 'warn', message: 'budget refused a send', fields: expect.objectContaining({
+      workflow: 'payouts', relayer: 'ops', budgets: ['tokens'], error_kind: 'budget_exceeded', message: expect.stringContaining("budget 'tokens'"),
+    }) }]);
+    expect(h.logger.named('run failed')).toEqual([expect.objectContaining({ level: 'error', fields: expect.objectContaining({ run_id: runId, step: 'pay', error_kind: 'budget_exceeded' }) })]);
   });
 
   it('lets a transfer within the cap through, journals its token_transfer, and counts it against the next one', async () => {

@@ -1,3 +1,5 @@
+import { OperatorLog } from '../../src/application/operator-log';
+import { RecordingLogger } from '../fakes/recording-logger';
 import { Web3Abi } from '../../src/adapters/chain/web3-abi';
 import { CelExpressions } from '../../src/adapters/cel';
 import type { BudgetConfig, ChainflowConfig, NetworkConfig, WorkflowConfig } from '../../src/application/config';
@@ -62,6 +64,8 @@ export class SendHarness {
   readonly store = new InMemorySendStore();
   private readonly reservations: InMemoryBudgetReservations;
   readonly metrics = new CountingSendMetrics();
+  /** The operator's log lines (CONTRACT 11) of every process this harness started. */
+  readonly logger = new RecordingLogger();
   readonly http = new ScriptedHttpClient();
   readonly config: ChainflowConfig;
   // The process's own parts: made again by restart(), as a process started afresh on the same storage and chain.
@@ -98,11 +102,12 @@ export class SendHarness {
   restart(): void {
     const redactor = new Redactor(this.config.secretValues);
     const expressions = new CelExpressions();
-    const guard = new BudgetGuard(this.config, this.spend, this.reservations, this.journal, this.clock);
+    const log = new OperatorLog(this.logger, redactor);
+    const guard = new BudgetGuard(this.config, this.spend, this.reservations, this.journal, this.clock, log);
     this.budget = guard;
     this.relayers = new Relayers(this.config, this.chain);
-    this.submit = new SubmitSend(this.relayers, this.chain, this.chain, this.store, this.store, guard, this.journal, this.metrics, this.clock, redactor);
-    this.advance = new AdvanceSend(this.relayers, this.chain, this.chain, this.store, this.journal, this.metrics, this.clock, new LaneWatch(this.config, this.chain, this.clock));
+    this.submit = new SubmitSend(this.relayers, this.chain, this.chain, this.store, this.store, guard, this.journal, this.metrics, this.clock, redactor, log);
+    this.advance = new AdvanceSend(this.relayers, this.chain, this.chain, this.store, this.journal, this.metrics, this.clock, new LaneWatch(this.config, this.chain, this.clock), log);
     this.sendTransaction = new SendTransaction(this.submit, this.advance, this.store, this.journal, this.journal, this.clock);
     const catalog = new WorkflowCatalog(this.config);
     const logger = { error: () => undefined, warn: () => undefined, info: () => undefined };
@@ -111,7 +116,7 @@ export class SendHarness {
     const sendStep = new SendStep(this.submit, this.advance, this.store, this.relayers, guard, this.journal, new Web3Abi(), expressions, this.clock);
     const readStep = new ReadStep(this.config, this.chain, new Web3Abi(), expressions, redactor);
     const steps = new StepRunners(this.http, expressions, this.clock, sendStep, readStep);
-    this.drive = new DriveRun(this.journal, this.journal, this.engineStore, catalog, steps, expressions, this.clock, new RelayerAddresses(this.config, this.chain));
+    this.drive = new DriveRun(this.journal, this.journal, this.engineStore, catalog, steps, expressions, this.clock, new RelayerAddresses(this.config, this.chain), log);
     this.start = new StartRun(catalog, this.journal, this.engineStore, this.journal, this.clock);
   }
 
