@@ -255,11 +255,13 @@ export class DriveRun {
   }
 }
 
-/** The step a run ended on: the last that failed, else the one it was parked on, else none (a condition ended it). */
+/** The step a run ended on: the last that failed, else the one still under way (parked), else none (a condition). */
 function endingStep(p: RunProgress): string | null {
   let failed: string | null = null;
-  for (const step of p.steps.values()) if (step.status === 'failed') failed = step.stepId;
-  if (failed !== null) return failed;
-  const parked = p.parked?.stepRunId;
-  return parked ? (p.steps.get(parked.slice(p.started.run_id.length + 1))?.stepId ?? null) : null;
+  let open: string | null = null;
+  for (const step of p.steps.values()) {
+    if (step.status === 'failed') failed = step.stepId;
+    if (step.status === 'running') open = step.stepId;
+  }
+  return failed ?? open;
 }
