@@ -93,6 +93,7 @@ import { DriveRun } from '../application/engine/drive-run.use-case';
 import { Engine } from '../application/engine/engine';
 import { ReceiveWebhook } from '../application/engine/receive-webhook.use-case';
 import { OperatorLog } from '../application/operator-log';
+import { ListBudgets } from '../application/spend/list-budgets.use-case';
 import { RelayerAddresses } from '../application/engine/relayer-addresses';
 import { StartRun } from '../application/engine/start-run.use-case';
 import { StepRunners } from '../application/engine/step-runners';
@@ -184,7 +185,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     ListRuns, GetRunTimeline, DiffRuns, ExportHistory, ListSends, ListApprovals, ListWaiting, ListReorgs, ListReplays, ListWorkflows,
     PruneHistory, ArchiveExport, ImportJournal, WriteDemoJournal, CheckHealth, JournalSizes,
     Authenticate, MintBearer, RevokeBearer, ListBearers,
-    GetSpend, ExportSpend, BudgetGuard, SendTransaction, SettlePendingReceipts,
+    GetSpend, ExportSpend, ListBudgets, BudgetGuard, SendTransaction, SettlePendingReceipts,
     WorkflowCatalog, StepRunners, StartRun, DriveRun, DecideApproval, CancelRun, SetWorkflowPaused, ListConfiguredWorkflows,
     ReceiveWebhook, RelayerAddresses, Engine, Relayers, LaneWatch, FillNonceGaps, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
     RelayerBalances, RecentGasSpend, CheckProviders, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
