@@ -4,7 +4,7 @@
  * and journal their `token_transfer` on `send.queued`.
  */
 import type { BudgetConfig } from '../../src/application/config';
-import { aSend, aWorkflow } from '../mothers/workflows';
+import { anApproval, aSend, aWorkflow } from '../mothers/workflows';
 import { SendHarness, TO } from '../support/send-harness';
 
 const TOKEN = '0x00000000000000000000000000000000000000aa';
@@ -89,5 +89,20 @@ describe('budgets on the send path', () => {
     expect(kinds.filter((k) => k === 'budget_exceeded')).toHaveLength(1);
     expect(h.chain.transactions()).toHaveLength(1);
     expect(h.chain.transactions()[0]!.valueWei).toBe(6n * 10n ** 17n);
+  });
+
+  it('an approval guarding a send the budget cannot fit says so in its message when it is requested; one that fits is asked as written', async () => {
+    const guarded = aWorkflow({ name: 'payouts', steps: [
+      anApproval('approve', { message: 'Pay ${{ trigger.payload.amount }}?' }),
+      aSend('pay', { relayer: 'ops', to: TO, value: '${{ trigger.payload.amount }}' }),
+    ] });
+    const h = new SendHarness({ workflows: [guarded], budgets: [valueCap(ETHER)] });
+    const tooMuch = await h.run('payouts', { amount: '1.5 ether' });
+    const fits = await h.run('payouts', { amount: '0.5 ether' });
+    const [asked] = await h.events(tooMuch, 'approval.requested');
+    expect(asked).toMatchObject({ message: `Pay 1.5 ether? [does not fit: budget 'value' has ${ETHER} wei of max_native_value left, step 'pay' would send ${3n * ETHER / 2n} wei]` });
+    expect((await h.events(fits, 'approval.requested'))[0]).toMatchObject({ message: 'Pay 0.5 ether?' });
+    // Nothing is reserved by asking: the headroom is the whole cap still.
+    expect(h.chain.transactions()).toHaveLength(0);
   });
 });

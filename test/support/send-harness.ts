@@ -1,4 +1,5 @@
 import { OperatorLog } from '../../src/application/operator-log';
+import { ListBudgets } from '../../src/application/spend/list-budgets.use-case';
 import { RecordingLogger } from '../fakes/recording-logger';
 import { Web3Abi } from '../../src/adapters/chain/web3-abi';
 import { CelExpressions } from '../../src/adapters/cel';
@@ -115,7 +116,7 @@ export class SendHarness {
       new FillNonceGaps(this.config, this.relayers, this.store, this.chain, this.chain, this.clock, logger, redactor));
     const sendStep = new SendStep(this.submit, this.advance, this.store, this.relayers, guard, this.journal, new Web3Abi(), expressions, this.clock);
     const readStep = new ReadStep(this.config, this.chain, new Web3Abi(), expressions, redactor);
-    const steps = new StepRunners(this.http, expressions, this.clock, sendStep, readStep);
+    const steps = new StepRunners(this.http, expressions, this.clock, sendStep, readStep, undefined, new ListBudgets(this.config, this.spend, this.reservations, this.clock));
     this.drive = new DriveRun(this.journal, this.journal, this.engineStore, catalog, steps, expressions, this.clock, new RelayerAddresses(this.config, this.chain), log);
     this.start = new StartRun(catalog, this.journal, this.engineStore, this.journal, this.clock);
   }

@@ -144,14 +144,16 @@ export class DriveRun {
       case 'recover_send':
         return this.recoverSend(d, definition, move);
       case 'start_step':
-        return this.attempt(d, move.step, move.stepRunId, move.attempt);
+        return this.attempt(d, move.step, move.stepRunId, move.attempt, definition);
     }
   }
 
-  private async attempt(d: Drive, step: StepDefinition, srid: string, attempt: number): Promise<DriveOutcome | undefined> {
+  private async attempt(d: Drive, step: StepDefinition, srid: string, attempt: number, definition: WorkflowDefinition): Promise<DriveOutcome | undefined> {
     let prepared;
+    const at = definition.steps.indexOf(step);
+    const upcoming = at < 0 ? [] : definition.steps.slice(at + 1);
     try {
-      prepared = this.steps.prepare(step, { runId: d.claim.runId, stepRunId: srid, attempt, scope: runScope(d.p, this.relayerAddresses), fence: this.fenceOf(d) });
+      prepared = this.steps.prepare(step, { runId: d.claim.runId, stepRunId: srid, attempt, scope: runScope(d.p, this.relayerAddresses), fence: this.fenceOf(d), upcoming });
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
       const error = { kind: 'expression_error', message: err.message };

@@ -29,7 +29,7 @@ describe('GET /api/budgets', () => {
   it('answers each budget with its window and caps: nothing spent, the whole cap as headroom, exact beyond 2^64', async () => {
     const res = await authed('/api/budgets');
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = (await res.json()) as Record<string, unknown>;
     expect(body).toEqual({
       cursor: null, has_more: false,
       items: [
@@ -46,7 +46,8 @@ describe('GET /api/budgets', () => {
         },
       ],
     });
-    const doc = await (await authed('/api/openapi.json')).json();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const doc = (await (await authed('/api/openapi.json')).json()) as any;
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
     const validate = ajv.compile(doc.paths['/api/budgets'].get.responses['200'].content['application/json'].schema);
@@ -56,7 +57,7 @@ describe('GET /api/budgets', () => {
   it('a bad parameter is a 400 naming it; without the token a 401', async () => {
     const bad = await authed('/api/budgets?limit=5');
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toMatch(/^limit: /);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/^limit: /);
     expect((await srv.get('/api/budgets')).status).toBe(401);
   });
 });
