@@ -9,11 +9,13 @@ import { makeTempDir, removeTempDir, writeConfig } from '../../support/server';
 beforeAll(() => assertBuilt());
 
 const CONFIG = {
+  budgets: { daily: { window: '24h', max_native_value: '1 ether' } },
   workflows: {
     // Port 9 (discard) on loopback: refused at once, nothing listens.
     broken: { trigger: { kind: 'manual' }, steps: [{ id: 'call', type: 'http_call', url: 'http://127.0.0.1:9/x', retry: { attempts: 1 } }] },
     payouts: {
       trigger: { kind: 'manual' },
+      budgets: ['daily'],
       steps: [
         { id: 'approve', type: 'approval', message: 'Pay ${{ trigger.payload.amount }} wei to ops?' },
         { id: 'done', type: 'delay', duration: '1s' },
@@ -62,5 +64,20 @@ describe('the operator\'s answers in the CLI', () => {
     const late = chainflow(['approvals', 'approve', `${runId}.approve`, '--by', 'alice'], { cwd: dir });
     expect(late.status).toBe(1);
     expect(lines(late.stderr)).toEqual([expect.stringMatching(/^Error: approval closed: its run was cancelled by \S+$/)]);
+  });
+
+  it('chainflow budgets shows each cap\'s spent, reserved, limit and headroom; --json the API\'s envelope with exact wei', () => {
+    const table = chainflow(['budgets'], { cwd: dir });
+    expect({ status: table.status, stderr: table.stderr }).toEqual({ status: 0, stderr: '' });
+    const [header, row, ...rest] = lines(table.stdout);
+    expect(header!.split(/\s{2,}/)).toEqual(['BUDGET', 'WINDOW', 'CAP', 'SPENT', 'RESERVED', 'LIMIT', 'HEADROOM']);
+    expect(row!.split(/\s{2,}/)).toEqual(['daily', '1d', 'max_native_value', '0 ETH', '0 ETH', '1 ETH', '1 ETH']);
+    expect(rest).toEqual([]);
+    const json = chainflow(['budgets', '--json'], { cwd: dir });
+    expect(JSON.parse(json.stdout)).toEqual({
+      cursor: null, has_more: false,
+      items: [{ budget: 'daily', window: '1d', window_start: expect.any(String), relayers: null, workflows: ['payouts'],
+        caps: [{ kind: 'max_native_value', token: null, spent: '0', reserved: '0', cap: '1000000000000000000', headroom: '1000000000000000000' }] }],
+    });
   });
 });
