@@ -6,6 +6,9 @@ import { Logger } from './ports/logger';
 /** Why a webhook delivery was refused; the sender is told only `bad signature` (or 404), the log says which. */
 export type WebhookRefusal = 'stale timestamp' | 'bad signature' | 'malformed header' | 'unknown workflow';
 
+/** The most of a workflow name from a request that a line holds. */
+const MAX_NAME = 128;
+
 /**
  * The log lines an operator reads to learn what went wrong without opening the journal (CONTRACT 11): one line per
  * event, its message fixed (so that a log query can match it) and its facts as fields. Every text that came from
@@ -48,6 +51,8 @@ export class OperatorLog {
 
   /** A webhook delivery was refused; `reason` is what the sender is never told. */
   webhookRefused(workflow: string, reason: WebhookRefusal): void {
-    this.logger.warn('webhook refused', { workflow: this.redactor.redactText(workflow), reason });
+    // The name comes from the request's path: bounded, so that a caller cannot write long lines into the log.
+    const name = workflow.length > MAX_NAME ? `${workflow.slice(0, MAX_NAME)}…` : workflow;
+    this.logger.warn('webhook refused', { workflow: this.redactor.redactText(name), reason });
   }
 }

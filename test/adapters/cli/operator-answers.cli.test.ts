@@ -81,3 +81,39 @@ describe('the operator\'s answers in the CLI', () => {
     });
   });
 });
+
+describe('an approval guarding a send its budget cannot fit, with the built CLI and real SQLite', () => {
+  let dir: string;
+  // Nothing is sent before the approval: the provider is never asked, so none needs to listen.
+  const env = { OPS_KEY: `0x${'59'.repeat(32)}`, RPC: 'http://127.0.0.1:9' };
+  beforeAll(() => {
+    dir = makeTempDir('chainflow-approval-note-');
+    writeConfig(dir, {
+      networks: { sepolia: { chain_id: 11155111, rpc: [{ env: 'RPC' }] } },
+      relayers: { ops: { network: 'sepolia', signer: { env: 'OPS_KEY' } } },
+      budgets: { daily: { window: '24h', max_native_value: '1 ether' } },
+      workflows: {
+        payouts: {
+          trigger: { kind: 'manual' }, budgets: ['daily'],
+          steps: [
+            { id: 'approve', type: 'approval', message: 'Pay ${{ trigger.payload.amount }}?' },
+            { id: 'pay', type: 'send', relayer: 'ops', to: '0x000000000000000000000000000000000000bEEF', value: '${{ trigger.payload.amount }}' },
+          ],
+        },
+      },
+    });
+  });
+  afterAll(() => removeTempDir(dir));
+
+  it('says so in the message the approvals table shows; a payout that fits is asked as written', () => {
+    for (const amount of ['2 ether', '0.5 ether']) {
+      expect(chainflow(['run', 'payouts', '--input', JSON.stringify({ amount })], { cwd: dir, env }).status).toBe(0);
+    }
+    const table = chainflow(['history', 'approvals', '--json'], { cwd: dir, env });
+    const messages = (JSON.parse(table.stdout) as { items: Array<{ message: string }> }).items.map((a) => a.message);
+    expect(messages).toEqual([
+      'Pay 0.5 ether?',
+      "Pay 2 ether? [does not fit: budget 'daily' has 1000000000000000000 wei of max_native_value left, step 'pay' would send 2000000000000000000 wei]",
+    ]);
+  });
+});
