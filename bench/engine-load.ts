@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const configPath = join(dir, 'engine-load.yaml');
   writeFileSync(configPath, engineLoadConfig(dbName, `http://127.0.0.1:${(server.address() as AddressInfo).port}`));
-  const root = await openRoot({ cwd: dir, configPath, profile: 'server', logger: { warn: () => undefined, info: () => undefined } });
+  const root = await openRoot({ cwd: dir, configPath, profile: 'server', logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
   const engine = root.container.get(Engine);
   const times: number[] = [];
   let stopping = false;

@@ -89,7 +89,7 @@ async function fresh(dir: string, stub: string): Promise<Root> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'chainflow.yaml'), config(stub));
-  return openRoot({ cwd: dir, configPath: join(dir, 'chainflow.yaml'), env: { BENCH_HOOK_SECRET: HOOK_SECRET }, profile: 'server', logger: { warn: () => undefined, info: () => undefined } });
+  return openRoot({ cwd: dir, configPath: join(dir, 'chainflow.yaml'), env: { BENCH_HOOK_SECRET: HOOK_SECRET }, profile: 'server', logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
 }
 
 async function stepOverhead(root: Root, stub: string, runs: number, log: Log): Promise<{ overhead: Stats; bare: Stats }> {

@@ -60,7 +60,7 @@ workflows:
     trigger: { kind: manual }
     steps: [ { id: call, type: http_call, url: "${far.url}/fail", retry: { attempts: 1 } } ]
 `);
-  const root = await openRoot({ cwd: dir, configPath: join(dir, 'chainflow.yaml'), env: { BENCH_NOTIFY_SECRET: WHSEC }, profile: 'server', logger: { warn: () => undefined, info: () => undefined } });
+  const root = await openRoot({ cwd: dir, configPath: join(dir, 'chainflow.yaml'), env: { BENCH_NOTIFY_SECRET: WHSEC }, profile: 'server', logger: { warn: () => undefined, info: () => undefined, error: () => undefined } });
   const engine = root.container.get(Engine);
   engine.start();
   const beyond: number[] = [];

@@ -124,7 +124,7 @@ export async function benchSendFaults(opts: { work: string; anvil: Anvil; payout
   const proxy = await startRpcProxy(opts.anvil.url, flakyProvider({ http503: Number(process.env.BENCH_FAULT_503 ?? 0.2), rateLimited: Number(process.env.BENCH_FAULT_429 ?? 0.1), seed: 2727 }));
   const root = await openRoot({
     cwd: dir, configPath: join(dir, 'chainflow.yaml'), env: { BENCH_RPC: proxy.url, BENCH_FAULTS_KEY: RELAYER.privateKey }, profile: 'server',
-    logger: { warn: () => undefined, info: () => undefined },
+    logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
   });
   try {
     const spent = { ms: 0 };

@@ -125,7 +125,7 @@ class Counting implements SendMetrics {
 }
 
 async function openBench(dir: string, anvil: Anvil, proxy: RpcProxy, spent: { ms: number }, metrics: Counting): Promise<Root> {
-  const root = await openRoot({ cwd: dir, configPath: join(dir, 'chainflow.yaml'), env: envOf(anvil, proxy), profile: 'server', logger: { warn: () => undefined, info: () => undefined } });
+  const root = await openRoot({ cwd: dir, configPath: join(dir, 'chainflow.yaml'), env: envOf(anvil, proxy), profile: 'server', logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
   const chain = timed(new Web3Chain(), spent);
   root.container.rebindSync(ChainReader).toConstantValue(chain);
   root.container.rebindSync(ChainSender).toConstantValue(chain);

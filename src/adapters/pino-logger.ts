@@ -10,6 +10,10 @@ export class PinoLogger implements Logger {
 
   constructor(private readonly given?: Pino) {}
 
+  error(message: string, fields: Readonly<Record<string, unknown>> = {}): void {
+    this.logger.error(fields, message);
+  }
+
   warn(message: string, fields: Readonly<Record<string, unknown>> = {}): void {
     this.logger.warn(fields, message);
   }

@@ -105,6 +105,8 @@ import { DecideApproval } from '../application/engine/decide-approval.use-case';
 import { DriveRun } from '../application/engine/drive-run.use-case';
 import { Engine } from '../application/engine/engine';
 import { ReceiveWebhook } from '../application/engine/receive-webhook.use-case';
+import { OperatorLog } from '../application/operator-log';
+import { ListBudgets } from '../application/spend/list-budgets.use-case';
 import { RelayerAddresses } from '../application/engine/relayer-addresses';
 import { StartRun } from '../application/engine/start-run.use-case';
 import { StepRunners } from '../application/engine/step-runners';
@@ -169,13 +171,13 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   const logger = options.logger ?? new PinoLogger();
   // One record of which chain each provider serves, so that sends and balance reads agree on the usable ones.
   const chainIds = new ProviderChainIds(logger);
-  container.bind(Web3Chain).toConstantValue(new Web3Chain({ chainIds }));
+  container.bind(Web3Chain).toConstantValue(new Web3Chain({ chainIds, logger }));
   container.bind(ChainReader).toService(Web3Chain);
   container.bind(ChainSender).toService(Web3Chain);
   // Balance reads: each provider call bounded by half the read bound, so that a second provider still answers
   // within it when the first one hangs; one pass only, as a second would not fit the bound (the 15 s cache makes
   // the next scrape the retry).
-  container.bind(RelayerBalanceChain).toConstantValue(new Web3Chain({ timeoutMs: DEFAULT_BALANCE_READ_MS / 2, retryRounds: 1, chainIds }));
+  container.bind(RelayerBalanceChain).toConstantValue(new Web3Chain({ timeoutMs: DEFAULT_BALANCE_READ_MS / 2, retryRounds: 1, chainIds, logger }));
   container.bind(TopupAudit).to(KnexTopupAudit);
   container.bind(NotificationOutbox).to(KnexNotificationOutbox);
   container.bind(NotificationChannels).to(HttpNotificationChannels);
@@ -189,6 +191,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(EngineMetrics).toService(PromEngineMetrics);
   container.bind(OperationsGauges).to(KnexOperationsGauges);
   container.bind<Logger>(Logger).toConstantValue(logger);
+  container.bind(OperatorLog).toSelf().inSingletonScope();
   container.bind(EngineStore).to(KnexEngineStore);
   container.bind(WorkflowStates).to(KnexWorkflowStates);
   container.bind(HttpClient).toConstantValue(new FetchHttpClient());
@@ -200,7 +203,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     ListRuns, GetRunTimeline, DiffRuns, ExportHistory, ListSends, ListApprovals, ListWaiting, ListReorgs, ListReplays, ListWorkflows,
     PruneHistory, ArchiveExport, ImportJournal, WriteDemoJournal, CheckHealth, JournalSizes,
     Authenticate, MintBearer, RevokeBearer, ListBearers,
-    GetSpend, ExportSpend, BudgetGuard, SendTransaction, SettlePendingReceipts,
+    GetSpend, ExportSpend, ListBudgets, BudgetGuard, SendTransaction, SettlePendingReceipts,
     WorkflowCatalog, StepRunners, StartRun, DriveRun, DecideApproval, CancelRun, SetWorkflowPaused, ListConfiguredWorkflows,
     ReceiveWebhook, RelayerAddresses, Engine, Relayers, LaneWatch, FillNonceGaps, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
     RelayerBalances, RecentGasSpend, CheckProviders, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,

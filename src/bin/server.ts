@@ -30,6 +30,7 @@ import { ListConfiguredWorkflows, SetWorkflowPaused } from '../application/engin
 import { PendingReceipts } from '../application/ports/spend-ledger';
 import { CheckProviders } from '../application/relayers/check-providers.use-case';
 import { ListRelayers } from '../application/relayers/list-relayers.use-case';
+import { ListBudgets } from '../application/spend/list-budgets.use-case';
 import { ListTopups } from '../application/relayers/list-topups.use-case';
 import { ListNotifications } from '../application/notifications/list-notifications.use-case';
 import { RelayerGauges } from '../application/relayers/relayer-gauges.use-case';
@@ -97,6 +98,7 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
       diffRuns: container.get(DiffRuns),
     },
     getSpend: container.get(GetSpend),
+    listBudgets: container.get(ListBudgets),
     relayers: { listRelayers: container.get(ListRelayers), listTopups: container.get(ListTopups) },
     listNotifications: container.get(ListNotifications),
     engine: {

@@ -4,6 +4,9 @@ import type { Decision } from './journal/journal-event';
 import type { ApprovalStatus } from './run';
 
 /** An approval a run asked for. It is decided once (approved, rejected or expired); the decision is final. */
+/** The reason a cancel journals on the approvals it closes (decided `rejected` by the canceller): such reads as cancelled. */
+export const CANCELLED_REASON = 'run cancelled';
+
 export interface Approval {
   readonly approvalId: string;
   readonly runId: string;

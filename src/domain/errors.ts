@@ -28,8 +28,9 @@ export class InvalidInputError extends ChainflowError {
 export class NotFoundError extends ChainflowError {
   readonly code = 'not_found' as const;
   /** `field`: the parameter, argument or flag that named it, when there is one (the CLI names it). */
-  constructor(readonly what: string, readonly field?: string) {
-    super(`${what} not found`);
+  /** `hint`: what the caller may have meant, said after the reason (the CLI's id formats). */
+  constructor(readonly what: string, readonly field?: string, hint?: string) {
+    super(`${what} not found${hint ? `; ${hint}` : ''}`);
   }
 }
 

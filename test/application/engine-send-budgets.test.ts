@@ -4,7 +4,7 @@
  * and journal their `token_transfer` on `send.queued`.
  */
 import type { BudgetConfig } from '../../src/application/config';
-import { aSend, aWorkflow } from '../mothers/workflows';
+import { anApproval, aSend, aWorkflow } from '../mothers/workflows';
 import { SendHarness, TO } from '../support/send-harness';
 
 const TOKEN = '0x00000000000000000000000000000000000000aa';
@@ -39,6 +39,11 @@ describe('budgets on the send path', () => {
       ['budget_exceeded', 'ops', runId, 'budget_exceeded', `${runId}.pay`],
       ['run_failed', 'ops', runId, 'budget_exceeded', `${runId}.pay`],
     ]);
+    // One warn line for the refusal and one error line for the run it failed (CONTRACT 11).
+    expect(h.logger.named('budget refused a send')).toEqual([{ level: 'warn', message: 'budget refused a send', fields: expect.objectContaining({
+      workflow: 'payouts', relayer: 'ops', budgets: ['tokens'], error_kind: 'budget_exceeded', message: expect.stringContaining("budget 'tokens'"),
+    }) }]);
+    expect(h.logger.named('run failed')).toEqual([expect.objectContaining({ level: 'error', fields: expect.objectContaining({ run_id: runId, step: 'pay', error_kind: 'budget_exceeded' }) })]);
   });
 
   it('lets a transfer within the cap through, journals its token_transfer, and counts it against the next one', async () => {
@@ -90,5 +95,20 @@ describe('budgets on the send path', () => {
     expect(kinds.filter((k) => k === 'budget_exceeded')).toHaveLength(1);
     expect(h.chain.transactions()).toHaveLength(1);
     expect(h.chain.transactions()[0]!.valueWei).toBe(6n * 10n ** 17n);
+  });
+
+  it('an approval guarding a send the budget cannot fit says so in its message when it is requested; one that fits is asked as written', async () => {
+    const guarded = aWorkflow({ name: 'payouts', steps: [
+      anApproval('approve', { message: 'Pay ${{ trigger.payload.amount }}?' }),
+      aSend('pay', { relayer: 'ops', to: TO, value: '${{ trigger.payload.amount }}' }),
+    ] });
+    const h = new SendHarness({ workflows: [guarded], budgets: [valueCap(ETHER)] });
+    const tooMuch = await h.run('payouts', { amount: '1.5 ether' });
+    const fits = await h.run('payouts', { amount: '0.5 ether' });
+    const [asked] = await h.events(tooMuch, 'approval.requested');
+    expect(asked).toMatchObject({ message: `Pay 1.5 ether? [does not fit: budget 'value' has ${ETHER} wei of max_native_value left, step 'pay' would send ${3n * ETHER / 2n} wei]` });
+    expect((await h.events(fits, 'approval.requested'))[0]).toMatchObject({ message: 'Pay 0.5 ether?' });
+    // Nothing is reserved by asking: the headroom is the whole cap still.
+    expect(h.chain.transactions()).toHaveLength(0);
   });
 });

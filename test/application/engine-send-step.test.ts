@@ -193,6 +193,10 @@ describe('send steps', () => {
     expect(h.spend.all()).toEqual([expect.objectContaining({ txHash: cancel.tx_hash, valueWei: 0n, reverted: false, workflow: 'payouts', gasUsed: 21_000n })]);
     expect(await h.chain.balance({ network: 'sepolia', chainId: 11155111, rpc: ['http://x.invalid'] }, TO)).toBe(0n);
     expect(h.metrics.cancels).toBe(1);
+    expect(h.logger.named('send expired')).toEqual([{ level: 'warn', message: 'send expired', fields: expect.objectContaining({ outcome: 'expired', tx_hash: cancel.tx_hash }) }]);
+    expect(h.logger.named('run failed')).toEqual([{ level: 'error', message: 'run failed', fields: {
+      run_id: runId, workflow: 'payouts', step: 'pay', status: 'failed', error_kind: 'tx_expired', message: expect.stringContaining('not mined'),
+    } }]);
   });
 
   it('waits for the confirmations asked: a receipt with fewer blocks on top does not settle the send yet', async () => {
@@ -228,6 +232,7 @@ describe('send steps', () => {
     await h.tick();
     expect(await h.events(runId, 'send.settled')).toEqual([expect.objectContaining({ outcome: 'replaced' })]);
     expect((await h.journal.get(runId))!.errorKind).toBe('tx_dropped');
+    expect(h.logger.named('send replaced')).toEqual([expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ outcome: 'replaced' }) })]);
   });
 
   describe('crashes', () => {

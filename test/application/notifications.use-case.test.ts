@@ -30,7 +30,7 @@ class ScriptedChannels implements NotificationChannels {
   }
 }
 
-const quiet: Logger = { warn: () => {}, info: () => {} };
+const quiet: Logger = { warn: () => {}, info: () => {}, error: () => {} };
 
 function setup(rules: { top?: NotifyRule; payouts?: NotifyRule }, answers: ChannelAnswer[] = [{ ok: true }]) {
   const base = defaultConfig(process.cwd());

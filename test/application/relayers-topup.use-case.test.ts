@@ -107,7 +107,7 @@ describe('TopUpRelayer', () => {
     balances = new RelayerBalances(chain, clock, redactor, { readTimeoutMs: 1000 });
     const book = new RelayerBook(config, chain, balances, new RecentGasSpend(config, spend, clock), redactor);
     topUp = new TopUpRelayer(config, book, balances, send, journal, audit, new ExplorerLinks(), redactor, clock);
-    const logger = { warn: () => undefined, info: () => undefined };
+    const logger = { error: () => undefined, warn: () => undefined, info: () => undefined };
     watch = new WatchSends(store, advance, store, journal, journal, new WorkflowCatalog(config), relayers, clock, logger, redactor, new TopupSettlement(audit, clock),
       new FillNonceGaps(config, relayers, store, chain, chain, clock, logger, redactor));
   });

@@ -44,6 +44,7 @@ describe('sends on a relayer lane', () => {
     expect(submitted.map((s) => s.nonce)).toEqual([1, 2]);
     expect(await h.events(second, 'send.settled')).toEqual([expect.objectContaining({ outcome: 'confirmed', tx_hash: submitted[1]!.tx_hash })]);
     expect(h.metrics.resyncs).toBe(1);
+    expect(h.logger.named('nonce lane resynced with the chain')).toEqual([{ level: 'warn', message: 'nonce lane resynced with the chain', fields: { relayer: 'ops', network: 'sepolia', chain_pending_nonce: 2 } }]);
     expect(h.spend.all().map((e) => e.valueWei)).toEqual([1n, 2n]);
     // The nonce the chain used is not handed out again: the next send takes the next one, first time.
     const third = await h.run('payouts', { to: TO, amount: '3' });

@@ -30,6 +30,9 @@ const config: ChainflowConfig = {
 class CapturingLogger implements Logger {
   readonly warnings: { message: string; fields?: Readonly<Record<string, unknown>> }[] = [];
   readonly infos: { message: string; fields?: Readonly<Record<string, unknown>> }[] = [];
+  error(message: string, fields?: Readonly<Record<string, unknown>>): void {
+    this.warnings.push({ message, fields });
+  }
   warn(message: string, fields?: Readonly<Record<string, unknown>>): void {
     this.warnings.push({ message, fields });
   }

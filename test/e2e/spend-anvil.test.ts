@@ -45,6 +45,9 @@ interface ChainReceipt {
 
 class CapturingLogger implements Logger {
   readonly warnings: { message: string; fields: Readonly<Record<string, unknown>> }[] = [];
+  error(message: string, fields: Readonly<Record<string, unknown>> = {}): void {
+    this.warnings.push({ message, fields });
+  }
   warn(message: string, fields: Readonly<Record<string, unknown>> = {}): void {
     this.warnings.push({ message, fields });
   }

@@ -1,3 +1,6 @@
+import { OperatorLog } from '../../src/application/operator-log';
+import { ListBudgets } from '../../src/application/spend/list-budgets.use-case';
+import { RecordingLogger } from '../fakes/recording-logger';
 import { Web3Abi } from '../../src/adapters/chain/web3-abi';
 import { CelExpressions } from '../../src/adapters/cel';
 import type { BudgetConfig, ChainflowConfig, NetworkConfig, WorkflowConfig } from '../../src/application/config';
@@ -65,6 +68,8 @@ export class SendHarness {
   readonly store = new InMemorySendStore();
   private readonly reservations: InMemoryBudgetReservations;
   readonly metrics = new CountingSendMetrics();
+  /** The operator's log lines (CONTRACT 11) of every process this harness started. */
+  readonly logger = new RecordingLogger();
   readonly http = new ScriptedHttpClient();
   /** What the runs noted for the channel `ops` (the config's top-level `notify` lists failures and budget refusals). */
   readonly notifications = new InMemoryNotificationOutbox();
@@ -104,22 +109,23 @@ export class SendHarness {
   restart(): void {
     const redactor = new Redactor(this.config.secretValues);
     const expressions = new CelExpressions();
-    const guard = new BudgetGuard(this.config, this.spend, this.reservations, this.journal, this.clock);
+    const log = new OperatorLog(this.logger, redactor);
+    const guard = new BudgetGuard(this.config, this.spend, this.reservations, this.journal, this.clock, log);
     this.budget = guard;
     this.relayers = new Relayers(this.config, this.chain);
-    this.submit = new SubmitSend(this.relayers, this.chain, this.chain, this.store, this.store, guard, this.journal, this.metrics, this.clock, redactor);
-    this.advance = new AdvanceSend(this.relayers, this.chain, this.chain, this.store, this.journal, this.metrics, this.clock, new LaneWatch(this.config, this.chain, this.clock));
+    this.submit = new SubmitSend(this.relayers, this.chain, this.chain, this.store, this.store, guard, this.journal, this.metrics, this.clock, redactor, log);
+    this.advance = new AdvanceSend(this.relayers, this.chain, this.chain, this.store, this.journal, this.metrics, this.clock, new LaneWatch(this.config, this.chain, this.clock), log);
     this.sendTransaction = new SendTransaction(this.submit, this.advance, this.store, this.journal, this.journal, this.clock);
     const catalog = new WorkflowCatalog(this.config);
-    const logger = { warn: () => undefined, info: () => undefined };
+    const logger = { error: () => undefined, warn: () => undefined, info: () => undefined };
     this.watch = new WatchSends(this.store, this.advance, this.store, this.journal, this.journal, catalog, this.relayers, this.clock, logger, redactor, new TopupSettlement(new InMemoryTopupAudit(), this.clock),
       new FillNonceGaps(this.config, this.relayers, this.store, this.chain, this.chain, this.clock, logger, redactor));
     const sendStep = new SendStep(this.submit, this.advance, this.store, this.relayers, guard, this.journal, new Web3Abi(), expressions, this.clock);
     const readStep = new ReadStep(this.config, this.chain, new Web3Abi(), expressions, redactor);
-    const steps = new StepRunners(this.http, expressions, this.clock, sendStep, readStep);
+    const steps = new StepRunners(this.http, expressions, this.clock, sendStep, readStep, undefined, new ListBudgets(this.config, this.spend, this.reservations, this.clock));
     const deliveries = new DeliverNotifications(this.notifications, { deliver: async () => ({ ok: true }) }, this.clock, logger, redactor);
     const notify = new NotifyRunEvents(this.config, this.notifications, deliveries, redactor, this.clock, logger);
-    this.drive = new DriveRun(this.journal, this.journal, this.engineStore, catalog, steps, expressions, this.clock, new RelayerAddresses(this.config, this.chain), undefined, notify);
+    this.drive = new DriveRun(this.journal, this.journal, this.engineStore, catalog, steps, expressions, this.clock, new RelayerAddresses(this.config, this.chain), undefined, notify, log);
     this.start = new StartRun(catalog, this.journal, this.engineStore, this.journal, this.clock);
   }
 

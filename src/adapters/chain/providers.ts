@@ -1,4 +1,5 @@
 import { ChainMismatchError, ChainUnavailableError, type ChainTarget } from '../../application/ports/chain';
+import type { Logger } from '../../application/ports/logger';
 import type { ProviderChainIds } from './chain-ids';
 import { classifyRpcError } from './classify';
 import { ProviderFailure, quantity, RpcError, rpcCall } from './json-rpc';
@@ -13,6 +14,8 @@ export interface RetryPolicy {
   readonly backoffMs: number;
   /** Bound of all passes together, in ms (a call under way when it runs out is cut to what is left). */
   readonly budgetMs: number;
+  /** Told of each failover (a provider failed a request, the next one or the next pass takes it); none: silent. */
+  readonly logger?: Logger;
 }
 
 /** The longest pause between two passes, whatever the round. */
@@ -130,6 +133,13 @@ export class Requests {
           if (!(error instanceof ProviderFailure)) throw error;
           if (error.kind === 'chain_mismatch') served.push(error.servedChainId ?? '?');
           failures.push(`provider ${index + 1}: ${error.reason}`);
+          // The provider's number, never its URL (provider URLs carry API keys); a mismatch is logged once, apart.
+          if (error.kind !== 'chain_mismatch') {
+            this.policy.logger?.warn('provider failed over', {
+              network: this.target.network, provider: index + 1, reason: error.reason,
+              next: index + 1 < this.target.rpc.length ? `provider ${index + 2}` : 'next pass',
+            });
+          }
         }
       }
       if (served.length === this.target.rpc.length) throw new ChainMismatchError(this.target.network, this.target.chainId, served);

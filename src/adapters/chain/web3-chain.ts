@@ -13,6 +13,7 @@ import {
   type SignRequest,
   type Simulation,
 } from '../../application/ports/chain';
+import type { Logger } from '../../application/ports/logger';
 import type { Fees } from '../../domain/chain/fees';
 import type { TxReceipt } from '../../domain/chain/tx-receipt';
 import { ProviderChainIds } from './chain-ids';
@@ -39,6 +40,8 @@ export interface Web3ChainOptions {
   readonly retryBudgetMs?: number;
   /** The chain ids providers were found to serve; share one across a process's Web3Chains. Default: this chain's own. */
   readonly chainIds?: ProviderChainIds;
+  /** Told of each provider failover (CONTRACT 11). Default: none. */
+  readonly logger?: Logger;
 }
 export const Web3ChainOptions = Symbol('Web3ChainOptions');
 
@@ -88,6 +91,7 @@ export class Web3Chain implements ChainReader, ChainSender {
       timeoutMs: this.timeoutMs, rounds,
       backoffMs: positive(options.backoffMs ?? DEFAULT_BACKOFF_MS, 'backoffMs'),
       budgetMs: positive(options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS, 'retryBudgetMs'),
+      ...(options.logger ? { logger: options.logger } : {}),
     };
     this.chainIds = options.chainIds ?? new ProviderChainIds();
   }

@@ -187,6 +187,17 @@ export const TOPUP_ITEM = object({
   outcome: 'string', error: 'string?', chain_id: 'integer', from_address: 'string', to_address: 'string', run_id: 'string', explorer_url: 'string?',
 });
 
+/** One cap of a budget: amounts in wei, or a token's base units for `max_token_value` (decimal strings). */
+export const BUDGET_CAP = object({
+  kind: { enum: ['max_gas_spend', 'max_native_value', 'max_token_value'] }, token: 'string?',
+  spent: { anyOf: [field('wei'), { type: 'null' }] }, reserved: 'wei', cap: 'wei', headroom: 'wei',
+});
+
+export const BUDGET_ITEM = object({
+  budget: 'string', window: 'string', window_start: 'time', relayers: { anyOf: [field('string[]'), { type: 'null' }] }, workflows: 'string[]',
+  caps: { type: 'array', items: BUDGET_CAP },
+});
+
 export const RUN_STARTED = object({ run_id: 'string' });
 export const WORKFLOW_PAUSED = object({ workflow: 'string', paused: 'boolean' });
 export const APPROVAL_DECIDED = object({ approval_id: 'string', run_id: 'string', status: oneOf(['approved', 'rejected']), decided_by: 'string', reason: 'string?' });

@@ -3,6 +3,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Authenticate } from '../../application/auth/authenticate.use-case';
 import type { CheckHealth } from '../../application/health/check-health.use-case';
 import type { GetSpend } from '../../application/spend/get-spend.use-case';
+import type { ListBudgets } from '../../application/spend/list-budgets.use-case';
 import type { ReceiveWebhook } from '../../application/engine/receive-webhook.use-case';
 import { requireAuth } from './auth.middleware';
 import { compressSend } from './compression';
@@ -10,7 +11,7 @@ import { crossOriginProtection } from './cross-origin';
 import { engineRoutes, type EngineUseCases } from './engine.routes';
 import { hooksRoutes } from './hooks.routes';
 import { SPEND_PARAMS } from '../../application/spend/get-spend.use-case';
-import { ERROR, HEALTH, LIVE, SPEND_REPORT } from './api-schemas';
+import { BUDGET_ITEM, envelope, ERROR, HEALTH, LIVE, SPEND_REPORT } from './api-schemas';
 import { apiNotFound, errorHandler } from './error-handler';
 import { historyRoutes, type HistoryUseCases } from './history.routes';
 import type { HttpMetrics } from './metrics';
@@ -28,6 +29,8 @@ import { sendJson } from './json-body';
 export interface HttpDependencies {
   readonly history: HistoryUseCases;
   readonly getSpend: GetSpend;
+  /** Each budget's caps with what is spent, reserved and left (`GET /api/budgets`). */
+  readonly listBudgets?: ListBudgets;
   /** The relayers' address book and top-up trail. */
   readonly relayers?: RelayersUseCases;
   /** The notifications outbox's deliveries. */
@@ -112,6 +115,16 @@ export function createHttpApp(deps: HttpDependencies): Express {
   }, async (req, res) => {
     sendJson(res, await deps.getSpend.execute(req.query as Record<string, unknown>));
   });
+  const { listBudgets } = deps;
+  if (listBudgets) {
+    spend.get('/budgets', {
+      summary: 'Budget headroom: each budget\'s window and caps, with what is spent, reserved by sends in flight, and left', tag: 'spend',
+      security: 'api', query: listBudgets.params,
+      responses: { 200: { description: 'every configured budget, by name (list envelope, one page)', schema: envelope(BUDGET_ITEM) }, 400: { description: 'a bad parameter', schema: ERROR } },
+    }, async (req, res) => {
+      sendJson(res, await listBudgets.execute(req.query as Record<string, unknown>));
+    });
+  }
   let document: unknown;
   spend.get('/openapi.json', {
     summary: 'This document: the API as OpenAPI 3.1', tag: 'operations', security: 'api',

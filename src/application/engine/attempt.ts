@@ -1,3 +1,4 @@
+import type { StepDefinition } from '../../domain/engine/workflow';
 import type { LeaseFence } from '../ports/journal-writer';
 import type { ErrorInfo, JournalEvent, Json, WaitKind } from '../../domain/journal/journal-event';
 
@@ -30,4 +31,6 @@ export interface AttemptContext {
   readonly scope: Readonly<Record<string, unknown>>;
   /** The driver's lease on the run: a step's own journal writes carry it too (CONTRACT 8.7). */
   readonly fence?: LeaseFence;
+  /** The workflow's steps after this one (an approval looks ahead at the send it guards). */
+  readonly upcoming?: readonly StepDefinition[];
 }

@@ -1,4 +1,5 @@
 import { inject, injectable, optional } from 'inversify';
+import { CANCELLED_REASON } from '../../domain/approval';
 import { ConflictError, InvalidInputError, JournalRejectedError, NotFoundError } from '../../domain/errors';
 import { isValidId } from '../../domain/ids';
 import type { JournalEvent } from '../../domain/journal/journal-event';
@@ -33,7 +34,7 @@ export class CancelRun {
     const at = toIso(this.clock.now());
     const pending = (await this.history.approvalsOfRuns([runId])).filter((a) => a.status === 'pending');
     const events: JournalEvent[] = pending.map((a) => ({
-      type: 'approval.decided', at, approval_id: a.approvalId, decision: 'rejected', by, reason: 'run cancelled',
+      type: 'approval.decided', at, approval_id: a.approvalId, decision: 'rejected', by, reason: CANCELLED_REASON,
     }));
     events.push({ type: 'run.finished', at, run_id: runId, status: 'cancelled', error: { kind: 'cancelled', message: `cancelled by ${by}` } });
     if (run.session === 'test' && run.sessionId) events.push({ type: 'session.finished', at, session_id: run.sessionId });

@@ -13,6 +13,7 @@ import { ExpressionError, Expressions } from '../ports/expressions';
 import { JournalWriter, type LeaseFence } from '../ports/journal-writer';
 import { RunRepository } from '../ports/run-repository';
 import { NotifyRunEvents } from '../notifications/notify.use-case';
+import { OperatorLog } from '../operator-log';
 import { RelayerAddresses } from './relayer-addresses';
 import { StepRunners, type Attempted } from './step-runners';
 import { runDefinition } from './run-definition';
@@ -67,6 +68,7 @@ export class DriveRun {
     @inject(RelayerAddresses) @optional() private readonly relayerAddresses?: RelayerAddresses,
     @inject(EngineMetrics) @optional() private readonly metrics: EngineMetrics = NO_ENGINE_METRICS,
     @inject(NotifyRunEvents) @optional() private readonly notify?: NotifyRunEvents,
+    @inject(OperatorLog) @optional() private readonly log?: OperatorLog,
   ) {}
 
   /** `stopping`: the engine is shutting down; the run is let go before its next step attempt (see `letGo`). */
@@ -151,14 +153,16 @@ export class DriveRun {
       case 'recover_send':
         return this.recoverSend(d, definition, move);
       case 'start_step':
-        return this.attempt(d, move.step, move.stepRunId, move.attempt);
+        return this.attempt(d, move.step, move.stepRunId, move.attempt, definition);
     }
   }
 
-  private async attempt(d: Drive, step: StepDefinition, srid: string, attempt: number): Promise<DriveOutcome | undefined> {
+  private async attempt(d: Drive, step: StepDefinition, srid: string, attempt: number, definition: WorkflowDefinition): Promise<DriveOutcome | undefined> {
     let prepared;
+    const at = definition.steps.indexOf(step);
+    const upcoming = at < 0 ? [] : definition.steps.slice(at + 1);
     try {
-      prepared = this.steps.prepare(step, { runId: d.claim.runId, stepRunId: srid, attempt, scope: runScope(d.p, this.relayerAddresses), fence: this.fenceOf(d) });
+      prepared = this.steps.prepare(step, { runId: d.claim.runId, stepRunId: srid, attempt, scope: runScope(d.p, this.relayerAddresses), fence: this.fenceOf(d), upcoming });
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
       const error = { kind: 'expression_error', message: err.message };
@@ -203,6 +207,8 @@ export class DriveRun {
     this.emit(d, [...events, ...closing]);
     await this.flush(d);
     this.metrics.runEnded(started.workflow, status);
+    // Logged once the journal took the end: a refused append (another driver's decision) logs nothing.
+    this.log?.runEnded({ runId: started.run_id, workflow: started.workflow, stepId: endingStep(d.p) }, status, error);
     return this.removed(d);
   }
 
@@ -276,4 +282,15 @@ export class DriveRun {
   private now(): string {
     return toIso(this.clock.now());
   }
+}
+
+/** The step a run ended on: the last that failed, else the one still under way (parked), else none (a condition). */
+function endingStep(p: RunProgress): string | null {
+  let failed: string | null = null;
+  let open: string | null = null;
+  for (const step of p.steps.values()) {
+    if (step.status === 'failed') failed = step.stepId;
+    if (step.status === 'running') open = step.stepId;
+  }
+  return failed ?? open;
 }

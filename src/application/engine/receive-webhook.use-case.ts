@@ -1,10 +1,11 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { parseIdempotencyKey } from '../../domain/engine/idempotency-key';
-import { parseSignature, verifySignature } from '../../domain/engine/webhook-signature';
+import { parseSignature, signatureProblem } from '../../domain/engine/webhook-signature';
 import { InvalidInputError, NotFoundError, UnauthorizedError } from '../../domain/errors';
 import type { Json } from '../../domain/journal/journal-event';
 import { Clock } from '../ports/clock';
 import { ExactJson } from '../ports/exact-json';
+import { OperatorLog } from '../operator-log';
 import { Engine } from './engine';
 import type { StartedRun } from './start-run.use-case';
 import { WorkflowCatalog } from '../workflow-catalog';
@@ -28,12 +29,19 @@ export class ReceiveWebhook {
     @inject(Engine) private readonly engine: Engine,
     @inject(Clock) private readonly clock: Clock,
     @inject(ExactJson) private readonly json: ExactJson,
+    @inject(OperatorLog) @optional() private readonly log?: OperatorLog,
   ) {}
 
   async execute(delivery: WebhookDelivery): Promise<StartedRun> {
     const definition = this.catalog.get(delivery.workflow);
-    if (!definition || definition.trigger.kind !== 'webhook') throw new NotFoundError('webhook trigger');
-    if (!verifySignature(delivery.signature, delivery.body, definition.trigger.secret, this.clock.now())) {
+    if (!definition || definition.trigger.kind !== 'webhook') {
+      this.log?.webhookRefused(delivery.workflow, 'unknown workflow');
+      throw new NotFoundError('webhook trigger');
+    }
+    const problem = signatureProblem(delivery.signature, delivery.body, definition.trigger.secret, this.clock.now());
+    if (problem) {
+      // The sender learns only that it failed: which check failed would help someone forging deliveries.
+      this.log?.webhookRefused(delivery.workflow, problem);
       throw new UnauthorizedError('bad signature');
     }
     let payload: Json;

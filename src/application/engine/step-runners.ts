@@ -7,6 +7,8 @@ import { Clock } from '../ports/clock';
 import { ExactJson } from '../ports/exact-json';
 import { Expressions } from '../ports/expressions';
 import { HttpClient, HttpFailure } from '../ports/http-client';
+import { ListBudgets } from '../spend/list-budgets.use-case';
+import { approvalBudgetNote } from './approval-budget-note';
 import { ReadStep } from './read-step';
 import { SendStep } from './send-step';
 import { renderString, renderTree } from './templates';
@@ -35,6 +37,8 @@ export class StepRunners {
     @inject(ReadStep) @optional() private readonly reads?: ReadStep,
     /** Response bodies keep their big numbers exact (CONTRACT 8.8); without it (tests), JSON.parse. */
     @inject(ExactJson) @optional() private readonly json?: ExactJson,
+    /** Budget headroom for an approval's note on the send it guards; without it (tests), no note. */
+    @inject(ListBudgets) @optional() private readonly budgets?: ListBudgets,
   ) {}
 
   /**
@@ -131,14 +135,18 @@ export class StepRunners {
     return {
       input: { ...(message !== undefined ? { message } : {}), expires_at: toIso(expiresAt) },
       sideEffects: false,
-      run: async () => ({
-        kind: 'parked',
-        events: [{
-          type: 'approval.requested', at: toIso(this.clock.now()), approval_id: approvalId, run_id: ctx.runId, step_run_id: ctx.stepRunId,
-          ...(message !== undefined ? { message } : {}), expires_at: toIso(expiresAt),
-        }],
-        wait: { kind: 'approval', dueAt: expiresAt, expiresAt },
-      }),
+      run: async () => {
+        const note = this.budgets && ctx.upcoming ? await approvalBudgetNote(ctx.upcoming, ctx.scope, this.expressions, this.budgets) : undefined;
+        const asked = note === undefined ? message : message === undefined ? note : `${message} ${note}`;
+        return {
+          kind: 'parked',
+          events: [{
+            type: 'approval.requested', at: toIso(this.clock.now()), approval_id: approvalId, run_id: ctx.runId, step_run_id: ctx.stepRunId,
+            ...(asked !== undefined ? { message: asked } : {}), expires_at: toIso(expiresAt),
+          }],
+          wait: { kind: 'approval', dueAt: expiresAt, expiresAt },
+        };
+      },
     };
   }
 

@@ -1,5 +1,7 @@
 /** Operational log lines (JSON on the server, stderr in the CLI). Callers pass only redacted text. */
 export interface Logger {
+  /** Something failed that an operator should look at (a run failed or dead-lettered). */
+  error(message: string, fields?: Readonly<Record<string, unknown>>): void;
   warn(message: string, fields?: Readonly<Record<string, unknown>>): void;
   info(message: string, fields?: Readonly<Record<string, unknown>>): void;
 }

@@ -1,4 +1,4 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { bumpFees } from '../../domain/chain/fees';
 import { journalReceipt, type TxReceipt } from '../../domain/chain/tx-receipt';
 import type { SendOutcome, SendSettled } from '../../domain/journal/journal-event';
@@ -9,6 +9,7 @@ import { Clock } from '../ports/clock';
 import { JournalWriter } from '../ports/journal-writer';
 import { NonceAllocator, type SignedPurpose, type SignedRecord } from '../ports/nonce-allocator';
 import { SendMetrics } from '../ports/send-metrics';
+import { OperatorLog } from '../operator-log';
 import { resyncLane } from './nonce-sync';
 import { LaneWatch } from './lane-watch';
 import { Relayers, type RelayerAccount } from './relayers';
@@ -69,6 +70,7 @@ export class AdvanceSend {
     @inject(SendMetrics) private readonly metrics: SendMetrics,
     @inject(Clock) private readonly clock: Clock,
     @inject(LaneWatch) private readonly lanes: LaneWatch,
+    @inject(OperatorLog) @optional() private readonly log?: OperatorLog,
   ) {}
 
   async execute(req: AdvanceRequest): Promise<Advance> {
@@ -245,7 +247,7 @@ export class AdvanceSend {
       await this.sender.broadcast(account.target, { raw: record.raw, hash: record.txHash, from: record.from, nonce: record.nonce });
     } catch (err) {
       if (err instanceof ChainRejectedError) {
-        if (err.code === 'nonce_too_low' || err.code === 'nonce_too_high') await resyncLane(account, this.reader, this.nonces, this.clock, this.metrics);
+        if (err.code === 'nonce_too_low' || err.code === 'nonce_too_high') await resyncLane(account, this.reader, this.nonces, this.clock, this.metrics, this.log);
         return;
       }
       if (!(err instanceof ChainUnavailableError)) throw err;
@@ -265,6 +267,7 @@ export class AdvanceSend {
     this.acted.delete(send.sendId);
     this.usedSince.delete(send.sendId);
     this.metrics.settled(outcome);
+    this.log?.sendSettled(send.sendId, outcome, txHash);
     const event: SendSettled = {
       type: 'send.settled', at: toIso(this.clock.now()), send_id: send.sendId, outcome,
       ...(txHash ? { tx_hash: txHash } : {}), ...(receipt ? { receipt: journalReceipt(receipt) } : {}),

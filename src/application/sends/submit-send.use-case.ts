@@ -1,4 +1,4 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { capFees } from '../../domain/chain/fees';
 import type { ErrorInfo, JournalEvent, SessionKind } from '../../domain/journal/journal-event';
 import { Redactor } from '../../domain/redactor';
@@ -12,6 +12,7 @@ import { SendBudget } from '../ports/send-budget';
 import { SendMetrics } from '../ports/send-metrics';
 import { SendWatch } from '../ports/send-watch';
 import { Relayers, type RelayerAccount } from './relayers';
+import { OperatorLog } from '../operator-log';
 import { resyncLane } from './nonce-sync';
 
 /** A reserved nonce left unsigned this long is taken to be abandoned (its process died) and reused. */
@@ -82,6 +83,7 @@ export class SubmitSend {
     @inject(SendMetrics) private readonly metrics: SendMetrics,
     @inject(Clock) private readonly clock: Clock,
     @inject(Redactor) private readonly redactor: Redactor,
+    @inject(OperatorLog) @optional() private readonly log?: OperatorLog,
   ) {}
 
   async execute(req: SendRequest): Promise<SubmitResult> {
@@ -161,7 +163,7 @@ export class SubmitSend {
         // The node refused these bytes. On a nonce error the lane takes the chain's pending nonce first, so the nonce
         // the chain used is forgotten (not freed) and the next reservation is one the chain has not used.
         const nonceError = err.code === 'nonce_too_low' || err.code === 'nonce_too_high';
-        if (nonceError) await resyncLane(account, this.reader, this.nonces, this.clock, this.metrics);
+        if (nonceError) await resyncLane(account, this.reader, this.nonces, this.clock, this.metrics, this.log);
         await this.nonces.giveBack(req.sendId);
         const again = nonceError && tries < NONCE_TRIES ? await this.signAgain(account, req, signed.gasLimit) : undefined;
         if (again) {
@@ -174,6 +176,7 @@ export class SubmitSend {
         await this.budget.release(req.sendId);
         await this.watch.unwatch(req.sendId);
         this.metrics.settled('dropped');
+        this.log?.sendSettled(req.sendId, 'dropped', signed.hash);
         return {
           kind: 'failed', error: { kind: 'broadcast_failed', message: this.redactor.redactText(err.message) },
           events: [{ type: 'send.settled', at: this.now(), send_id: req.sendId, outcome: 'dropped', tx_hash: signed.hash }],

@@ -1,8 +1,9 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import type { BudgetChecked } from '../../domain/journal/journal-event';
 import { charges, gasCheck, refusal, reservationCheck, type BudgetRule, type CapCheck } from '../../domain/spend/budget';
 import { toIso } from '../../domain/time';
 import { ChainflowConfig } from '../config';
+import { OperatorLog } from '../operator-log';
 import { BudgetReservations, type ReservationClaim } from '../ports/budget-reservations';
 import { Clock } from '../ports/clock';
 import { JournalWriter } from '../ports/journal-writer';
@@ -36,6 +37,7 @@ export class BudgetGuard implements SendBudget {
     @inject(BudgetReservations) private readonly reservations: BudgetReservations,
     @inject(JournalWriter) private readonly journal: JournalWriter,
     @inject(Clock) private readonly clock: Clock,
+    @inject(OperatorLog) @optional() private readonly log?: OperatorLog,
   ) {
     this.rules = [...config.budgets.values()].map((b) => ({
       name: b.name, windowMs: b.windowMs, maxGasSpendWei: b.maxGasSpendWei, maxNativeValueWei: b.maxNativeValueWei,
@@ -79,7 +81,11 @@ export class BudgetGuard implements SendBudget {
     ]);
     const events = checks.map((c) => this.event(request, c, now));
     const message = refusal(checks);
-    if (message !== undefined) return { allowed: false, checks, events, error: { kind: 'budget_exceeded', message } };
+    if (message !== undefined) {
+      const refusing = [...new Set(checks.filter((c) => !c.allowed).map((c) => c.budget))];
+      this.log?.budgetRefused(request, refusing, message);
+      return { allowed: false, checks, events, error: { kind: 'budget_exceeded', message } };
+    }
     return { allowed: true, checks, events };
   }
 

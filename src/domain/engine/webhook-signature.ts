@@ -16,11 +16,24 @@ export function signPayload(secret: string, t: number, body: Buffer | string): s
   return createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex');
 }
 
+/** Why a delivery's signature is refused (for the log only: the sender is told `bad signature` whatever it is). */
+export type SignatureProblem = 'malformed header' | 'stale timestamp' | 'bad signature';
+
+/**
+ * What is wrong with the header's signature of `body` with `secret` at `nowMs`, or undefined when it signs it within
+ * the tolerance. The HMAC is compared in constant time; the time is checked first, so a stale replay of a genuine
+ * delivery reads as stale.
+ */
+export function signatureProblem(header: string | undefined, body: Buffer, secret: string, nowMs: number): SignatureProblem | undefined {
+  const parsed = parseSignature(header);
+  if (!parsed) return 'malformed header';
+  if (!secret) return 'bad signature';
+  if (Math.abs(nowMs - parsed.t * 1000) > SIGNATURE_TOLERANCE_MS) return 'stale timestamp';
+  const expected = Buffer.from(signPayload(secret, parsed.t, body), 'hex');
+  return timingSafeEqual(expected, Buffer.from(parsed.v1, 'hex')) ? undefined : 'bad signature';
+}
+
 /** Whether the header signs `body` with `secret` and its `t` is within the tolerance of `nowMs`. Constant-time compare. */
 export function verifySignature(header: string | undefined, body: Buffer, secret: string, nowMs: number): boolean {
-  const parsed = parseSignature(header);
-  if (!parsed || !secret) return false;
-  if (Math.abs(nowMs - parsed.t * 1000) > SIGNATURE_TOLERANCE_MS) return false;
-  const expected = Buffer.from(signPayload(secret, parsed.t, body), 'hex');
-  return timingSafeEqual(expected, Buffer.from(parsed.v1, 'hex'));
+  return signatureProblem(header, body, secret, nowMs) === undefined;
 }

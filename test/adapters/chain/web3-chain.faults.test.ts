@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { ChainMismatchError, ChainRejectedError, ChainUnavailableError, type ChainTarget } from '../../../src/application/ports/chain';
 import { ProviderChainIds } from '../../../src/adapters/chain/chain-ids';
 import { Web3Chain } from '../../../src/adapters/chain/web3-chain';
+import { RecordingLogger } from '../../fakes/recording-logger';
 import { REVERT_CODE, refusingUrl, startAnvil, type Anvil } from '../../support/anvil';
 import { sendOnce } from '../../support/chain-send';
 import { startRpcProxy, type FaultPolicy, type RpcProxy } from '../../support/rpc-proxy';
@@ -133,6 +134,20 @@ describe('Web3Chain against providers that fail now and then', () => {
     }
   });
 
+  it('each failover is one warn line naming the network, the provider\'s number and why, never its URL', async () => {
+    const logger = new RecordingLogger();
+    const logged = new Web3Chain({ timeoutMs: 2000, pollIntervalMs: 50, backoffMs: 20, logger });
+    const dead = `${await refusingUrl()}/v3/secret-api-key`;
+    expect(await logged.blockNumber({ ...target, rpc: [dead, proxy.url] })).toBeGreaterThanOrEqual(0n);
+    expect(logger.lines).toEqual([{ level: 'warn', message: 'provider failed over', fields: {
+      network: 'anvil', provider: 1, reason: expect.any(String), next: 'provider 2',
+    } }]);
+    expect(JSON.stringify(logger.lines)).not.toContain('secret-api-key');
+    // A healthy provider logs nothing.
+    await logged.blockNumber(target);
+    expect(logger.lines).toHaveLength(1);
+  });
+
   it('a provider that never answers well gives ChainUnavailableError after a bounded number of rounds', async () => {
     proxy.setPolicy(() => ({ status: 503 }));
     const quick = new Web3Chain({ timeoutMs: 500, backoffMs: 10, retryRounds: 3 });
@@ -159,7 +174,7 @@ describe('Web3Chain and a provider serving another chain', () => {
 
   it('marks the provider unusable on first use, asks its chain id once, and fails every call naming both chain ids', async () => {
     const warnings: Array<Record<string, unknown>> = [];
-    const chainIds = new ProviderChainIds({ warn: (_m, fields) => warnings.push({ ...fields }), info: () => undefined });
+    const chainIds = new ProviderChainIds({ error: () => undefined, warn: (_m, fields) => warnings.push({ ...fields }), info: () => undefined });
     const chain = new Web3Chain({ timeoutMs: 2000, backoffMs: 10, chainIds });
     const target: ChainTarget = { network: 'mainnet-ish', chainId: 31337, rpc: [proxy.url] };
 

@@ -22,6 +22,7 @@ import Run from './run';
 import RunsCancel from './runs/cancel';
 import RunsDiff from './runs/diff';
 import RunsTimeline from './runs/timeline';
+import Budgets from './budgets/index';
 import Spend from './spend/index';
 import SpendExport from './spend/export';
 import Start from './start';
@@ -60,6 +61,7 @@ export const COMMANDS = {
   'runs:cancel': RunsCancel,
   'runs:diff': RunsDiff,
   'runs:timeline': RunsTimeline,
+  budgets: Budgets,
   spend: Spend,
   'spend:export': SpendExport,
   start: Start,

@@ -3,6 +3,7 @@ import { Args, Flags } from '@oclif/core';
 import { Engine } from '../../../application/engine/engine';
 import { requireSecrets, workflowSecretPaths } from '../../../application/secrets-needed';
 import { GetRunTimeline } from '../../../application/history/get-run-timeline.use-case';
+import type { Timeline } from '../../../application/history/timeline';
 import { parseIdempotencyKey } from '../../../domain/engine/idempotency-key';
 import { InvalidInputError } from '../../../domain/errors';
 import { parseExactJson } from '../../json';
@@ -51,11 +52,25 @@ export abstract class StartsRun extends ChainflowCommand {
     } else {
       runId = await engine.runHere(request);
     }
-    const { run } = await root.container.get(GetRunTimeline).execute(runId);
+    const timeline = await root.container.get(GetRunTimeline).execute(runId);
+    const { run } = timeline;
     if (flags.json) this.log(JSON.stringify(run, null, 2));
-    else this.log(`${run.run_id} ${run.status}${run.error_kind ? ` (${run.error_kind})` : ''}${run.wait_kind ? ` (waiting: ${run.wait_kind})` : ''}`);
+    else this.log(`${run.run_id} ${run.status}${errorOf(timeline)}${run.wait_kind ? ` (waiting: ${run.wait_kind})` : ''}`);
     if (run.status === 'failed' || run.status === 'dead_lettered') this.exit(EXIT_FAILURE);
   }
+}
+
+/**
+ * ` (kind: message)` of a run that ended in error: the message is what tells an operator what to fix, the kind only
+ * which family it is. The message is the last step's whose error is the run's (already redacted, as all timeline data).
+ */
+function errorOf(timeline: Timeline): string {
+  const kind = timeline.run.error_kind;
+  if (!kind) return '';
+  for (const e of [...timeline.events].reverse()) {
+    if ((e.kind === 'step' || e.kind === 'reorg_step') && e.error?.kind === kind && e.error.message) return ` (${kind}: ${e.error.message})`;
+  }
+  return ` (${kind})`;
 }
 
 /** `--idempotency-key K`: the same key for the same workflow starts at most one run (CONTRACT 8.7). */

@@ -20,7 +20,8 @@ export default class HistoryApprovals extends ListCommand<ApprovalItem> {
   protected readonly empty = 'no approvals';
   protected readonly columns: readonly Column<ApprovalItem>[] = [
     ['APPROVAL', (a) => a.approval_id], ['RUN', (a) => a.run_id], ['WORKFLOW', (a) => a.workflow], ['STATUS', (a) => a.status],
-    ['REQUESTED', (a) => a.requested_at], ['EXPIRES', (a) => a.expires_at], ['DECIDED BY', (a) => a.decided_by], ['WHY', (a) => a.reason],
+    // What the approver is asked: without it the table says only that something waits.
+    ['MESSAGE', (a) => a.message], ['REQUESTED', (a) => a.requested_at], ['EXPIRES', (a) => a.expires_at], ['DECIDED BY', (a) => a.decided_by], ['WHY', (a) => a.reason],
   ];
 
   protected override defaults(flags: Record<string, unknown>): Record<string, unknown> {

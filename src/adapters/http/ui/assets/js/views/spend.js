@@ -8,6 +8,7 @@ import { link, route, runRef, txRef } from '../links.js';
 import { filterForm, pick, UNTIL } from '../lists.js';
 import { fail, main } from '../router.js';
 import { approx, num, time } from '../values.js';
+import { budgetsSection } from './budgets.js';
 
 /** The API's largest `limit` for /api/spend: beyond it, narrow the filters or use `chainflow spend export`. */
 const MAX_LIMIT = 500;
@@ -67,7 +68,9 @@ export async function spendView(ctx) {
     throw err;
   }
   const total = data.summary.total;
-  body.append(tiles(total), dimensions(data.summary, filters));
+  // Headroom sits beside what was spent: read together, shown after the tiles.
+  const budgets = await budgetsSection(ctx.signal);
+  body.append(tiles(total), ...(budgets ? [budgets] : []), dimensions(data.summary, filters));
   const tbody = h('tbody');
   const more = h('button', { type: 'button', class: 'more', hidden: true }, 'Show more');
   const count = h('p', { class: 'muted count', role: 'status' });
