@@ -206,8 +206,11 @@ describe('relayers on anvil: address book, top-ups, audit trail, metrics', () =>
     expectNoSecret(JSON.stringify(page));
 
     // The CLI reads the same rows (its own process, its own reads).
+    // A provider's timeout in the reason is that read's own bound (the server may have checked the provider at start,
+    // with the sends' longer bound): the rows are compared without it.
+    const bounds = (text: string): string => text.replace(/timed out after \d+ ms/g, 'timed out');
     const listed = JSON.parse((await cli('relayers', '--json')).stdout);
-    expect(listed).toEqual(page);
+    expect(JSON.parse(bounds(JSON.stringify(listed)))).toEqual(JSON.parse(bounds(JSON.stringify(page))));
     const table = await cli('relayers');
     expect(table.stdout).toContain(`keeper   anvil       ${KEEPER.address}`);
     expect(table.stdout).toMatch(/offline +anvil_down +0x[0-9a-fA-F]{40} +unavailable: anvil_down: no provider answered/);

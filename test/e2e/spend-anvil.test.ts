@@ -313,14 +313,19 @@ describe('landed sends through SendTransaction, read back through GET /api/spend
 
       expect(await entriesOf(root, tx.txHash)).toEqual([]);
       expect(await counts()).toEqual({ pending: 0, gaps: 1 });
-      const warnings = logger.warnings.slice(warningsBefore);
+      const logged = logger.warnings.slice(warningsBefore);
+      // Each provider's failure is a failover line of its own (CONTRACT 11), by the provider's number.
+      const failovers = logged.filter((w) => w.message === 'provider failed over');
+      expect(failovers.length).toBeGreaterThan(0);
+      expect(failovers.every((w) => w.fields.network === 'anvil_down' && typeof w.fields.provider === 'number')).toBe(true);
+      const warnings = logged.filter((w) => w.message !== 'provider failed over');
       expect(warnings).toEqual([{
         message: expect.stringMatching(/receipt read failed/),
         fields: expect.objectContaining({ tx_hash: tx.txHash, network: 'anvil_down', reason: expect.stringMatching(/no provider answered/) }),
       }]);
       // provider URLs are secret-typed: never in a log line
-      for (const url of deadUrls) expect(JSON.stringify(warnings)).not.toContain(url);
-      expect(JSON.stringify(warnings)).not.toMatch(/DEAD-KEY|127\.0\.0\.1/);
+      for (const url of deadUrls) expect(JSON.stringify(logged)).not.toContain(url);
+      expect(JSON.stringify(logged)).not.toMatch(/DEAD-KEY|127\.0\.0\.1/);
 
       const metrics = await get(`${baseUrl}/metrics`);
       expect(metrics.text).toMatch(/^chainflow_spend_ledger_gaps 1$/m);
