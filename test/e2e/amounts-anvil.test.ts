@@ -6,10 +6,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { signPayload } from '../../src/domain/engine/webhook-signature';
+import { engineClient, minedNonce } from '../support/engine-client';
 import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
-import { eventually, startProcessServer, type ProcessServer } from '../support/process';
+import { startProcessServer, type ProcessServer } from '../support/process';
 import { makeTempDir, removeTempDir } from '../support/server';
 
 const HOOK_SECRET = 'hook-secret-a1b2c3';
@@ -63,25 +63,12 @@ describe('exact amounts and checked addresses on a real chain, end to end', () =
   let anvil: Anvil;
   let dir: string;
   let server: ProcessServer;
-  const api = async (p: string): Promise<Json> => {
-    const res = await fetch(`${server.baseUrl}${p}`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
-    return (await res.json()) as Json;
-  };
+  const client = engineClient(() => server.baseUrl, { token: API_TOKEN, hookSecret: HOOK_SECRET });
+  const { ended, sendsOf } = client;
+  const api = client.get;
   /** Posts `raw` as it is: the number's text must reach chainflow untouched by JSON.stringify. */
-  const hook = async (workflow: string, raw: string): Promise<string> => {
-    const t = Math.floor(Date.now() / 1000);
-    const res = await fetch(`${server.baseUrl}/hooks/${workflow}`, {
-      method: 'POST', body: raw, headers: { 'content-type': 'application/json', 'x-chainflow-signature': `t=${t},v1=${signPayload(HOOK_SECRET, t, raw)}` },
-    });
-    expect(res.status).toBe(202);
-    return ((await res.json()) as { run_id: string }).run_id;
-  };
-  const ended = (runId: string): Promise<Json> => eventually(async () => {
-    const r = (await api(`/api/history/runs?run_id=${runId}`)).items?.[0];
-    return r && ['succeeded', 'failed', 'skipped', 'dead_lettered', 'cancelled'].includes(r.status) ? r : undefined;
-  }, 30_000, `run ${runId} to end`);
-  const sendsOf = async (runId: string): Promise<Json[]> => (await api(`/api/history/txs?run_id=${runId}`)).items;
-  const nonceOf = async (address: string): Promise<number> => Number(await anvil.rpc<string>('eth_getTransactionCount', [address, 'latest']));
+  const hook = (workflow: string, raw: string): Promise<string> => client.hook(workflow, raw);
+  const nonceOf = (address: string): Promise<number> => minedNonce(anvil, address);
   const valueOf = async (txHash: string): Promise<bigint> => BigInt((await anvil.rpc<{ value: string }>('eth_getTransactionByHash', [txHash])).value);
 
   beforeAll(async () => {

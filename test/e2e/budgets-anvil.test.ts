@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Web3Abi } from '../../src/adapters/chain/web3-abi';
-import { signPayload } from '../../src/domain/engine/webhook-signature';
+import { engineClient, minedNonce } from '../support/engine-client';
 import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
@@ -70,28 +70,10 @@ describe('budgets on a real chain, end to end', () => {
   let server: ProcessServer;
   let token: string;
 
-  const api = async (method: string, p: string, body?: unknown): Promise<{ status: number; body: Json }> => {
-    const res = await fetch(`${server.baseUrl}${p}`, {
-      method, headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : {} };
-  };
-  const hook = async (payload: unknown): Promise<string> => {
-    const body = JSON.stringify(payload);
-    const t = Math.floor(Date.now() / 1000);
-    const res = await fetch(`${server.baseUrl}/hooks/payouts`, {
-      method: 'POST', body, headers: { 'content-type': 'application/json', 'x-chainflow-signature': `t=${t},v1=${signPayload(HOOK_SECRET, t, body)}` },
-    });
-    expect(res.status).toBe(202);
-    return ((await res.json()) as { run_id: string }).run_id;
-  };
-  const ended = (runId: string, timeoutMs = 30_000): Promise<Json> => eventually(async () => {
-    const r = (await api('GET', `/api/history/runs?run_id=${runId}`)).body.items?.[0];
-    return r && ['succeeded', 'failed', 'dead_lettered', 'cancelled'].includes(r.status) ? r : undefined;
-  }, timeoutMs, `run ${runId} to end`);
-  const sendsOf = async (runId: string): Promise<Json[]> => (await api('GET', `/api/history/txs?run_id=${runId}`)).body.items;
-  const nonceOf = async (address: string): Promise<number> => Number(await anvil.rpc<string>('eth_getTransactionCount', [address, 'latest']));
+  const client = engineClient(() => server.baseUrl, { token: API_TOKEN, hookSecret: HOOK_SECRET });
+  const { api, ended, sendsOf } = client;
+  const hook = (payload: unknown): Promise<string> => client.hook('payouts', payload);
+  const nonceOf = (address: string): Promise<number> => minedNonce(anvil, address);
   /** A transaction from an unlocked anvil account, mined at once (automine); its receipt. */
   const transact = async (tx: Record<string, string>): Promise<Json> => {
     const hash = await anvil.rpc<string>('eth_sendTransaction', [{ from: DEPLOYER.address, gas: '0x1e8480', ...tx }]);

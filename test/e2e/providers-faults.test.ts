@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { signPayload } from '../../src/domain/engine/webhook-signature';
+import { engineClient } from '../support/engine-client';
 import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
@@ -52,24 +52,10 @@ async function serve(chainId: number, rpc: string): Promise<{ server: ProcessSer
   const dir = makeTempDir('chainflow-providers-');
   fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(chainId));
   const server = await startProcessServer(dir, { HOOK_SECRET, API_TOKEN, RPC: rpc, OPS_KEY: OPS.privateKey });
-  const api = async (p: string): Promise<Json> => {
-    const res = await fetch(`${server.baseUrl}${p}`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
-    const text = await res.text();
-    return text.startsWith('{') ? JSON.parse(text) : { text };
-  };
-  const hook = async (payload: unknown): Promise<string> => {
-    const body = JSON.stringify(payload);
-    const t = Math.floor(Date.now() / 1000);
-    const res = await fetch(`${server.baseUrl}/hooks/payouts`, {
-      method: 'POST', body, headers: { 'content-type': 'application/json', 'x-chainflow-signature': `t=${t},v1=${signPayload(HOOK_SECRET, t, body)}` },
-    });
-    expect(res.status).toBe(202);
-    return ((await res.json()) as { run_id: string }).run_id;
-  };
-  const ended = (runId: string, timeoutMs = 60_000): Promise<Json> => eventually(async () => {
-    const r = (await api(`/api/history/runs?run_id=${runId}`)).items?.[0];
-    return r && ['succeeded', 'failed', 'dead_lettered', 'cancelled'].includes(r.status) ? r : undefined;
-  }, timeoutMs, `run ${runId} to end`);
+  const client = engineClient(() => server.baseUrl, { token: API_TOKEN, hookSecret: HOOK_SECRET });
+  const api = client.get;
+  const hook = (payload: unknown): Promise<string> => client.hook('payouts', payload);
+  const ended = (runId: string, timeoutMs = 60_000): Promise<Json> => client.ended(runId, timeoutMs);
   return { server, dir, api, hook, ended };
 }
 

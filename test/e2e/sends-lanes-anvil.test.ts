@@ -7,6 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { engineClient, minedNonce } from '../support/engine-client';
 import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
@@ -55,25 +56,16 @@ describe('sends on a relayer lane, end to end', () => {
   let dir: string;
   let server: ProcessServer;
   const env = (): Record<string, string> => ({ API_TOKEN, RPC: proxy.url, OPS_KEY: OPS.privateKey, CAPPED_KEY: CAPPED.privateKey });
-  const api = async (method: string, p: string, body?: unknown): Promise<{ status: number; body: Json }> => {
-    const res = await fetch(`${server.baseUrl}${p}`, {
-      method, headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : {} };
-  };
+  const client = engineClient(() => server.baseUrl, { token: API_TOKEN });
+  const { api } = client;
   const start = async (workflow: string, input: Json = {}): Promise<string> => {
     const res = await api('POST', `/api/workflows/${workflow}/runs`, { input });
     expect(res.status).toBe(202);
     return res.body.run_id as string;
   };
-  const run = async (runId: string): Promise<Json | undefined> => (await api('GET', `/api/history/runs?run_id=${runId}`)).body.items?.[0];
-  const ended = (runId: string, timeoutMs = 30_000): Promise<Json> => eventually(async () => {
-    const r = await run(runId);
-    return r && ['succeeded', 'failed', 'dead_lettered', 'cancelled'].includes(r.status) ? r : undefined;
-  }, timeoutMs, `run ${runId} to end`);
+  const { run, ended } = client;
   const sendOf = async (runId: string): Promise<Json> => (await api('GET', `/api/history/txs?run_id=${runId}`)).body.items[0];
-  const nonceOf = async (address: string): Promise<number> => Number(await anvil.rpc<string>('eth_getTransactionCount', [address, 'latest']));
+  const nonceOf = (address: string): Promise<number> => minedNonce(anvil, address);
   /** A transfer from the relayer's key that chainflow knows nothing of (anvil's dev accounts are unlocked). */
   const sendOutside = async (from: string): Promise<void> => {
     const hash = await anvil.rpc<string>('eth_sendTransaction', [{ from, to: RECIPIENT, value: '0x1' }]);
