@@ -17,7 +17,7 @@ import { Database } from '../src/adapters/knex/knex-journal.writer';
 import { openRoot } from '../src/bin/root';
 import { ANVIL_ACCOUNTS, type Anvil } from '../test/support/anvil';
 import { flakyProvider, startRpcProxy } from '../test/support/rpc-proxy';
-import { nowMs, stats, type Stats } from './timing';
+import { nowMs, stats, timed, type Stats } from './timing';
 
 type Log = (msg: string) => void;
 
@@ -63,25 +63,6 @@ workflows:
 }
 
 /** Adds the time of every chain call but the local ones (`sign`, `address`) to `spent.ms`. */
-function timed<T extends object>(target: T, spent: { ms: number }): T {
-  const local = new Set(['sign', 'address']);
-  return new Proxy(target, {
-    get(t, prop) {
-      const value = Reflect.get(t, prop, t) as unknown;
-      if (typeof value !== 'function') return value;
-      const fn = value as (...args: unknown[]) => unknown;
-      if (local.has(String(prop))) return fn.bind(t);
-      return async (...args: unknown[]) => {
-        const started = nowMs();
-        try {
-          return await fn.apply(t, args);
-        } finally {
-          spent.ms += nowMs() - started;
-        }
-      };
-    },
-  });
-}
 
 /**
  * The send step's overhead as bench/sends.ts measures it (SubmitSend called as the step calls it, its run journaled

@@ -26,7 +26,7 @@ import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../test/support/anvil';
 import { startRpcProxy, type RpcProxy } from '../test/support/rpc-proxy';
 import { waitLive } from './engine';
 import { benchSendFaults, renderSendFaults, type FaultFigures } from './sends-faults';
-import { nowMs, stats, type Stats } from './timing';
+import { nowMs, stats, timed, type Stats } from './timing';
 
 type Log = (msg: string) => void;
 
@@ -88,26 +88,6 @@ function envOf(anvil: Anvil, proxy?: RpcProxy): Record<string, string> {
   return { BENCH_RPC: anvil.url, BENCH_PROXY_RPC: proxy?.url ?? anvil.url, BENCH_ONE_KEY: OVERHEAD_RELAYER.privateKey, BENCH_BURST_KEY: BURST_RELAYER.privateKey, BENCH_CRASH_KEY: CRASH_RELAYER.privateKey };
 }
 
-/** Wraps a chain port so that every call but the local ones (`sign`, `address`) adds its time to `spent.ms`. */
-function timed<T extends object>(target: T, spent: { ms: number }): T {
-  const local = new Set(['sign', 'address']);
-  return new Proxy(target, {
-    get(t, prop) {
-      const value = Reflect.get(t, prop, t) as unknown;
-      if (typeof value !== 'function') return value;
-      const fn = value as (...args: unknown[]) => unknown;
-      if (local.has(String(prop))) return fn.bind(t);
-      return async (...args: unknown[]) => {
-        const started = nowMs();
-        try {
-          return await fn.apply(t, args);
-        } finally {
-          spent.ms += nowMs() - started;
-        }
-      };
-    },
-  });
-}
 
 class Counting implements SendMetrics {
   readonly outcomes: SendOutcome[] = [];

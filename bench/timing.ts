@@ -92,3 +92,24 @@ export class HttpClient {
 
 export const fmt = (ms: number, digits = 2): string => (Number.isFinite(ms) ? ms.toFixed(digits) : '—');
 export const mb = (bytes: number): string => (bytes / 1048576).toFixed(0);
+
+/** Wraps a chain port so that every call but the local ones (`sign`, `address`) adds its time to `spent.ms`. */
+export function timed<T extends object>(target: T, spent: { ms: number }): T {
+  const local = new Set(['sign', 'address']);
+  return new Proxy(target, {
+    get(t, prop) {
+      const value = Reflect.get(t, prop, t) as unknown;
+      if (typeof value !== 'function') return value;
+      const fn = value as (...args: unknown[]) => unknown;
+      if (local.has(String(prop))) return fn.bind(t);
+      return async (...args: unknown[]) => {
+        const started = nowMs();
+        try {
+          return await fn.apply(t, args);
+        } finally {
+          spent.ms += nowMs() - started;
+        }
+      };
+    },
+  });
+}
