@@ -275,14 +275,7 @@ export class ConfigReader {
     const budgets = new Map<string, BudgetConfig>();
     for (const [name, raw] of entries(this.raw.budgets)) {
       const at = childPath('budgets', name);
-      let windowMs = 0;
-      if (typeof raw.window === 'string') {
-        try {
-          windowMs = parseDuration(raw.window, childPath(at, 'window'));
-        } catch (error) {
-          this.inputProblem(error);
-        }
-      }
+      const windowMs = this.duration(raw.window, childPath(at, 'window')) ?? 0;
       const maxGasSpendWei = this.amount(raw.max_gas_spend, childPath(at, 'max_gas_spend'));
       const maxNativeValueWei = this.amount(raw.max_native_value, childPath(at, 'max_native_value'));
       const maxTokenValue = this.baseUnits(raw.max_token_value, childPath(at, 'max_token_value'));
@@ -356,15 +349,7 @@ export class ConfigReader {
   /** `engine:` (an extension): lease TTL, poll interval, concurrency; each optional. */
   private engine(): EngineConfig {
     const raw = isMap(this.raw.engine) ? this.raw.engine : {};
-    const ms = (key: string, fallback: number): number => {
-      if (typeof raw[key] !== 'string') return fallback;
-      try {
-        return parseDuration(raw[key] as string, childPath('engine', key));
-      } catch (error) {
-        this.inputProblem(error);
-        return fallback;
-      }
-    };
+    const ms = (key: string, fallback: number): number => this.duration(raw[key], childPath('engine', key)) ?? fallback;
     return {
       leaseTtlMs: ms('lease_ttl', DEFAULT_ENGINE_CONFIG.leaseTtlMs),
       pollMs: ms('poll_interval', DEFAULT_ENGINE_CONFIG.pollMs),
