@@ -7,8 +7,9 @@
  *   expect(await seriousViolations(page)).toEqual([]);
  *   await focusComesTo(page, 'main h1');
  */
-import type { Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { WriteDemoJournal } from '../../src/application/journal/demo-journal.use-case';
+import { checkAndCloseTabs, launchBrowser, openTab, waitForView, type Tab } from './browser';
 import { eventually } from './process';
 import { startTestServer, type TestServer } from './server';
 
@@ -85,4 +86,43 @@ export async function parkedRun(srv: TestServer, workflow: string): Promise<stri
   const runId: string = started.body.run_id;
   await eventually(async () => ((await runOf(srv, runId))?.status === 'waiting' ? true : undefined), 15_000, `run ${runId} to park`);
   return runId;
+}
+
+/** The pages of one describe block over startDemoWithCommands' server, in one browser. */
+export interface DemoPages {
+  /** The server (set once the block's beforeAll ran). */
+  server(): TestServer;
+  /** A tab on `hash` in `theme` (the system's setting, which the page follows); CSP bypassed for axe. */
+  visit(hash: string, view: string, theme?: 'light' | 'dark'): Promise<Page>;
+  /** The page's one dialog (confirmations, reasons). */
+  dialog(page: Page): Locator;
+  /** Checks the tabs opened so far (no page error, nothing off host) and closes them. */
+  closeTabs(): Promise<void>;
+}
+
+/** Registers the block's hooks: the server and browser before all, the tabs checked and closed after each test. */
+export function demoPages(): DemoPages {
+  let srv: TestServer;
+  let browser: Browser;
+  const tabs: Tab[] = [];
+  beforeAll(async () => {
+    [srv, browser] = await Promise.all([startDemoWithCommands(), launchBrowser()]);
+  });
+  afterEach(() => checkAndCloseTabs(tabs));
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.close();
+  });
+  return {
+    server: () => srv,
+    visit: async (hash, view, theme = 'light') => {
+      const t = await openTab(browser, { colorScheme: theme, bypassCSP: true });
+      tabs.push(t);
+      await t.page.goto(`${srv.baseUrl}/${hash}`);
+      await waitForView(t.page, view);
+      return t.page;
+    },
+    dialog: (page) => page.locator('dialog#ask'),
+    closeTabs: () => checkAndCloseTabs(tabs),
+  };
 }

@@ -4,9 +4,8 @@
  * view or dialog in either theme; primary buttons read at 4.5:1; every table header names its column; targets are
  * 24 px at least; a zero is never painted as a loss. Keyboard and focus: keyboard.test.ts.
  */
-import type { Browser, Locator, Page } from 'playwright-core';
-import { call, parkedRun, seriousViolations, startDemoWithCommands, type Violation } from '../support/a11y';
-import { checkAndCloseTabs, launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { call, demoPages, parkedRun, seriousViolations, type Violation } from '../support/a11y';
 import type { TestServer } from '../support/server';
 
 jest.setTimeout(120_000);
@@ -15,29 +14,11 @@ jest.setTimeout(120_000);
 type Json = any;
 
 describe('web UI: accessibility', () => {
+  const pages = demoPages();
+  const { visit, dialog } = pages;
   let srv: TestServer;
-  let browser: Browser;
-  const tabs: Tab[] = [];
-
-  /** A tab on `hash` in `theme` (the system's setting, which the page follows); CSP bypassed for axe. */
-  async function visit(hash: string, view: string, theme: 'light' | 'dark' = 'light'): Promise<Page> {
-    const t = await openTab(browser, { colorScheme: theme, bypassCSP: true });
-    tabs.push(t);
-    await t.page.goto(`${srv.baseUrl}/${hash}`);
-    await waitForView(t.page, view);
-    return t.page;
-  }
-  const dialog = (page: Page): Locator => page.locator('dialog#ask');
-
-  beforeAll(async () => {
-    [srv, browser] = await Promise.all([startDemoWithCommands(), launchBrowser()]);
-  });
-
-  afterEach(() => checkAndCloseTabs(tabs));
-
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.close();
+  beforeAll(() => {
+    srv = pages.server();
   });
 
   const views = (): [string, string][] => {
@@ -58,7 +39,7 @@ describe('web UI: accessibility', () => {
         for (const v of await seriousViolations(page)) found.push({ view: hash, ...v });
         const empty = await page.locator('th').evaluateAll((ths) => ths.filter((th) => !(th.textContent ?? '').trim()).length);
         if (empty) emptyHeaders.push({ view: hash, count: empty });
-        await checkAndCloseTabs(tabs);
+        await pages.closeTabs();
       }
       expect(found).toEqual([]);
       expect(emptyHeaders).toEqual([]);
@@ -75,7 +56,7 @@ describe('web UI: accessibility', () => {
         await page.locator(`main button[data-act=${act}]`).click();
         await dialog(page).waitFor();
         for (const v of await seriousViolations(page)) found.push({ where: `${act} ${theme}`, ...v });
-        await checkAndCloseTabs(tabs);
+        await pages.closeTabs();
       }
     }
     expect(found).toEqual([]);
@@ -108,7 +89,7 @@ describe('web UI: accessibility', () => {
         if (r.width === 0 && r.height === 0) return []; // not shown
         return r.width < 24 || r.height < 24 ? [`${v}: ${el.className || el.tagName} ${Math.round(r.width)}x${Math.round(r.height)}`] : [];
       }), hash));
-      await checkAndCloseTabs(tabs);
+      await pages.closeTabs();
     }
     expect(small).toEqual([]);
   });

@@ -5,9 +5,8 @@
  * select applies a keyboard pick on Enter, not on each arrow key; a skip link leads to the content; a destructive
  * dialog starts on its safe button.
  */
-import type { Browser, Locator, Page } from 'playwright-core';
-import { call, focusComesTo, parkedRun, runOf, startDemoWithCommands } from '../support/a11y';
-import { checkAndCloseTabs, launchBrowser, openTab, waitForView, type Tab } from '../support/browser';
+import { call, demoPages, focusComesTo, parkedRun, runOf } from '../support/a11y';
+import { waitForView } from '../support/browser';
 import type { TestServer } from '../support/server';
 
 jest.setTimeout(120_000);
@@ -16,29 +15,11 @@ jest.setTimeout(120_000);
 type Json = any;
 
 describe('web UI: keyboard and focus', () => {
+  const pages = demoPages();
+  const { visit, dialog } = pages;
   let srv: TestServer;
-  let browser: Browser;
-  const tabs: Tab[] = [];
-
-  /** A tab on `hash` in `theme` (the system's setting, which the page follows); CSP bypassed for axe. */
-  async function visit(hash: string, view: string, theme: 'light' | 'dark' = 'light'): Promise<Page> {
-    const t = await openTab(browser, { colorScheme: theme, bypassCSP: true });
-    tabs.push(t);
-    await t.page.goto(`${srv.baseUrl}/${hash}`);
-    await waitForView(t.page, view);
-    return t.page;
-  }
-  const dialog = (page: Page): Locator => page.locator('dialog#ask');
-
-  beforeAll(async () => {
-    [srv, browser] = await Promise.all([startDemoWithCommands(), launchBrowser()]);
-  });
-
-  afterEach(() => checkAndCloseTabs(tabs));
-
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.close();
+  beforeAll(() => {
+    srv = pages.server();
   });
 
   test('a status select acts when an option is chosen, not on each arrow key; focus stays on it after the view renders again', async () => {
