@@ -20,7 +20,18 @@ export interface NetworkConfig {
   readonly maxFeePerGasWei?: bigint;
   /** Blocks a send's receipt must have (its own included) before it settles. Default 1. */
   readonly confirmations: number;
+  /** How often event triggers read the head, in ms. Default 2 s (DEFAULT_EVENT_POLL_MS; the reader always sets it). */
+  readonly pollIntervalMs?: number;
+  /** Blocks per eth_getLogs request; halved while a provider refuses a range. Default 2000. */
+  readonly maxBlockRange?: number;
+  /** Block hashes kept for the reorg check; a reorg deeper than this is an alarm, not a rollback. Default 64. */
+  readonly finalityDepth?: number;
 }
+
+/** Defaults of a network's event settings (CONTRACT 8.6). */
+export const DEFAULT_EVENT_POLL_MS = 2_000;
+export const DEFAULT_MAX_BLOCK_RANGE = 2_000;
+export const DEFAULT_FINALITY_DEPTH = 64;
 
 export const DEFAULT_REPLACE_AFTER_MS = 60_000;
 

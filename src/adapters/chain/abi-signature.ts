@@ -27,6 +27,34 @@ export function elementaryType(word: string): string | undefined {
   return bits >= 8 && bits <= 256 && bits % 8 === 0 ? word : undefined;
 }
 
+/** One parameter of an event: its canonical type, its name, and whether it is a topic (`indexed`). */
+export interface EventParam {
+  readonly type: string;
+  readonly name: string;
+  readonly indexed: boolean;
+}
+
+/** A parsed event signature (`Transfer(address indexed from, address indexed to, uint256 value)`). */
+export interface EventSignature {
+  readonly name: string;
+  readonly inputs: readonly EventParam[];
+  /** `Name(type,…)`, as topic 0 is hashed from. */
+  readonly canonical: string;
+}
+
+/** Topics beside topic 0 (the event's own) that an event may index. */
+const MAX_INDEXED = 3;
+
+/**
+ * Parses `[event] Name(type [indexed] name, …)`: every parameter needs a name (a run's payload is the decoded log
+ * by argument name), at most three are `indexed`, and nothing follows the parentheses (anonymous events have no
+ * topic 0 to filter by, so they are refused).
+ * @throws AbiError naming what is wrong
+ */
+export function parseEventSignature(text: string): EventSignature {
+  return new SignatureParser(text).event();
+}
+
 /**
  * Parses `name(type a, type b) [view] [returns (type)]` without web3 (a config load checks every signature, and
  * loading web3 costs more than the whole load): the `function` keyword, parameter names, data locations and
@@ -61,6 +89,32 @@ class SignatureParser {
     }
     const bare = (type: string): string => type.replace(/tuple\(/g, '(');
     return { name, inputs, outputs, canonical: `${name}(${inputs.map(bare).join(',')})` };
+  }
+
+  event(): EventSignature {
+    if (this.peek() === 'event') this.at++;
+    const name = this.next();
+    if (!name || !IDENT.test(name) || this.peek() !== '(') this.fail('is not an event signature such as Transfer(address indexed from, address indexed to, uint256 value)');
+    this.expect('(');
+    const inputs: EventParam[] = [];
+    while (this.peek() !== ')') {
+      if (inputs.length > 0) this.expect(',');
+      const type = this.type();
+      const indexed = this.peek() === 'indexed';
+      if (indexed) this.at++;
+      const param = this.peek();
+      if (param === undefined || !IDENT.test(param) || elementaryType(param) || param === 'indexed') {
+        this.fail(`parameter ${inputs.length + 1} (${type}) needs a name: a run's payload holds the log's arguments by name`);
+      }
+      this.at++;
+      if (inputs.some((p) => p.name === param)) this.fail(`two parameters are named '${param}'`);
+      inputs.push({ type, name: param!, indexed });
+    }
+    this.at++;
+    if (this.peek() !== undefined) this.fail(`unexpected '${this.peek()}' after the parameters`);
+    if (inputs.filter((p) => p.indexed).length > MAX_INDEXED) this.fail(`at most ${MAX_INDEXED} parameters may be indexed`);
+    const bare = (type: string): string => type.replace(/tuple\(/g, '(');
+    return { name, inputs, canonical: `${name}(${inputs.map((p) => bare(p.type)).join(',')})` };
   }
 
   /** `( param, … )`: the canonical types. */

@@ -1,2 +1,2 @@
 export { addressProblem } from './eip55';
-export { parseSignature, type Signature } from './abi-signature';
+export { parseEventSignature, parseSignature, type EventSignature, type Signature } from './abi-signature';

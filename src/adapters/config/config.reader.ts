@@ -10,7 +10,9 @@ import type {
   UnsetSecret,
   NotifyRule,
 } from '../../application/config';
-import { DEFAULT_ENGINE_CONFIG, DEFAULT_REPLACE_AFTER_MS } from '../../application/config';
+import {
+  DEFAULT_ENGINE_CONFIG, DEFAULT_EVENT_POLL_MS, DEFAULT_FINALITY_DEPTH, DEFAULT_MAX_BLOCK_RANGE, DEFAULT_REPLACE_AFTER_MS,
+} from '../../application/config';
 import { readWorkflow } from './workflow.reader';
 import { readChannels, readNotifyRule, type NotificationsReaderContext } from './notifications.reader';
 import type { StepDefinition } from '../../domain/engine/workflow';
@@ -35,8 +37,6 @@ type Reference = { readonly env: string } | { readonly secret: string };
 
 /** What a relayer's signer must resolve to: a secp256k1 private key, 32 bytes of hex (0x optional, as the chain takes it). */
 const PRIVATE_KEY = /^(?:0x)?[0-9a-fA-F]{64}$/;
-
-
 
 function isReference(value: unknown): value is Reference {
   if (!isMap(value)) return false;
@@ -242,6 +242,9 @@ export class ConfigReader {
         replaceAfterMs: this.duration(raw.replace_after, childPath(at, 'replace_after')) ?? DEFAULT_REPLACE_AFTER_MS,
         ...(maxFeePerGasWei !== undefined ? { maxFeePerGasWei } : {}),
         confirmations: typeof raw.confirmations === 'number' ? raw.confirmations : 1,
+        pollIntervalMs: this.duration(raw.poll_interval, childPath(at, 'poll_interval')) ?? DEFAULT_EVENT_POLL_MS,
+        maxBlockRange: typeof raw.max_block_range === 'number' ? raw.max_block_range : DEFAULT_MAX_BLOCK_RANGE,
+        finalityDepth: typeof raw.finality_depth === 'number' ? raw.finality_depth : DEFAULT_FINALITY_DEPTH,
       });
     }
     return networks;
@@ -338,6 +341,7 @@ export class ConfigReader {
       const engine = readWorkflow(name, raw, {
         problem: (at, message) => this.problem(at, message),
         resolve: (value, at) => this.resolveReference(value, at),
+        network: (network) => networks.get(network),
       });
       if (engine) this.checkChainSteps(name, engine.steps, relayers, networks);
       const notify = notifyRule(raw.notify, `workflows.${name}.notify`);

@@ -1,14 +1,14 @@
 import type { Json } from '../../domain/journal/journal-event';
 import {
   DEFAULT_APPROVAL_EXPIRES_MS, DEFAULT_BACKOFF_MS, DEFAULT_READ_TIMEOUT_MS, DEFAULT_SEND_TIMEOUT_MS, DEFAULT_HTTP_TIMEOUT_MS, DEFAULT_MAX_BACKOFF_MS, defaultAttempts,
-  type ConditionDefinition, type RetryPolicy, type StepDefinition, type StepType, type TriggerDefinition, type WorkflowDefinition,
+  type ConditionDefinition, type EventTrigger, type RetryPolicy, type StepDefinition, type StepType, type TriggerDefinition, type WorkflowDefinition,
 } from '../../domain/engine/workflow';
 import { InvalidInputError } from '../../domain/errors';
 import { parseDuration } from '../../domain/duration';
 import { parseAmount } from '../../domain/wei';
 import { templateExpressions } from '../../application/engine/templates';
 import { CelExpressions } from '../cel';
-import { addressProblem, parseSignature, type Signature } from '../chain';
+import { addressProblem, parseEventSignature, parseSignature, type Signature } from '../chain';
 import { AbiError } from '../../application/ports/contract-abi';
 import type { ExpressionScope } from '../../application/ports/expressions';
 import { CronerCalendar } from '../cron';
@@ -21,6 +21,8 @@ export interface WorkflowReaderContext {
   problem(at: string, message: string): void;
   /** Resolves a secret reference; undefined when it is not one or its variable is unset (noted, refused where needed). */
   resolve(value: unknown, at: string): string | undefined;
+  /** A configured network's settings an event trigger defaults to; undefined when none has that name. Absent: not checked. */
+  network?(name: string): { readonly confirmations: number } | undefined;
 }
 
 const isMap = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -70,17 +72,40 @@ function readTrigger(raw: unknown, at: string, ctx: WorkflowReaderContext): Trig
       return { kind: 'webhook', secret: ctx.resolve(auth.hmac, childPath(childPath(at, 'auth'), 'hmac')) ?? '' };
     }
     case 'event':
-      (Array.isArray(raw.address) ? raw.address : [raw.address]).forEach((address, i) => {
-        const where = Array.isArray(raw.address) ? childPath(childPath(at, 'address'), i) : childPath(at, 'address');
-        checkLiteralAddress(address, where, ctx);
-      });
-      return {
-        kind: 'event', network: String(raw.network ?? ''), address: String(raw.address ?? ''), event: String(raw.event ?? ''),
-        confirmations: typeof raw.confirmations === 'number' ? raw.confirmations : 1,
-      };
+      return readEventTrigger(raw, at, ctx);
     default:
       return { kind: 'manual' };
   }
+}
+
+/** An event trigger (CONTRACT 8.6): its network configured, its addresses and event signature checked now. */
+function readEventTrigger(raw: Raw, at: string, ctx: WorkflowReaderContext): EventTrigger {
+  const list = Array.isArray(raw.address);
+  const addresses = (list ? (raw.address as unknown[]) : [raw.address]).flatMap((address, i) => {
+    if (typeof address !== 'string') return [];
+    checkLiteralAddress(address, list ? childPath(childPath(at, 'address'), i) : childPath(at, 'address'), ctx);
+    return [address.trim().toLowerCase()];
+  });
+  if (typeof raw.event === 'string') {
+    try {
+      parseEventSignature(raw.event);
+    } catch (err) {
+      if (!(err instanceof AbiError)) throw err;
+      ctx.problem(childPath(at, 'event'), err.message);
+    }
+  }
+  const network = String(raw.network ?? '');
+  const configured = ctx.network?.(network);
+  if (ctx.network && network && !configured) ctx.problem(childPath(at, 'network'), `names no configured network '${network}'`);
+  let fromBlock: 'latest' | number = 'latest';
+  if (typeof raw.from_block === 'number' && Number.isSafeInteger(raw.from_block) && raw.from_block >= 0) fromBlock = raw.from_block;
+  else if (raw.from_block !== undefined && raw.from_block !== 'latest') {
+    ctx.problem(childPath(at, 'from_block'), 'must be latest or a block number (an integer >= 0)');
+  }
+  return {
+    kind: 'event', network, addresses: [...new Set(addresses)], event: String(raw.event ?? ''),
+    confirmations: typeof raw.confirmations === 'number' ? raw.confirmations : configured?.confirmations ?? 1, fromBlock,
+  };
 }
 
 /** The ids of a list of steps, in order. */

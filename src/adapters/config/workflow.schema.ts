@@ -71,7 +71,12 @@ const trigger = {
     {
       if: { properties: { kind: { const: 'event' } } },
       then: {
-        properties: { kind: true, network: text, address: text, event: text, confirmations: { type: 'integer', minimum: 0 } },
+        properties: {
+          kind: true, network: text, address: { type: ['string', 'array'], minLength: 1, minItems: 1, items: text }, event: text,
+          confirmations: { type: 'integer', minimum: 1, maximum: 1000 },
+          // `latest` or a block number: the reader says which is wrong, in those words.
+          from_block: { type: ['string', 'integer'] },
+        },
         required: ['network', 'address', 'event'], additionalProperties: false,
       },
     },

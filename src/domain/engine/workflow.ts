@@ -21,7 +21,24 @@ export type TriggerDefinition =
   | { readonly kind: 'cron'; readonly schedule: string }
   /** `secret`: the resolved HMAC key of the webhook's signature. Never rendered. */
   | { readonly kind: 'webhook'; readonly secret: string }
-  | { readonly kind: 'event'; readonly network: string; readonly address: string; readonly event: string; readonly confirmations: number };
+  | EventTrigger;
+
+/**
+ * A workflow started by a contract's logs (CONTRACT 8.6): one run per matching log, once its block has
+ * `confirmations` blocks (its own included).
+ */
+export interface EventTrigger {
+  readonly kind: 'event';
+  readonly network: string;
+  /** Emitting contracts, lowercase 0x-hex (checked at load); a log of any of them matches. */
+  readonly addresses: readonly string[];
+  /** The event's signature as configured (`Transfer(address indexed from, address indexed to, uint256 value)`). */
+  readonly event: string;
+  /** Blocks a log's block needs, its own included. Default: the network's `confirmations`, else 1. */
+  readonly confirmations: number;
+  /** Where a new cursor starts: the head when first polled (`latest`, the default), or this block (inclusive). */
+  readonly fromBlock: 'latest' | number;
+}
 
 export type TriggerKind = TriggerDefinition['kind'];
 

@@ -107,6 +107,9 @@ describe('loadConfig', () => {
       nativeSymbol: 'ETH',
       replaceAfterMs: 60_000,
       confirmations: 1,
+      pollIntervalMs: 2_000,
+      maxBlockRange: 2_000,
+      finalityDepth: 64,
       rpc: ['https://sepolia.example/v3/rpc-key-value'],
     });
     expect(config.relayers.get('ops')).toEqual({
