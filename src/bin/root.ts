@@ -11,6 +11,8 @@ import { SystemClock } from '../adapters/system-clock';
 import { FileSpools } from '../adapters/file-spools';
 import { ProviderChainIds } from '../adapters/chain/chain-ids';
 import { Web3Chain } from '../adapters/chain/web3-chain';
+import { Web3Logs } from '../adapters/chain/web3-logs';
+import { ChainLogs } from '../application/ports/chain-logs';
 import { KnexBudgetReservations } from '../adapters/knex/knex-budget-reservations';
 import { KnexSpendLedger } from '../adapters/knex/knex-spend-ledger';
 import { PinoLogger } from '../adapters/pino-logger';
@@ -174,6 +176,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(Web3Chain).toConstantValue(new Web3Chain({ chainIds, logger }));
   container.bind(ChainReader).toService(Web3Chain);
   container.bind(ChainSender).toService(Web3Chain);
+  container.bind(ChainLogs).toConstantValue(new Web3Logs({ chainIds, logger }));
   // Balance reads: each provider call bounded by half the read bound, so that a second provider still answers
   // within it when the first one hangs; one pass only, as a second would not fit the bound (the 15 s cache makes
   // the next scrape the retry).

@@ -157,3 +157,26 @@ export function flakyProvider(options: { http503?: number; rateLimited?: number;
     return undefined;
   };
 }
+
+/**
+ * A provider that refuses eth_getLogs over more than `maxBlocks` blocks, in the words of a real one (Alchemy's free
+ * tier, as Ponder's getLogsRetryHelper quotes it; -32602). A range given by tag (`latest`) is let through: its width
+ * is unknown here. Other methods pass.
+ */
+export function refuseWideLogRanges(maxBlocks: number): FaultPolicy {
+  return (request) => {
+    if (request.method !== 'eth_getLogs') return undefined;
+    const filter = (request.params[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown };
+    if (typeof filter.fromBlock !== 'string' || typeof filter.toBlock !== 'string' || !/^0x/.test(filter.fromBlock) || !/^0x/.test(filter.toBlock)) return undefined;
+    const from = BigInt(filter.fromBlock);
+    const to = BigInt(filter.toBlock);
+    if (to - from + 1n <= BigInt(maxBlocks)) return undefined;
+    const end = from + BigInt(maxBlocks) - 1n;
+    return {
+      rpcError: {
+        code: -32602,
+        message: `Log response size exceeded. You can make eth_getLogs requests with up to a ${maxBlocks} block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. Based on your parameters, this block range should work: [0x${from.toString(16)}, 0x${end.toString(16)}]`,
+      },
+    };
+  };
+}

@@ -83,16 +83,9 @@ export class Web3Chain implements ChainReader, ChainSender {
   private readonly commons = new Map<number, ReturnType<Web3Module['eth']['accounts']['Common']['custom']>>();
 
   constructor(@inject(Web3ChainOptions) @optional() options: Web3ChainOptions = {}) {
-    this.timeoutMs = positive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs');
     this.pollIntervalMs = positive(options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, 'pollIntervalMs');
-    const rounds = options.retryRounds ?? DEFAULT_RETRY_ROUNDS;
-    if (!Number.isSafeInteger(rounds) || rounds < 1) throw new Error('Web3Chain: retryRounds must be an integer >= 1');
-    this.policy = {
-      timeoutMs: this.timeoutMs, rounds,
-      backoffMs: positive(options.backoffMs ?? DEFAULT_BACKOFF_MS, 'backoffMs'),
-      budgetMs: positive(options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS, 'retryBudgetMs'),
-      ...(options.logger ? { logger: options.logger } : {}),
-    };
+    this.policy = retryPolicyOf(options);
+    this.timeoutMs = this.policy.timeoutMs;
     this.chainIds = options.chainIds ?? new ProviderChainIds();
   }
 
@@ -337,6 +330,18 @@ function callObject(request: CallRequest): Record<string, string> {
   return {
     ...(request.from ? { from: request.from } : {}), to: request.to, data: request.data,
     ...(request.valueWei ? { value: hex(request.valueWei) } : {}),
+  };
+}
+
+/** The failover and retry policy the options ask for (defaults above), shared by the chain and log adapters. */
+export function retryPolicyOf(options: Web3ChainOptions): RetryPolicy {
+  const rounds = options.retryRounds ?? DEFAULT_RETRY_ROUNDS;
+  if (!Number.isSafeInteger(rounds) || rounds < 1) throw new Error('Web3Chain: retryRounds must be an integer >= 1');
+  return {
+    timeoutMs: positive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs'), rounds,
+    backoffMs: positive(options.backoffMs ?? DEFAULT_BACKOFF_MS, 'backoffMs'),
+    budgetMs: positive(options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS, 'retryBudgetMs'),
+    ...(options.logger ? { logger: options.logger } : {}),
   };
 }
 

@@ -24,6 +24,19 @@ describe('classifyRpcError: what a JSON-RPC error answer says about the request'
     ['method not found', -32601, 'the method eth_maxPriorityFeePerGas does not exist/is not available', undefined, 'unavailable'],
     ['an unknown -32000', -32000, 'something odd happened', undefined, 'unavailable'],
     ['no code, no known words', undefined, 'weird', undefined, 'unavailable'],
+    // eth_getLogs ranges refused, in each provider's words (as Ponder's getLogsRetryHelper lists them).
+    ['Infura result cap (-32005)', -32005, 'query returned more than 10000 results. Try with this block range [0x1, 0x2].', undefined, 'range_too_large'],
+    ['Alchemy', -32602, 'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. Based on your parameters, this block range should work: [0x1, 0x2]', undefined, 'range_too_large'],
+    ['QuickNode', -32614, 'eth_getLogs is limited to a 10,000 range', undefined, 'range_too_large'],
+    ['Ankr', -32600, 'block range is too wide', undefined, 'range_too_large'],
+    ['Chainstack ("limit exceeded")', -32000, 'Block range limit exceeded.', undefined, 'range_too_large'],
+    ['Base', -32000, 'block range too large', undefined, 'range_too_large'],
+    ['Arbitrum', -32000, 'logs matched by query exceeds limit of 10000', undefined, 'range_too_large'],
+    ['PublicNode', -32000, 'maximum block range: 50000', undefined, 'range_too_large'],
+    ['Coinbase', -32000, 'please limit the query to at most 1000 blocks', undefined, 'range_too_large'],
+    ['Avalanche', -32000, 'requested too many blocks from 0 to 5000, maximum is set to 2048', undefined, 'range_too_large'],
+    ['LlamaRPC', -32000, 'query exceeds max results 20000, retry with the range 24383075-24383096', undefined, 'range_too_large'],
+    ['a healthy-backend outage is no range refusal', -32000, 'no backend is currently healthy to serve traffic', undefined, 'unavailable'],
   ])('%s', (_name, code, message, data, kind) => {
     expect(classifyRpcError(new RpcError(code, message, data))).toBe(kind);
   });
