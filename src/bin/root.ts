@@ -101,6 +101,8 @@ import { ExactJson } from '../application/ports/exact-json';
 import { CronerCalendar } from '../adapters/cron';
 import { FetchHttpClient } from '../adapters/http-client';
 import { KnexEngineStore } from '../adapters/knex/knex-engine.store';
+import { KnexEventCursors } from '../adapters/knex/knex-event-cursors';
+import { EventCursors } from '../application/ports/event-cursors';
 import { KnexWorkflowStates } from '../adapters/knex/knex-workflow-states';
 import { CancelRun } from '../application/engine/cancel-run.use-case';
 import { DecideApproval } from '../application/engine/decide-approval.use-case';
@@ -196,6 +198,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind<Logger>(Logger).toConstantValue(logger);
   container.bind(OperatorLog).toSelf().inSingletonScope();
   container.bind(EngineStore).to(KnexEngineStore);
+  container.bind(EventCursors).to(KnexEventCursors);
   container.bind(WorkflowStates).to(KnexWorkflowStates);
   container.bind(HttpClient).toConstantValue(new FetchHttpClient());
   container.bind(Expressions).toConstantValue(new CelExpressions());

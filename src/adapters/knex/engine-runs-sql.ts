@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import { FIRST_FENCE, type RunToEnqueue } from '../../application/ports/engine-store';
 import type { LeaseFence } from '../../application/ports/journal-writer';
+import type { PinnedDefinition } from '../../domain/engine/pinned-definition';
 import { LeaseLostError } from '../../domain/errors';
 import type { Db } from './bulk';
 import { isSqlite } from './connection';
@@ -7,6 +9,26 @@ import { SqliteWriteSession } from './sqlite-session';
 
 /** EngineStore.wake's statement (bindings: at, at, at, run id), also run by the journal writer inside an append. */
 export const WAKE_SQL = 'UPDATE engine_runs SET wake_at = ?, due_at = CASE WHEN due_at IS NULL OR due_at > ? THEN ? ELSE due_at END WHERE run_id = ?';
+
+/** A new run's row of the schedule, held by `owner` (empty: by none, due at once) until `leaseUntil`. */
+export function engineRunRow(run: RunToEnqueue, owner: string, leaseUntil: number): Record<string, unknown> {
+  const held = owner !== '';
+  return {
+    run_id: run.runId, workflow: run.workflow, due_at: held ? leaseUntil : 0, owner: held ? owner : null,
+    lease_until: held ? leaseUntil : null, start: JSON.stringify(run.start), fence: held ? FIRST_FENCE : 0,
+    definition_hash: run.definition?.hash ?? null,
+  };
+}
+
+/**
+ * Keeps a run's definition by its hash, before the run that names it (so none ever names a missing one);
+ * content-addressed, so one left by a run that was not recorded after all is merely kept.
+ */
+export async function storeDefinition(db: Knex | Knex.Transaction, workflow: string, definition: PinnedDefinition): Promise<void> {
+  await db.raw('INSERT INTO engine_definitions (hash, workflow, definition) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING', [
+    definition.hash, workflow, JSON.stringify(definition.definition),
+  ]);
+}
 
 /**
  * Refuses the write unless the run's lease still carries `fence`'s token (CONTRACT 8.7). The read is inside the

@@ -1,10 +1,10 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
-import { FIRST_FENCE, type ClaimedRun, type EngineStore, type RunToEnqueue } from '../../application/ports/engine-store';
+import { type ClaimedRun, type EngineStore, type RunToEnqueue } from '../../application/ports/engine-store';
 import type { WorkflowDefinition } from '../../domain/engine/workflow';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import { isSqlite } from './connection';
-import { WAKE_SQL } from './engine-runs-sql';
+import { engineRunRow, storeDefinition, WAKE_SQL } from './engine-runs-sql';
 import { Database } from './knex-journal.writer';
 
 interface ClaimRow {
@@ -50,9 +50,7 @@ export class KnexEngineStore implements EngineStore {
     // Before the run that names it (so none ever names a missing one); content-addressed, so one left by a run that
     // was not recorded after all is merely kept.
     if (run.definition && !this.storedDefinitions.has(run.definition.hash)) {
-      await this.db.raw('INSERT INTO engine_definitions (hash, workflow, definition) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING', [
-        run.definition.hash, run.workflow, JSON.stringify(run.definition.definition),
-      ]);
+      await storeDefinition(this.db, run.workflow, run.definition);
       this.storedDefinitions.add(run.definition.hash);
     }
     if (run.cronTick) return this.enqueueCronTick(run, run.cronTick, owner, leaseUntil);
@@ -92,7 +90,7 @@ export class KnexEngineStore implements EngineStore {
     const keys = run.dedupeKeys ?? [];
     try {
       await this.db('engine_runs').insert({
-        ...this.runRow(run, owner, leaseUntil), dedupe_keys: keys.length ? JSON.stringify(keys) : null, enqueued_at: run.at,
+        ...engineRunRow(run, owner, leaseUntil), dedupe_keys: keys.length ? JSON.stringify(keys) : null, enqueued_at: run.at,
       });
       return { runId: run.runId, created: true };
     } catch (err) {
@@ -103,15 +101,6 @@ export class KnexEngineStore implements EngineStore {
       if (!seen) throw err;
       return { runId: String(seen.run_id), created: false };
     }
-  }
-
-  private runRow(run: RunToEnqueue, owner: string, leaseUntil: number): Record<string, unknown> {
-    const held = owner !== '';
-    return {
-      run_id: run.runId, workflow: run.workflow, due_at: held ? leaseUntil : 0, owner: held ? owner : null,
-      lease_until: held ? leaseUntil : null, start: JSON.stringify(run.start), fence: held ? FIRST_FENCE : 0,
-      definition_hash: run.definition?.hash ?? null,
-    };
   }
 
   private async enqueueIn(trx: Knex.Transaction, run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
@@ -131,7 +120,7 @@ export class KnexEngineStore implements EngineStore {
         throw new DeliveryRace();
       }
     }
-    await trx('engine_runs').insert({ ...this.runRow(run, owner, leaseUntil), enqueued_at: now });
+    await trx('engine_runs').insert({ ...engineRunRow(run, owner, leaseUntil), enqueued_at: now });
     return { runId: run.runId, created: true };
   }
 

@@ -1,0 +1,103 @@
+import { inject, injectable } from 'inversify';
+import type { Knex } from 'knex';
+import type { EventCursors, LogRun, LogRunToEnqueue } from '../../application/ports/event-cursors';
+import type { BlockHeader } from '../../domain/chain/chain-log';
+import { engineRunRow, storeDefinition } from './engine-runs-sql';
+import { Database } from './knex-journal.writer';
+
+/** Rows per multi-row INSERT: 7 bindings each, well under SQLite's and PostgreSQL's bounds. */
+const CHUNK = 200;
+
+const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+/** Block numbers are bound as JS numbers (safe: no chain is near 2^53 blocks) and read back as bigint. */
+const block = (n: bigint): number => {
+  if (n < 0n || n > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`block number ${n} is out of range`);
+  return Number(n);
+};
+const big = (v: unknown): bigint => BigInt(String(v));
+
+/**
+ * Event cursors on knex, in portable SQL (SQLite and PostgreSQL alike): the cursor's move is a compare-and-set
+ * UPDATE in the transaction that records the log runs (INSERT … ON CONFLICT DO NOTHING RETURNING on their key) and
+ * enqueues the runs of the rows that went in. Two processes that read the same range: one moves the cursor, the
+ * other's transaction finds it moved and writes nothing.
+ */
+@injectable()
+export class KnexEventCursors implements EventCursors {
+  constructor(@inject(Database) private readonly db: Knex) {}
+
+  async cursor(workflow: string): Promise<bigint | undefined> {
+    const row = await this.db('event_cursors').where({ workflow }).first('next_block');
+    return row ? big(row.next_block) : undefined;
+  }
+
+  async startCursor(workflow: string, network: string, next: bigint): Promise<bigint> {
+    await this.db.raw('INSERT INTO event_cursors (workflow, network, next_block, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (workflow) DO NOTHING', [
+      workflow, network, block(next), Date.now(),
+    ]);
+    return (await this.cursor(workflow))!;
+  }
+
+  async advance(workflow: string, expected: bigint, next: bigint, runs: readonly LogRunToEnqueue[]): Promise<{ advanced: boolean; started: string[] }> {
+    const definitions = new Map(runs.flatMap((r) => (r.run.definition ? [[r.run.definition.hash, r.run.definition] as const] : [])));
+    for (const definition of definitions.values()) await storeDefinition(this.db, workflow, definition);
+    return this.db.transaction(async (trx) => {
+      const moved = await trx('event_cursors').where({ workflow, next_block: block(expected) }).update({ next_block: block(next), updated_at: Date.now() });
+      if (Number(moved) !== 1) return { advanced: false, started: [] };
+      const started: string[] = [];
+      for (let i = 0; i < runs.length; i += CHUNK) started.push(...(await this.record(trx, workflow, runs.slice(i, i + CHUNK))));
+      return { advanced: true, started };
+    });
+  }
+
+  /** Records the log runs not seen before and enqueues their runs; the ids of those. */
+  private async record(trx: Knex.Transaction, workflow: string, runs: readonly LogRunToEnqueue[]): Promise<string[]> {
+    if (runs.length === 0) return [];
+    const inserted = rowsOf<{ run_id: string }>(await trx.raw(
+      `INSERT INTO event_log_runs (workflow, block_hash, log_index, run_id, network, block_number, tx_hash)
+       VALUES ${runs.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}
+       ON CONFLICT (workflow, block_hash, log_index) DO NOTHING RETURNING run_id`,
+      runs.flatMap((r) => [workflow, r.blockHash.toLowerCase(), r.logIndex, r.run.runId, r.network, block(r.blockNumber), r.txHash.toLowerCase()]),
+    )).map((row) => row.run_id);
+    const fresh = new Set(inserted);
+    // Due at once, in chain order: each run of a batch a millisecond after the one before it, the last one now.
+    const enqueued = runs.filter((r) => fresh.has(r.run.runId));
+    const rows = enqueued.map((r, i): Record<string, unknown> => ({
+      ...engineRunRow(r.run, '', 0), due_at: r.run.at - (enqueued.length - 1 - i), enqueued_at: r.run.at,
+    }));
+    if (rows.length) await trx('engine_runs').insert(rows);
+    return enqueued.map((r) => r.run.runId);
+  }
+
+  async logRunsFrom(network: string, fromBlock: bigint): Promise<LogRun[]> {
+    const rows = await this.db('event_log_runs').where({ network }).andWhere('block_number', '>=', block(fromBlock))
+      .orderBy([{ column: 'block_number' }, { column: 'log_index' }, { column: 'workflow' }])
+      .select('workflow', 'run_id', 'network', 'block_number', 'block_hash', 'log_index');
+    return rows.map((r: Record<string, unknown>) => ({
+      workflow: String(r.workflow), runId: String(r.run_id), network: String(r.network), blockNumber: big(r.block_number),
+      blockHash: String(r.block_hash), logIndex: Number(r.log_index),
+    }));
+  }
+
+  async keepBlocks(network: string, headers: readonly BlockHeader[], keepFrom: bigint): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      for (let i = 0; i < headers.length; i += CHUNK) {
+        const part = headers.slice(i, i + CHUNK);
+        await trx.raw(
+          `INSERT INTO event_blocks (network, number, hash, parent_hash, timestamp) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}
+           ON CONFLICT (network, number) DO UPDATE SET hash = excluded.hash, parent_hash = excluded.parent_hash, timestamp = excluded.timestamp`,
+          part.flatMap((h) => [network, block(h.number), h.hash.toLowerCase(), h.parentHash.toLowerCase(), h.timestamp]),
+        );
+      }
+      await trx('event_blocks').where({ network }).andWhere('number', '<', block(keepFrom)).delete();
+    });
+  }
+
+  async keptBlocks(network: string, fromBlock: bigint): Promise<BlockHeader[]> {
+    const rows = await this.db('event_blocks').where({ network }).andWhere('number', '>=', block(fromBlock)).orderBy('number')
+      .select('number', 'hash', 'parent_hash', 'timestamp');
+    return rows.map((r: Record<string, unknown>) => ({
+      number: big(r.number), hash: String(r.hash), parentHash: String(r.parent_hash), timestamp: Number(r.timestamp),
+    }));
+  }
+}

@@ -1,0 +1,97 @@
+import type { EngineStore } from '../../src/application/ports/engine-store';
+import type { EventCursors, LogRunToEnqueue } from '../../src/application/ports/event-cursors';
+import type { JournalEvent } from '../../src/domain/journal/journal-event';
+
+const T = 1_800_000_000_000;
+
+/** Event cursors and the engine schedule they enqueue into, on one storage. */
+export interface EventStorage {
+  readonly cursors: EventCursors;
+  readonly engine: EngineStore;
+  /** A second handle on the same storage (another engine process), where the storage can have one; else the same. */
+  readonly other: EventCursors;
+  close(): Promise<void>;
+}
+
+const hashOf = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;
+
+/** The run of log `logIndex` of block `number` (block hash derived from the number). */
+function logRun(workflow: string, number: number, logIndex: number, runId = `r-${workflow}-${number}-${logIndex}`): LogRunToEnqueue {
+  const start: JournalEvent[] = [{
+    type: 'run.started', at: new Date(T).toISOString(), run_id: runId, workflow, session: 'live', trigger: { kind: 'event', summary: `log ${number}:${logIndex}` },
+  }];
+  return { run: { runId, workflow, start, at: T }, network: 'devnet', blockNumber: BigInt(number), blockHash: hashOf(number), logIndex, txHash: hashOf(1000 + number) };
+}
+
+/** What every EventCursors must do (the knex adapter and the in-memory fake alike). */
+export function eventCursorsContract(name: string, open: () => Promise<EventStorage>): void {
+  describe(`event cursors contract: ${name}`, () => {
+    let s: EventStorage;
+    beforeEach(async () => {
+      s = await open();
+    });
+    afterEach(async () => s.close());
+
+    const claimAll = async (): Promise<string[]> => (await s.engine.claimDue('engine-1', T + 60_000, T + 120_000, 1000)).map((c) => c.runId);
+
+    it('starts a cursor once: a second start (another process) answers the first one\'s block', async () => {
+      expect(await s.cursors.cursor('on_deposit')).toBeUndefined();
+      expect(await s.cursors.startCursor('on_deposit', 'devnet', 120n)).toBe(120n);
+      expect(await s.other.startCursor('on_deposit', 'devnet', 500n)).toBe(120n);
+      expect(await s.cursors.cursor('on_deposit')).toBe(120n);
+      expect(await s.cursors.cursor('other')).toBeUndefined();
+    });
+
+    it('moves the cursor with the runs of its logs, which the engine then claims in chain order', async () => {
+      await s.cursors.startCursor('on_deposit', 'devnet', 10n);
+      const runs = [logRun('on_deposit', 10, 0), logRun('on_deposit', 10, 3), logRun('on_deposit', 12, 1)];
+      expect(await s.cursors.advance('on_deposit', 10n, 13n, runs)).toEqual({ advanced: true, started: runs.map((r) => r.run.runId) });
+      expect(await s.cursors.cursor('on_deposit')).toBe(13n);
+      expect(await claimAll()).toEqual(runs.map((r) => r.run.runId));
+      expect((await s.cursors.logRunsFrom('devnet', 11n)).map((r) => [r.workflow, r.runId, r.blockNumber, r.blockHash, r.logIndex]))
+        .toEqual([['on_deposit', 'r-on_deposit-12-1', 12n, hashOf(12), 1]]);
+    });
+
+    it('writes nothing when the cursor moved meanwhile: two processes reading one range start each log\'s run once', async () => {
+      await s.cursors.startCursor('on_deposit', 'devnet', 10n);
+      const first = await s.cursors.advance('on_deposit', 10n, 12n, [logRun('on_deposit', 11, 0, 'p1')]);
+      const second = await s.other.advance('on_deposit', 10n, 12n, [logRun('on_deposit', 11, 0, 'p2')]);
+      expect(first).toEqual({ advanced: true, started: ['p1'] });
+      expect(second).toEqual({ advanced: false, started: [] });
+      expect(await s.cursors.cursor('on_deposit')).toBe(12n);
+      expect(await claimAll()).toEqual(['p1']);
+    });
+
+    it('starts no second run for a log seen before (same workflow, block hash, log index), while another workflow gets its own', async () => {
+      await s.cursors.startCursor('on_deposit', 'devnet', 10n);
+      await s.cursors.startCursor('audit', 'devnet', 10n);
+      await s.cursors.advance('on_deposit', 10n, 11n, [logRun('on_deposit', 10, 0, 'a')]);
+      // The cursor set back by hand (a restore, an operator): the same log again starts nothing.
+      const again = await s.cursors.advance('on_deposit', 11n, 12n, [logRun('on_deposit', 10, 0, 'b'), logRun('on_deposit', 11, 0, 'c')]);
+      expect(again).toEqual({ advanced: true, started: ['c'] });
+      expect(await s.cursors.advance('audit', 10n, 11n, [logRun('audit', 10, 0, 'd')])).toEqual({ advanced: true, started: ['d'] });
+      expect((await claimAll()).sort()).toEqual(['a', 'c', 'd']);
+    });
+
+    it('moves over ranges without logs, and records a thousand logs of one range in one move', async () => {
+      await s.cursors.startCursor('on_deposit', 'devnet', 0n);
+      expect(await s.cursors.advance('on_deposit', 0n, 2000n, [])).toEqual({ advanced: true, started: [] });
+      const many = Array.from({ length: 1000 }, (_, i) => logRun('on_deposit', 2000 + Math.floor(i / 5), i % 5));
+      const moved = await s.cursors.advance('on_deposit', 2000n, 2200n, many);
+      expect(moved.started).toHaveLength(1000);
+      expect(await s.cursors.cursor('on_deposit')).toBe(2200n);
+      expect(await claimAll()).toHaveLength(1000);
+    });
+
+    it('keeps a network\'s block headers from a block up, replacing a number seen again and forgetting those below', async () => {
+      const header = (n: number, fork = 0): { number: bigint; hash: string; parentHash: string; timestamp: number } => ({
+        number: BigInt(n), hash: hashOf(n * 10 + fork), parentHash: hashOf((n - 1) * 10), timestamp: 1_700_000_000 + n,
+      });
+      await s.cursors.keepBlocks('devnet', [header(1), header(2), header(3)], 0n);
+      await s.cursors.keepBlocks('devnet', [header(3, 1), header(4)], 2n);
+      await s.cursors.keepBlocks('other', [header(9)], 0n);
+      expect(await s.cursors.keptBlocks('devnet', 0n)).toEqual([header(2), header(3, 1), header(4)]);
+      expect(await s.cursors.keptBlocks('devnet', 4n)).toEqual([header(4)]);
+    });
+  });
+}
