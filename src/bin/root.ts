@@ -55,6 +55,7 @@ import { NotificationChannels, NotificationOutbox } from '../application/ports/n
 import { DeliverNotifications } from '../application/notifications/deliver-notifications.use-case';
 import { NotifyRunEvents } from '../application/notifications/notify.use-case';
 import { NotifyLowBalances } from '../application/notifications/notify-low-balances.use-case';
+import { PollEventLogs } from '../application/engine/poll-event-logs.use-case';
 import { ListNotifications } from '../application/notifications/list-notifications.use-case';
 import { TestNotification } from '../application/notifications/test-notification.use-case';
 import { ListRelayers } from '../application/relayers/list-relayers.use-case';
@@ -213,7 +214,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     WorkflowCatalog, StepRunners, StartRun, DriveRun, DecideApproval, CancelRun, SetWorkflowPaused, ListConfiguredWorkflows,
     ReceiveWebhook, RelayerAddresses, Engine, Relayers, LaneWatch, FillNonceGaps, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
     RelayerBalances, RecentGasSpend, CheckProviders, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
-    DeliverNotifications, NotifyRunEvents, NotifyLowBalances, ListNotifications, TestNotification,
+    DeliverNotifications, NotifyRunEvents, NotifyLowBalances, ListNotifications, TestNotification, PollEventLogs,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
   container.bind(UnattendedRuns).toService(TopupSettlement);

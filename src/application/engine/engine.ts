@@ -16,6 +16,8 @@ import { Redactor } from '../../domain/redactor';
 import { DriveRun } from './drive-run.use-case';
 import { StartRun, type StartedRun, type StartRunRequest } from './start-run.use-case';
 import { WorkflowCatalog } from '../workflow-catalog';
+import { EngineJobs, type EngineJob } from './engine-jobs';
+import { PollEventLogs } from './poll-event-logs.use-case';
 
 /** How often the spend ledger's owed receipt reads are retried. */
 const RECEIPT_DRAIN_MS = 5_000;
@@ -36,7 +38,8 @@ const LOW_BALANCE_CHECK_MS = 60_000;
 
 /**
  * The engine's one loop (CONTRACT 8): claims due runs and drives them (bounded concurrency), fires cron ticks,
- * renews the leases it holds, and reads the receipts the spend ledger is owed. Started by `chainflow start` and
+ * renews the leases it holds, and runs its named background jobs (the receipts the spend ledger is owed, sends
+ * nobody waits for, notifications, relayer balances, the event trigger's log poller). Started by `chainflow start` and
  * `chainflow worker`; several processes may run it on one database (leases decide who drives what).
  */
 @injectable()
@@ -47,11 +50,8 @@ export class Engine {
   private readonly driving = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
-  private drainTimer: NodeJS.Timeout | undefined;
-  private forgetTimer: NodeJS.Timeout | undefined;
-  private watchTimer: NodeJS.Timeout | undefined;
-  private notifyTimer: NodeJS.Timeout | undefined;
-  private lowBalanceTimer: NodeJS.Timeout | undefined;
+  /** The background work beside claiming and driving runs, each a named job (see `jobs()`). */
+  private readonly background = new EngineJobs((message, err) => this.warn(message, err));
   private running = false;
   /** stop() was called: runs being driven are let go between step attempts. */
   private stopping = false;
@@ -79,6 +79,7 @@ export class Engine {
     @inject(WatchSends) @optional() private readonly sends?: WatchSends,
     @inject(DeliverNotifications) @optional() private readonly notices?: DeliverNotifications,
     @inject(NotifyLowBalances) @optional() private readonly lowBalances?: NotifyLowBalances,
+    @inject(PollEventLogs) @optional() private readonly eventLogs?: PollEventLogs,
   ) {
     this.settings = config.engine ?? DEFAULT_ENGINE_CONFIG;
   }
@@ -91,21 +92,23 @@ export class Engine {
     this.poke();
     this.renewTimer = setInterval(() => void this.renew(), Math.max(200, Math.floor(this.settings.leaseTtlMs / 3)));
     this.renewTimer.unref();
-    this.drain();
-    this.drainTimer = setInterval(() => this.drain(), RECEIPT_DRAIN_MS);
-    this.drainTimer.unref();
-    this.forget();
-    this.forgetTimer = setInterval(() => this.forget(), FORGET_EVERY_MS);
-    this.forgetTimer.unref();
-    this.watchTimer = setInterval(() => this.watchSends(), SEND_WATCH_MS);
-    this.watchTimer.unref();
     this.notices?.start(this.owner);
-    this.notices?.poke();
-    this.notifyTimer = setInterval(() => this.notices?.poke(), NOTIFY_DRAIN_MS);
-    this.notifyTimer.unref();
-    this.checkBalances();
-    this.lowBalanceTimer = setInterval(() => this.checkBalances(), LOW_BALANCE_CHECK_MS);
-    this.lowBalanceTimer.unref();
+    this.background.start(this.jobs());
+  }
+
+  /** The engine's named background jobs and how often each runs. */
+  private jobs(): EngineJob[] {
+    const jobs: EngineJob[] = [
+      { name: 'receipt drain', everyMs: RECEIPT_DRAIN_MS, run: () => this.receipts.drain() },
+      { name: 'forget deliveries', everyMs: FORGET_EVERY_MS, run: async () => void (await this.store.forgetDeliveries(this.clock.now() - DELIVERY_MEMORY_MS)) },
+      { name: 'send watch', everyMs: SEND_WATCH_MS, run: () => this.sends?.drain(this.owner) },
+      { name: 'notifications', everyMs: NOTIFY_DRAIN_MS, run: () => this.notices?.poke() },
+      { name: 'low balances', everyMs: LOW_BALANCE_CHECK_MS, run: () => this.lowBalances?.execute() },
+    ];
+    if (this.eventLogs?.watching()) {
+      jobs.push({ name: 'event logs', everyMs: this.eventLogs.everyMs(), run: () => this.eventLogs!.execute(() => this.poke()) });
+    }
+    return jobs;
   }
 
   /**
@@ -117,11 +120,7 @@ export class Engine {
     this.stopping = true;
     clearTimeout(this.timer);
     clearInterval(this.renewTimer);
-    clearInterval(this.drainTimer);
-    clearInterval(this.forgetTimer);
-    clearInterval(this.watchTimer);
-    clearInterval(this.notifyTimer);
-    clearInterval(this.lowBalanceTimer);
+    this.background.stop();
     await this.ticking;
     // A run still driven past the grace keeps its lease until it runs out; another process then takes it on.
     let timer: NodeJS.Timeout | undefined;
@@ -306,22 +305,6 @@ export class Engine {
     } catch (err) {
       this.warn('lease renewal failed', err);
     }
-  }
-
-  private forget(): void {
-    this.store.forgetDeliveries(this.clock.now() - DELIVERY_MEMORY_MS).catch((err: unknown) => this.warn('engine: old delivery keys not forgotten', err));
-  }
-
-  private drain(): void {
-    this.receipts.drain().catch((err: unknown) => this.warn('spend ledger: receipt reads failed', err));
-  }
-
-  private watchSends(): void {
-    this.sends?.drain(this.owner).catch((err: unknown) => this.warn('send watch failed', err));
-  }
-
-  private checkBalances(): void {
-    this.lowBalances?.execute().catch((err: unknown) => this.warn('notifications: relayer balances not checked', err));
   }
 
   private warn(message: string, err: unknown): void {

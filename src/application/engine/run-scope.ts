@@ -1,4 +1,5 @@
 import type { RunProgress } from '../../domain/engine/run-progress';
+import type { RunStarted } from '../../domain/journal/journal-event';
 import type { RelayerAddresses } from './relayer-addresses';
 
 /**
@@ -10,9 +11,23 @@ export function runScope(p: RunProgress, relayers?: RelayerAddresses): Record<st
   const steps: Record<string, unknown> = {};
   for (const s of p.steps.values()) steps[s.stepId] = { status: s.status, output: s.output };
   return {
-    trigger: { kind: started.trigger.kind, payload: started.trigger.payload ?? null, ...(started.block !== undefined ? { block: started.block } : {}) },
+    trigger: triggerScope(started),
     steps,
     run: { id: started.run_id, workflow: started.workflow, session: started.session },
     relayers: relayers?.context() ?? {},
+  };
+}
+
+/**
+ * `trigger`: kind and payload; for an event run also `block { number, hash, timestamp }`, `tx_hash` and
+ * `log { address, log_index }` (CONTRACT 8.6). A run whose start names only a block number (imported) gets that.
+ */
+function triggerScope(started: RunStarted): Record<string, unknown> {
+  const { trigger } = started;
+  return {
+    kind: trigger.kind, payload: trigger.payload ?? null,
+    ...(trigger.block ? { block: trigger.block } : started.block !== undefined ? { block: started.block } : {}),
+    ...(trigger.tx_hash ? { tx_hash: trigger.tx_hash } : {}),
+    ...(trigger.log ? { log: trigger.log } : {}),
   };
 }

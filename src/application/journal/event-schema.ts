@@ -27,7 +27,19 @@ const shapes: Record<JournalEventType, { required: string[]; properties: Props }
     required: ['run_id', 'workflow', 'session', 'trigger'],
     properties: {
       run_id: id, workflow: name, session: { enum: ['live', 'replay', 'test'] }, session_id: id,
-      trigger: { type: 'object', required: ['kind'], additionalProperties: false, properties: { kind: triggerKind, summary: text, payload: {} } },
+      trigger: {
+        type: 'object', required: ['kind'], additionalProperties: false,
+        properties: {
+          kind: triggerKind, summary: text, payload: {},
+          // The log an event run started from (CONTRACT 8.6), beside its decoded payload.
+          block: {
+            type: 'object', required: ['number', 'hash'], additionalProperties: false,
+            properties: { number: uint, hash: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' }, timestamp: uint },
+          },
+          tx_hash: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
+          log: { type: 'object', required: ['address', 'log_index'], additionalProperties: false, properties: { address: name, log_index: uint } },
+        },
+      },
       network: name, contract: name, block: uint, replay_of: id,
     },
   },

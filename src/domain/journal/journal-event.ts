@@ -30,12 +30,23 @@ export type SendOutcome = 'confirmed' | 'reverted' | 'dropped' | 'expired' | 're
 export type Decision = 'approved' | 'rejected' | 'expired';
 export type RunEndStatus = 'succeeded' | 'failed' | 'dead_lettered' | 'cancelled' | 'skipped';
 
+/** What started a run; an event run keeps its log's block, transaction and place beside the payload (CONTRACT 8.6). */
+export interface RunTrigger {
+  readonly kind: string;
+  readonly summary?: string;
+  readonly payload?: Json;
+  /** `timestamp`: the block's time, unix seconds, as the chain gives it. */
+  readonly block?: { readonly number: number; readonly hash: string; readonly timestamp?: number };
+  readonly tx_hash?: string;
+  readonly log?: { readonly address: string; readonly log_index: number };
+}
+
 export interface RunStarted extends Base<'run.started'> {
   readonly run_id: string;
   readonly workflow: string;
   readonly session: SessionKind;
   readonly session_id?: string;
-  readonly trigger: { readonly kind: string; readonly summary?: string; readonly payload?: Json };
+  readonly trigger: RunTrigger;
   readonly network?: string;
   readonly contract?: string;
   readonly block?: number;

@@ -1,0 +1,206 @@
+import { inject, injectable, optional } from 'inversify';
+import { pinDefinition, type PinnedDefinition } from '../../domain/engine/pinned-definition';
+import { newRunId } from '../../domain/engine/run-id';
+import type { EventTrigger, WorkflowDefinition } from '../../domain/engine/workflow';
+import type { BlockHeader, ChainLog } from '../../domain/chain/chain-log';
+import type { JournalEvent } from '../../domain/journal/journal-event';
+import { Redactor } from '../../domain/redactor';
+import { toIso } from '../../domain/time';
+import { ChainflowConfig, DEFAULT_EVENT_POLL_MS, DEFAULT_FINALITY_DEPTH, DEFAULT_MAX_BLOCK_RANGE, type NetworkConfig } from '../config';
+import type { ChainTarget } from '../ports/chain';
+import { ChainLogs, LogRangeTooLargeError } from '../ports/chain-logs';
+import { Clock } from '../ports/clock';
+import { EventCursors, type LogRunToEnqueue } from '../ports/event-cursors';
+import { JournalWriter } from '../ports/journal-writer';
+import { Logger } from '../ports/logger';
+import { WorkflowStates } from '../ports/workflow-states';
+import { WorkflowCatalog } from '../workflow-catalog';
+
+/** The longest wait before a workflow whose reads keep failing is tried again. */
+const MAX_BACKOFF_MS = 60_000;
+
+interface EventWorkflow {
+  readonly definition: WorkflowDefinition;
+  readonly trigger: EventTrigger;
+  readonly network: NetworkConfig;
+}
+
+/**
+ * The event trigger's log poller (CONTRACT 8.6), a job of the engine's loop. For each event workflow whose
+ * network's `poll_interval` has passed: reads the head, then the logs of [cursor, head - confirmations + 1] in ranges
+ * of at most `max_block_range` blocks, and moves the cursor past each range together with the runs its logs start
+ * (EventCursors.advance: one transaction). A range the provider refuses as too wide is halved and read again; any
+ * other failure leaves the cursor where it is, and the workflow is tried again after a backoff that doubles.
+ * `workflow.state` journals the cursor and head when they moved, at most once per poll.
+ */
+@injectable()
+export class PollEventLogs {
+  /** Blocks per eth_getLogs, per network: `max_block_range`, halved for as long as this process runs once refused. */
+  private readonly ranges = new Map<string, bigint>();
+  /** When each workflow is polled next (epoch ms), and the backoff of one whose reads failed. */
+  private readonly due = new Map<string, { at: number; backoffMs: number }>();
+  /** The cursor and head last journaled per workflow: unchanged, nothing is journaled. */
+  private readonly journaled = new Map<string, string>();
+  private readonly pinned = new WeakMap<WorkflowDefinition, PinnedDefinition>();
+  private readonly workflows: readonly EventWorkflow[];
+
+  constructor(
+    @inject(ChainflowConfig) config: ChainflowConfig,
+    @inject(WorkflowCatalog) catalog: WorkflowCatalog,
+    @inject(ChainLogs) private readonly chain: ChainLogs,
+    @inject(EventCursors) private readonly cursors: EventCursors,
+    @inject(WorkflowStates) private readonly states: WorkflowStates,
+    @inject(JournalWriter) private readonly journal: JournalWriter,
+    @inject(Clock) private readonly clock: Clock,
+    @inject(Logger) private readonly logger: Logger,
+    @inject(Redactor) @optional() private readonly redactor?: Redactor,
+  ) {
+    this.workflows = catalog.all().flatMap((definition) => {
+      const { trigger } = definition;
+      const network = trigger.kind === 'event' ? config.networks.get(trigger.network) : undefined;
+      return trigger.kind === 'event' && network ? [{ definition, trigger, network }] : [];
+    });
+  }
+
+  /** Whether any workflow is started by logs (else the engine need not run this job). */
+  watching(): boolean {
+    return this.workflows.length > 0;
+  }
+
+  /** How often the job should run: the shortest `poll_interval` of the watched networks. */
+  everyMs(): number {
+    return Math.min(...this.workflows.map((w) => pollMs(w.network)));
+  }
+
+  /**
+   * Polls every event workflow that is due. `started` is told each time runs were enqueued (the engine looks for
+   * due runs at once). Never throws for a chain's or a store's trouble: it is logged, and retried with backoff.
+   */
+  async execute(started?: () => void): Promise<void> {
+    const heads = new Map<string, Promise<BlockHeader | null>>();
+    for (const w of this.workflows) {
+      const now = this.clock.now();
+      const due = this.due.get(w.definition.name);
+      if (due && due.at > now) continue;
+      try {
+        await this.poll(w, heads, started);
+        this.due.set(w.definition.name, { at: now + pollMs(w.network), backoffMs: 0 });
+      } catch (err) {
+        const backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(pollMs(w.network), (due?.backoffMs ?? 0) * 2));
+        this.due.set(w.definition.name, { at: now + backoffMs, backoffMs });
+        const message = err instanceof Error ? err.message : String(err);
+        this.logger.warn('event logs not read; the cursor stays, tried again after a backoff', {
+          workflow: w.definition.name, network: w.network.name, retry_in_ms: backoffMs, err: this.redactor?.redactText(message) ?? message,
+        });
+      }
+    }
+  }
+
+  private async poll(w: EventWorkflow, heads: Map<string, Promise<BlockHeader | null>>, started?: () => void): Promise<void> {
+    const target: ChainTarget = { network: w.network.name, chainId: w.network.chainId, rpc: w.network.rpc };
+    // One head read per network and poll, whatever number of workflows watch it.
+    let head = heads.get(target.network);
+    if (!head) heads.set(target.network, (head = this.chain.headerByNumber(target, 'latest')));
+    const top = await head.catch((err: unknown) => {
+      heads.delete(target.network);
+      throw err;
+    });
+    if (!top) throw new Error(`${target.network}: the provider knows no latest block`);
+    const name = w.definition.name;
+    let cursor = (await this.cursors.cursor(name))
+      ?? (await this.cursors.startCursor(name, target.network, w.trigger.fromBlock === 'latest' ? top.number : BigInt(w.trigger.fromBlock)));
+    const safe = top.number - BigInt(w.trigger.confirmations) + 1n;
+    // A paused workflow starts no run (CONTRACT 8.4): its cursor still moves, as a paused cron workflow's ticks pass.
+    const paused = (await this.states.paused(name)) ?? w.definition.paused;
+    const kept: BlockHeader[] = [top];
+    while (cursor <= safe) {
+      const range = this.ranges.get(target.network) ?? BigInt(w.network.maxBlockRange ?? DEFAULT_MAX_BLOCK_RANGE);
+      const to = cursor + range - 1n < safe ? cursor + range - 1n : safe;
+      let logs: ChainLog[];
+      try {
+        logs = await this.chain.logs(target, { fromBlock: cursor, toBlock: to, addresses: w.trigger.addresses, event: w.trigger.event });
+      } catch (err) {
+        if (!(err instanceof LogRangeTooLargeError) || to === cursor) throw err;
+        const halved = (to - cursor + 1n) / 2n;
+        this.ranges.set(target.network, halved);
+        this.logger.warn('provider refused a block range as too wide; halved', {
+          network: target.network, from_block: Number(cursor), to_block: Number(to), max_block_range: Number(halved),
+        });
+        continue;
+      }
+      const headers = await this.headersOf(target, logs);
+      kept.push(...headers.values());
+      const runs = paused ? [] : this.runsOf(w, logs, headers);
+      const moved = await this.cursors.advance(name, cursor, to + 1n, runs);
+      if (!moved.advanced) {
+        // Another engine process read this range first: go on from where it left the cursor.
+        cursor = (await this.cursors.cursor(name)) ?? cursor;
+        continue;
+      }
+      if (moved.started.length > 0) started?.();
+      cursor = to + 1n;
+    }
+    const depth = BigInt(w.network.finalityDepth ?? DEFAULT_FINALITY_DEPTH);
+    await this.cursors.keepBlocks(target.network, kept, top.number - depth + 1n);
+    await this.noteState(w, cursor - 1n, top.number);
+  }
+
+  /** The header of each block holding logs, by hash (the log's own block, even if the chain moved meanwhile). */
+  private async headersOf(target: ChainTarget, logs: readonly ChainLog[]): Promise<Map<string, BlockHeader>> {
+    const headers = new Map<string, BlockHeader>();
+    for (const log of logs) {
+      if (headers.has(log.blockHash)) continue;
+      const header = await this.chain.headerByHash(target, log.blockHash);
+      // Gone already: a reorg removed it between the two reads. Read the range again at the next poll.
+      if (!header) throw new Error(`${target.network}: block ${log.blockHash} of a log is no longer known (reorg?)`);
+      headers.set(log.blockHash, header);
+    }
+    return headers;
+  }
+
+  private runsOf(w: EventWorkflow, logs: readonly ChainLog[], headers: ReadonlyMap<string, BlockHeader>): LogRunToEnqueue[] {
+    const now = this.clock.now();
+    const at = toIso(now);
+    const workflow = w.definition.name;
+    const eventName = w.trigger.event.replace(/^\s*event\s+/, '').split('(')[0]!.trim();
+    const definition = this.pin(w.definition);
+    return logs.map((log) => {
+      const runId = newRunId(now);
+      const number = Number(log.blockNumber);
+      const header = headers.get(log.blockHash)!;
+      const start: JournalEvent[] = [{
+        type: 'run.started', at, run_id: runId, workflow, session: 'live',
+        trigger: {
+          kind: 'event', summary: `${eventName} at block ${number}`, payload: { ...log.args },
+          block: { number, hash: log.blockHash, timestamp: header.timestamp }, tx_hash: log.txHash, log: { address: log.address, log_index: log.logIndex },
+        },
+        network: w.network.name, contract: log.address, block: number,
+      }];
+      return {
+        run: { runId, workflow, start, at: now, definition }, network: w.network.name, blockNumber: log.blockNumber, blockHash: log.blockHash,
+        logIndex: log.logIndex, txHash: log.txHash,
+      };
+    });
+  }
+
+  /** `workflow.state` with the last block read and the head, when either moved since this process last said so. */
+  private async noteState(w: EventWorkflow, read: bigint, head: bigint): Promise<void> {
+    const key = `${read}:${head}`;
+    if (this.journaled.get(w.definition.name) === key) return;
+    await this.journal.append([{
+      type: 'workflow.state', at: toIso(this.clock.now()), workflow: w.definition.name, trigger: 'event', network: w.network.name,
+      ...(read >= 0n ? { cursor_block: Number(read) } : {}), head_block: Number(head),
+    }]);
+    this.journaled.set(w.definition.name, key);
+  }
+
+  private pin(definition: WorkflowDefinition): PinnedDefinition {
+    let pinned = this.pinned.get(definition);
+    if (!pinned) this.pinned.set(definition, (pinned = pinDefinition(definition)));
+    return pinned;
+  }
+}
+
+function pollMs(network: NetworkConfig): number {
+  return network.pollIntervalMs ?? DEFAULT_EVENT_POLL_MS;
+}
