@@ -2,6 +2,7 @@ import { Web3Abi } from '../../src/adapters/chain/web3-abi';
 import { Web3Logs } from '../../src/adapters/chain/web3-logs';
 import { InMemoryChainLogs } from '../fakes/in-memory-chain-logs';
 import { refusingUrl, startAnvil } from '../support/anvil';
+import { eventually } from '../support/process';
 import { refuseWideLogRanges, startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
 import { compileContract } from '../support/solidity';
 import { APPROVAL, chainLogsContract, TRANSFER } from './chain-logs.contract';
@@ -37,7 +38,8 @@ chainLogsContract('web3 adapter on anvil, MiniToken compiled with solc', async (
   const proxies: RpcProxy[] = [];
   const transact = async (tx: Record<string, string>): Promise<{ contractAddress?: string }> => {
     const hash = await anvil.rpc<string>('eth_sendTransaction', [{ from: OWNER, gas: '0x1e8480', ...tx }]);
-    return (await anvil.rpc<{ contractAddress?: string }>('eth_getTransactionReceipt', [hash]))!;
+    // Automine answers before the block is sealed at times: the receipt is read until it is there.
+    return eventually(() => anvil.rpc<{ contractAddress?: string } | null>('eth_getTransactionReceipt', [hash]).then((r) => r ?? undefined), 10_000, 'receipt');
   };
   const code = compileContract('MiniToken.sol', 'MiniToken');
   const tokens = [

@@ -87,7 +87,7 @@ export function eventCursorsContract(name: string, open: () => Promise<EventStor
       const header = (n: number, fork = 0): { number: bigint; hash: string; parentHash: string; timestamp: number } => ({
         number: BigInt(n), hash: hashOf(n * 10 + fork), parentHash: hashOf((n - 1) * 10), timestamp: 1_700_000_000 + n,
       });
-      await s.cursors.keepBlocks('devnet', [header(1), header(2), header(3)], 0n);
+      await s.cursors.keepBlocks('devnet', [header(1), header(2), header(3)], -62n);
       await s.cursors.keepBlocks('devnet', [header(3, 1), header(4)], 2n);
       await s.cursors.keepBlocks('other', [header(9)], 0n);
       expect(await s.cursors.keptBlocks('devnet', 0n)).toEqual([header(2), header(3, 1), header(4)]);

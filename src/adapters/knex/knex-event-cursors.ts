@@ -89,12 +89,13 @@ export class KnexEventCursors implements EventCursors {
           part.flatMap((h) => [network, block(h.number), h.hash.toLowerCase(), h.parentHash.toLowerCase(), h.timestamp]),
         );
       }
-      await trx('event_blocks').where({ network }).andWhere('number', '<', block(keepFrom)).delete();
+      // A window that reaches below genesis (a young chain) keeps everything.
+      if (keepFrom > 0n) await trx('event_blocks').where({ network }).andWhere('number', '<', block(keepFrom)).delete();
     });
   }
 
   async keptBlocks(network: string, fromBlock: bigint): Promise<BlockHeader[]> {
-    const rows = await this.db('event_blocks').where({ network }).andWhere('number', '>=', block(fromBlock)).orderBy('number')
+    const rows = await this.db('event_blocks').where({ network }).andWhere('number', '>=', block(fromBlock < 0n ? 0n : fromBlock)).orderBy('number')
       .select('number', 'hash', 'parent_hash', 'timestamp');
     return rows.map((r: Record<string, unknown>) => ({
       number: big(r.number), hash: String(r.hash), parentHash: String(r.parent_hash), timestamp: Number(r.timestamp),
