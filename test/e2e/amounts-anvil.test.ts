@@ -11,6 +11,7 @@ import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
 import { startProcessServer, type ProcessServer } from '../support/process';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { e2eConfigHead } from '../support/e2e-config';
 
 const HOOK_SECRET = 'hook-secret-a1b2c3';
 const API_TOKEN = 'api-token-amounts-77';
@@ -26,17 +27,7 @@ const TEN_TOKENS = '10000000000000000000';
 interface Json { [key: string]: any }
 
 function config(): string {
-  return `chainflow_version: 1
-secrets:
-  hook: { env: HOOK_SECRET }
-  api_token: { env: API_TOKEN }
-server:
-  auth:
-    token: { secret: api_token }
-engine:
-  lease_ttl: 3s
-  poll_interval: 1s
-networks:
+  return `${e2eConfigHead(['hook: { env: HOOK_SECRET }'])}networks:
   anvil: { chain_id: 31337, rpc: [ { env: RPC } ] }
 relayers:
   ops: { network: anvil, signer: { env: OPS_KEY } }

@@ -14,6 +14,7 @@ import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
 import { makeTempDir, removeTempDir } from '../support/server';
 import { compileContract } from '../support/solidity';
+import { e2eConfigHead } from '../support/e2e-config';
 
 const HOOK_SECRET = 'hook-secret-41ab7c';
 const API_TOKEN = 'api-token-9d2f61e0';
@@ -26,17 +27,7 @@ const ETHER = 10n ** 18n;
 interface Json { [key: string]: any }
 
 function config(token: string): string {
-  return `chainflow_version: 1
-secrets:
-  hook: { env: HOOK_SECRET }
-  api_token: { env: API_TOKEN }
-server:
-  auth:
-    token: { secret: api_token }
-engine:
-  lease_ttl: 3s
-  poll_interval: 1s
-networks:
+  return `${e2eConfigHead(['hook: { env: HOOK_SECRET }'])}networks:
   anvil: { chain_id: 31337, rpc: [ { env: RPC } ] }
 relayers:
   ops: { network: anvil, signer: { env: OPS_KEY } }

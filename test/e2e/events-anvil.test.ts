@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { Web3Abi } from '../../src/adapters/chain/web3-abi';
 import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
+import { e2eConfigHead } from '../support/e2e-config';
 import { engineClient, type Json } from '../support/engine-client';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
 import { refuseWideLogRanges, startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
@@ -31,16 +32,7 @@ function config(token: string, fromBlock: number): string {
         network: anvil
         to: "${token}"
         call: { function: "balanceOf(address) returns (uint256)", args: ["\${{ trigger.payload.to }}"] }`;
-  return `chainflow_version: 1
-secrets:
-  api_token: { env: API_TOKEN }
-server:
-  auth:
-    token: { secret: api_token }
-engine:
-  lease_ttl: 3s
-  poll_interval: 1s
-networks:
+  return `${e2eConfigHead()}networks:
   anvil: { chain_id: 31337, rpc: [ { env: RPC } ], poll_interval: 1s }
   narrow: { chain_id: 31337, rpc: [ { env: NARROW_RPC } ], poll_interval: 1s, max_block_range: 2000 }
 workflows:

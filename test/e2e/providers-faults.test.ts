@@ -15,6 +15,7 @@ import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
 import { flakyProvider, startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { e2eConfigHead } from '../support/e2e-config';
 
 const HOOK_SECRET = 'hook-secret-4f2a9c';
 const API_TOKEN = 'api-token-8d13e7b2';
@@ -25,17 +26,7 @@ const PAYOUT_WEI = 10n ** 15n + 7n;
 interface Json { [key: string]: any }
 
 function config(chainId: number): string {
-  return `chainflow_version: 1
-secrets:
-  hook: { env: HOOK_SECRET }
-  api_token: { env: API_TOKEN }
-server:
-  auth:
-    token: { secret: api_token }
-engine:
-  lease_ttl: 3s
-  poll_interval: 1s
-networks:
+  return `${e2eConfigHead(['hook: { env: HOOK_SECRET }'])}networks:
   anvil: { chain_id: ${chainId}, rpc: [ { env: RPC } ] }
 relayers:
   ops: { network: anvil, signer: { env: OPS_KEY } }

@@ -12,6 +12,7 @@ import { ANVIL_ACCOUNTS, REVERT_ON_CHAIN_CODE, startAnvil, type Anvil } from '..
 import { assertBuilt } from '../support/cli';
 import { chainflowAsync, eventually, startProcessServer, type ProcessServer } from '../support/process';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { e2eConfigHead } from '../support/e2e-config';
 
 const HOOK_SECRET = 'hook-secret-7c1d2e';
 const API_TOKEN = 'api-token-5e8b3a90';
@@ -27,17 +28,7 @@ const PAYOUT_WEI = 10n ** 15n;
 interface Json { [key: string]: any }
 
 function config(): string {
-  return `chainflow_version: 1
-secrets:
-  hook: { env: HOOK_SECRET }
-  api_token: { env: API_TOKEN }
-server:
-  auth:
-    token: { secret: api_token }
-engine:
-  lease_ttl: 3s
-  poll_interval: 1s
-networks:
+  return `${e2eConfigHead(['hook: { env: HOOK_SECRET }'])}networks:
   anvil: { chain_id: 31337, rpc: [ { env: RPC } ], replace_after: 3s }
 relayers:
   ops: { network: anvil, signer: { env: OPS_KEY } }

@@ -13,6 +13,7 @@ import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { e2eConfigHead } from '../support/e2e-config';
 
 const API_TOKEN = 'api-token-27a9c4e1';
 const OPS = ANVIL_ACCOUNTS[4]!;
@@ -23,16 +24,7 @@ const CAP_WEI = 1_000_000_000n;
 interface Json { [key: string]: any }
 
 function config(): string {
-  return `chainflow_version: 1
-secrets:
-  api_token: { env: API_TOKEN }
-server:
-  auth:
-    token: { secret: api_token }
-engine:
-  lease_ttl: 3s
-  poll_interval: 1s
-networks:
+  return `${e2eConfigHead()}networks:
   anvil: { chain_id: 31337, rpc: [ { env: RPC } ], replace_after: 3s }
   capped: { chain_id: 31337, rpc: [ { env: RPC } ], replace_after: 3s, max_fee_per_gas: ${CAP_WEI} }
 relayers:
