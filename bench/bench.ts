@@ -5,7 +5,7 @@
  * lists (txs, approvals, waiting, reorgs, replays) the same way, the workflows overview, and the CSV and JSON
  * exports of every run, each in a child process (time, peak RSS); then the web UI, the spend ledger and the relayers'
  * address book. Report: stdout and `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of
- * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers`, `--cli` and `--export` measure one part alone,
+ * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers`, `--events`, `--cli` and `--export` measure one part alone,
  * `--read` the read side (list pages and overview beside /live at two journal sizes, concurrent clients; see read.ts).
  */
 import 'reflect-metadata';
@@ -32,6 +32,7 @@ import { ImportJournal } from '../src/application/journal/import-journal.use-cas
 import { openRoot, type Root } from '../src/bin/root';
 import { startServer } from '../src/bin/server';
 import { CursorCodec } from '../src/domain/cursor';
+import { benchEvents, renderEvents } from './events';
 import { PAGE_LIMIT, defineCases, prepareCase, sqlOf } from './cases';
 import { measureAuth } from './auth';
 import { cliPlugins, measureCliCold, renderCliCold } from './cli';
@@ -191,6 +192,15 @@ async function relayersOnly(): Promise<void> {
   process.exitCode = pass ? 0 : 1;
 }
 
+/** `--events`: the event trigger's backfill on anvil (10,000 logs over 2,000 blocks; again with wide ranges refused). */
+async function eventsOnly(): Promise<void> {
+  mkdirSync(WORK, { recursive: true });
+  const { text, pass } = renderEvents(await benchEvents({ work: WORK, log }));
+  writeFileSync(join(WORK, 'report-events.md'), text);
+  process.stdout.write(text);
+  process.exitCode = pass ? 0 : 1;
+}
+
 /** `--sends`: the send path's figures on anvil (step overhead, 200 sends of one relayer, kill -9 at 20 moments). */
 async function sendsOnly(): Promise<void> {
   mkdirSync(WORK, { recursive: true });
@@ -301,6 +311,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--sends')) return sendsOnly();
   if (process.argv.includes('--engine')) return engineOnly();
   if (process.argv.includes('--relayers')) return relayersOnly();
+  if (process.argv.includes('--events')) return eventsOnly();
   if (process.argv.includes('--notifications')) return notificationsOnly();
   if (process.argv.includes('--spend')) return spendOnly();
   if (process.argv.includes('--ui')) return uiOnly();

@@ -16,6 +16,8 @@ import { Logger } from '../ports/logger';
 import { WorkflowStates } from '../ports/workflow-states';
 import { WorkflowCatalog } from '../workflow-catalog';
 
+/** Block headers read at once for the logs of one range. */
+const HEADER_READS = 16;
 /** The longest wait before a workflow whose reads keep failing is tried again. */
 const MAX_BACKOFF_MS = 60_000;
 
@@ -145,15 +147,20 @@ export class PollEventLogs {
     await this.noteState(w, cursor - 1n, top.number);
   }
 
-  /** The header of each block holding logs, by hash (the log's own block, even if the chain moved meanwhile). */
+  /**
+   * The header of each block holding logs, by hash (the log's own block, even if the chain moved meanwhile), read
+   * HEADER_READS at a time: a backfill's thousands of blocks would otherwise wait on one round trip each.
+   */
   private async headersOf(target: ChainTarget, logs: readonly ChainLog[]): Promise<Map<string, BlockHeader>> {
+    const hashes = [...new Set(logs.map((l) => l.blockHash))];
     const headers = new Map<string, BlockHeader>();
-    for (const log of logs) {
-      if (headers.has(log.blockHash)) continue;
-      const header = await this.chain.headerByHash(target, log.blockHash);
-      // Gone already: a reorg removed it between the two reads. Read the range again at the next poll.
-      if (!header) throw new Error(`${target.network}: block ${log.blockHash} of a log is no longer known (reorg?)`);
-      headers.set(log.blockHash, header);
+    for (let i = 0; i < hashes.length; i += HEADER_READS) {
+      await Promise.all(hashes.slice(i, i + HEADER_READS).map(async (hash) => {
+        const header = await this.chain.headerByHash(target, hash);
+        // Gone already: a reorg removed it between the two reads. The range is read again at the next poll.
+        if (!header) throw new Error(`${target.network}: block ${hash} of a log is no longer known (reorg?)`);
+        headers.set(hash, header);
+      }));
     }
     return headers;
   }
