@@ -56,6 +56,10 @@ import { DeliverNotifications } from '../application/notifications/deliver-notif
 import { NotifyRunEvents } from '../application/notifications/notify.use-case';
 import { NotifyLowBalances } from '../application/notifications/notify-low-balances.use-case';
 import { PollEventLogs } from '../application/engine/poll-event-logs.use-case';
+import { WatchEventWaits } from '../application/engine/watch-event-waits.use-case';
+import { WaitEventStepRunner } from '../application/engine/wait-event-step';
+import { KnexEventWaits } from '../adapters/knex/knex-event-waits';
+import { EventWaits } from '../application/ports/event-waits';
 import { ListNotifications } from '../application/notifications/list-notifications.use-case';
 import { TestNotification } from '../application/notifications/test-notification.use-case';
 import { ListRelayers } from '../application/relayers/list-relayers.use-case';
@@ -200,6 +204,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(OperatorLog).toSelf().inSingletonScope();
   container.bind(EngineStore).to(KnexEngineStore);
   container.bind(EventCursors).to(KnexEventCursors);
+  container.bind(EventWaits).to(KnexEventWaits);
   container.bind(WorkflowStates).to(KnexWorkflowStates);
   container.bind(HttpClient).toConstantValue(new FetchHttpClient());
   container.bind(Expressions).toConstantValue(new CelExpressions());
@@ -215,6 +220,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     ReceiveWebhook, RelayerAddresses, Engine, Relayers, LaneWatch, FillNonceGaps, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
     RelayerBalances, RecentGasSpend, CheckProviders, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
     DeliverNotifications, NotifyRunEvents, NotifyLowBalances, ListNotifications, TestNotification, PollEventLogs,
+    WatchEventWaits, WaitEventStepRunner,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
   container.bind(UnattendedRuns).toService(TopupSettlement);

@@ -3,7 +3,7 @@
  * (test/fixtures/contracts/MiniToken.sol compiled with solc), and the real `chainflow start` on a SQLite file. Each
  * Transfer log starts exactly one run, also through kill -9 and a restart; confirmations hold a run back until its
  * block has them; a provider that refuses eth_getLogs over 5 blocks (the fault proxy, in Alchemy's words) is split
- * around.
+ * around; a `wait_event` run parks and resumes on its log.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -42,6 +42,10 @@ workflows:
     trigger: ${trigger('anvil', ', confirmations: 4')}${steps}
   narrow:
     trigger: ${trigger('narrow')}${steps}
+  settle:
+    trigger: { kind: manual }
+    steps:
+      - { id: paid, type: wait_event, network: anvil, address: "${token}", event: "${TRANSFER}", where: "log.to == trigger.payload.to", timeout: 5m }
 `;
 }
 
@@ -155,4 +159,23 @@ describe('the event trigger on a real chain, end to end', () => {
     const narrow = await settled('narrow', minted.length);
     expect(narrow).toHaveLength(minted.length);
   }, 90_000);
+
+  it('parks a wait_event run until a later log matches its where, and finishes its step with that log', async () => {
+    const payee = '0x00000000000000000000000000000000000ca5e2';
+    const started = await client.api('POST', '/api/workflows/settle/runs', { input: { to: payee } });
+    expect(started.status).toBe(202);
+    const runId = String(started.body.run_id);
+    await eventually(async () => {
+      const run = await client.run(runId);
+      return run?.status === 'waiting' && run.wait_kind === 'event' ? run : undefined;
+    }, 15_000, 'the run to wait on its event');
+    // A log for someone else first: its where does not hold.
+    await mint(5n);
+    await transact({ to: token, data: abi.encodeCall('mint(address,uint256)', [payee, '7']) });
+    const run = await client.ended(runId, 30_000);
+    expect(run.status).toBe('succeeded');
+    const timeline = await client.get(`/api/history/runs/${runId}/timeline`);
+    const step = (timeline.events as Json[]).find((e) => e.kind === 'step' && e.step_id === 'paid');
+    expect(step?.output).toEqual({ from: `0x${'0'.repeat(40)}`, to: payee, value: '7' });
+  }, 60_000);
 });

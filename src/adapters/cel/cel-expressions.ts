@@ -26,9 +26,11 @@ function env(): CelJs.Environment {
  * (CONTRACT 8.1), so a misspelt `trigegr` is refused rather than read as an unknown dyn at run time. `steps` is
  * a map whose keys are checked apart (stepReferenceProblem): one environment serves every position in a workflow.
  */
-const checkEnvironments = new Map<boolean, CelJs.Environment>();
-function checkEnv(reorg: boolean): CelJs.Environment {
-  let environment = checkEnvironments.get(reorg);
+const checkEnvironments = new Map<string, CelJs.Environment>();
+/** `log`: the decoded log a `wait_event` step's `where` looks at (CONTRACT 8.6). */
+function checkEnv(reorg: boolean, log: boolean): CelJs.Environment {
+  const key = `${reorg}:${log}`;
+  let environment = checkEnvironments.get(key);
   if (!environment) {
     environment = new (cel().Environment)({ unlistedVariablesAreDyn: false });
     registerU256(environment);
@@ -38,7 +40,8 @@ function checkEnv(reorg: boolean): CelJs.Environment {
     environment.registerVariable({ name: 'run', schema: { id: 'string', workflow: 'string', session: 'string' } });
     environment.registerVariable('relayers', 'map<string, dyn>');
     if (reorg) environment.registerVariable({ name: 'reorg', schema: { run_id: 'string', depth: 'int', block: 'int', removed_block_hash: 'string' } });
-    checkEnvironments.set(reorg, environment);
+    if (log) environment.registerVariable('log', 'dyn');
+    checkEnvironments.set(key, environment);
   }
   return environment;
 }
@@ -112,7 +115,7 @@ export class CelExpressions implements Expressions {
   check(source: string, scope?: ExpressionScope): string | undefined {
     let program: Program;
     try {
-      program = scope ? checkEnv(scope.reorg === true).parse(source) : this.program(source);
+      program = scope ? checkEnv(scope.reorg === true, scope.log === true).parse(source) : this.program(source);
     } catch (err) {
       return firstLine(err);
     }

@@ -1,6 +1,6 @@
 import type { Json } from '../../domain/journal/journal-event';
 import {
-  DEFAULT_APPROVAL_EXPIRES_MS, DEFAULT_BACKOFF_MS, DEFAULT_READ_TIMEOUT_MS, DEFAULT_SEND_TIMEOUT_MS, DEFAULT_HTTP_TIMEOUT_MS, DEFAULT_MAX_BACKOFF_MS, defaultAttempts,
+  DEFAULT_APPROVAL_EXPIRES_MS, DEFAULT_BACKOFF_MS, DEFAULT_WAIT_EVENT_TIMEOUT_MS, DEFAULT_READ_TIMEOUT_MS, DEFAULT_SEND_TIMEOUT_MS, DEFAULT_HTTP_TIMEOUT_MS, DEFAULT_MAX_BACKOFF_MS, defaultAttempts,
   type ConditionDefinition, type EventTrigger, type RetryPolicy, type StepDefinition, type StepType, type TriggerDefinition, type WorkflowDefinition,
 } from '../../domain/engine/workflow';
 import { InvalidInputError } from '../../domain/errors';
@@ -78,8 +78,16 @@ function readTrigger(raw: unknown, at: string, ctx: WorkflowReaderContext): Trig
   }
 }
 
-/** An event trigger (CONTRACT 8.6): its network configured, its addresses and event signature checked now. */
-function readEventTrigger(raw: Raw, at: string, ctx: WorkflowReaderContext): EventTrigger {
+/** The logs an event trigger or a wait_event step listens for: network, addresses and event, checked now. */
+interface LogFilter {
+  readonly network: string;
+  readonly addresses: string[];
+  readonly event: string;
+  readonly confirmations: number;
+}
+
+/** Its network configured, its addresses and event signature checked now (CONTRACT 8.6, 8.8), each naming its path. */
+function readLogFilter(raw: Raw, at: string, ctx: WorkflowReaderContext): LogFilter {
   const list = Array.isArray(raw.address);
   const addresses = (list ? (raw.address as unknown[]) : [raw.address]).flatMap((address, i) => {
     if (typeof address !== 'string') return [];
@@ -97,15 +105,20 @@ function readEventTrigger(raw: Raw, at: string, ctx: WorkflowReaderContext): Eve
   const network = String(raw.network ?? '');
   const configured = ctx.network?.(network);
   if (ctx.network && network && !configured) ctx.problem(childPath(at, 'network'), `names no configured network '${network}'`);
+  return {
+    network, addresses: [...new Set(addresses)], event: String(raw.event ?? ''),
+    confirmations: typeof raw.confirmations === 'number' ? raw.confirmations : configured?.confirmations ?? 1,
+  };
+}
+
+/** An event trigger (CONTRACT 8.6): its logs, and where a new cursor starts. */
+function readEventTrigger(raw: Raw, at: string, ctx: WorkflowReaderContext): EventTrigger {
   let fromBlock: 'latest' | number = 'latest';
   if (typeof raw.from_block === 'number' && Number.isSafeInteger(raw.from_block) && raw.from_block >= 0) fromBlock = raw.from_block;
   else if (raw.from_block !== undefined && raw.from_block !== 'latest') {
     ctx.problem(childPath(at, 'from_block'), 'must be latest or a block number (an integer >= 0)');
   }
-  return {
-    kind: 'event', network, addresses: [...new Set(addresses)], event: String(raw.event ?? ''),
-    confirmations: typeof raw.confirmations === 'number' ? raw.confirmations : configured?.confirmations ?? 1, fromBlock,
-  };
+  return { kind: 'event', ...readLogFilter(raw, at, ctx), fromBlock };
 }
 
 /** The ids of a list of steps, in order. */
@@ -144,7 +157,7 @@ function readStep(raw: Raw, at: string, ctx: WorkflowReaderContext, scope: Expre
     }
   };
   if (typeof raw.if === 'string') checkExpression(raw.if, childPath(at, 'if'), ctx, { ...scope, bool: true });
-  checkTemplates(raw, at, ctx, scope, new Set(['id', 'type', 'if', 'headers', 'retry', 'in_test']));
+  checkTemplates(raw, at, ctx, scope, new Set(['id', 'type', 'if', 'headers', 'retry', 'in_test', 'where']));
   const base = {
     id: raw.id as string, ...(typeof raw.if === 'string' ? { if: raw.if } : {}), retry: readRetry(raw.retry, type, childPath(at, 'retry'), ctx),
     skipInTest: raw.in_test === 'skip',
@@ -172,6 +185,13 @@ function readStep(raw: Raw, at: string, ctx: WorkflowReaderContext, scope: Expre
       return { ...base, type, ...(typeof raw.message === 'string' ? { message: raw.message } : {}), expiresMs: duration('expires', DEFAULT_APPROVAL_EXPIRES_MS) };
     case 'delay':
       return { ...base, type, durationMs: duration('duration', 1000) };
+    case 'wait_event': {
+      if (typeof raw.where === 'string') checkExpression(raw.where, childPath(at, 'where'), ctx, { ...scope, log: true, bool: true });
+      return {
+        ...base, type, ...readLogFilter(raw, at, ctx), ...(typeof raw.where === 'string' ? { where: raw.where } : {}),
+        timeoutMs: duration('timeout', DEFAULT_WAIT_EVENT_TIMEOUT_MS),
+      };
+    }
     case 'send':
     case 'read': {
       const fields = Object.fromEntries(Object.entries(raw).filter(([k]) => !['id', 'type', 'if', 'retry', 'in_test', 'timeout'].includes(k))) as Record<string, Json>;

@@ -42,6 +42,13 @@ const STEP_KEYS: Record<string, { properties: Record<string, unknown>; required:
     },
     required: ['network', 'to', 'call'],
   },
+  wait_event: {
+    properties: {
+      network: text, address: { type: ['string', 'array'], minLength: 1, minItems: 1, items: text }, event: text, where: text,
+      confirmations: { type: 'integer', minimum: 1, maximum: 1000 },
+    },
+    required: ['network', 'address', 'event'],
+  },
 };
 
 const step = {

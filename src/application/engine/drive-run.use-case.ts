@@ -152,6 +152,8 @@ export class DriveRun {
         return this.letGo(d);
       case 'recover_send':
         return this.recoverSend(d, definition, move);
+      case 'resume_wait':
+        return this.resumeWait(d, definition, move);
       case 'start_step':
         return this.attempt(d, move.step, move.stepRunId, move.attempt, definition);
     }
@@ -197,6 +199,15 @@ export class DriveRun {
     // Still in flight, nothing new to journal: the run stays parked as it is, due again when the send says.
     if (result.kind === 'parked' && move.parked && result.events.length === 0) return this.park(d, result.wait.dueAt);
     return this.conclude(d, move.stepRunId, result, move.parked ? [runResumed(this.now(), d.claim.runId)] : []);
+  }
+
+  /** A `wait_event` step's run claimed again: its log came (the step succeeds), its time ran out, or it waits on. */
+  private async resumeWait(d: Drive, definition: WorkflowDefinition, move: Extract<Move, { kind: 'resume_wait' }>): Promise<DriveOutcome | undefined> {
+    const ctx = { runId: d.claim.runId, stepRunId: move.stepRunId, attempt: move.attempt, scope: runScope(d.p, this.relayerAddresses) };
+    const result = await this.steps.resumeWait(move.step, ctx);
+    if (!result) return this.perform(d, definition, move.otherwise);
+    if (result.kind === 'parked') return this.park(d, result.wait.dueAt);
+    return this.conclude(d, move.stepRunId, result, [runResumed(this.now(), d.claim.runId)]);
   }
 
   /** Journals `events`, then the run's end (and its test session's end), and takes the run off the schedule. */

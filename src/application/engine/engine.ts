@@ -18,6 +18,7 @@ import { StartRun, type StartedRun, type StartRunRequest } from './start-run.use
 import { WorkflowCatalog } from '../workflow-catalog';
 import { EngineJobs, type EngineJob } from './engine-jobs';
 import { PollEventLogs } from './poll-event-logs.use-case';
+import { WatchEventWaits } from './watch-event-waits.use-case';
 
 /** How often the spend ledger's owed receipt reads are retried. */
 const RECEIPT_DRAIN_MS = 5_000;
@@ -80,6 +81,7 @@ export class Engine {
     @inject(DeliverNotifications) @optional() private readonly notices?: DeliverNotifications,
     @inject(NotifyLowBalances) @optional() private readonly lowBalances?: NotifyLowBalances,
     @inject(PollEventLogs) @optional() private readonly eventLogs?: PollEventLogs,
+    @inject(WatchEventWaits) @optional() private readonly eventWaits?: WatchEventWaits,
   ) {
     this.settings = config.engine ?? DEFAULT_ENGINE_CONFIG;
   }
@@ -107,6 +109,13 @@ export class Engine {
     ];
     if (this.eventLogs?.watching()) {
       jobs.push({ name: 'event logs', everyMs: this.eventLogs.everyMs(), run: () => this.eventLogs!.execute(() => this.poke()) });
+    }
+    if (this.eventWaits?.watching()) {
+      jobs.push({ name: 'event waits', everyMs: this.eventWaits.everyMs(), run: async () => {
+        await this.eventWaits!.execute();
+        // A matched wait woke its run: look for due runs now rather than at the next poll.
+        this.poke();
+      } });
     }
     return jobs;
   }

@@ -3,12 +3,13 @@ import { pinDefinition, type PinnedDefinition } from '../../domain/engine/pinned
 import { newRunId } from '../../domain/engine/run-id';
 import type { EventTrigger, WorkflowDefinition } from '../../domain/engine/workflow';
 import type { BlockHeader, ChainLog } from '../../domain/chain/chain-log';
+import { LogRanges } from './log-ranges';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import { Redactor } from '../../domain/redactor';
 import { toIso } from '../../domain/time';
-import { ChainflowConfig, DEFAULT_EVENT_POLL_MS, DEFAULT_FINALITY_DEPTH, DEFAULT_MAX_BLOCK_RANGE, type NetworkConfig } from '../config';
+import { ChainflowConfig, DEFAULT_EVENT_POLL_MS, DEFAULT_FINALITY_DEPTH, type NetworkConfig } from '../config';
 import type { ChainTarget } from '../ports/chain';
-import { ChainLogs, LogRangeTooLargeError } from '../ports/chain-logs';
+import { ChainLogs } from '../ports/chain-logs';
 import { Clock } from '../ports/clock';
 import { EventCursors, type LogRunToEnqueue } from '../ports/event-cursors';
 import { JournalWriter } from '../ports/journal-writer';
@@ -30,15 +31,13 @@ interface EventWorkflow {
 /**
  * The event trigger's log poller (CONTRACT 8.6), a job of the engine's loop. For each event workflow whose
  * network's `poll_interval` has passed: reads the head, then the logs of [cursor, head - confirmations + 1] in ranges
- * of at most `max_block_range` blocks, and moves the cursor past each range together with the runs its logs start
- * (EventCursors.advance: one transaction). A range the provider refuses as too wide is halved and read again; any
- * other failure leaves the cursor where it is, and the workflow is tried again after a backoff that doubles.
+ * of at most `max_block_range` blocks (halved while a provider refuses them: LogRanges), and moves the cursor past
+ * each range together with the runs its logs start (EventCursors.advance: one transaction). Any other failure leaves the cursor where it is, and the workflow is tried again after a backoff that doubles.
  * `workflow.state` journals the cursor and head when they moved, at most once per poll.
  */
 @injectable()
 export class PollEventLogs {
-  /** Blocks per eth_getLogs, per network: `max_block_range`, halved for as long as this process runs once refused. */
-  private readonly ranges = new Map<string, bigint>();
+  private readonly ranges: LogRanges;
   /** When each workflow is polled next (epoch ms), and the backoff of one whose reads failed. */
   private readonly due = new Map<string, { at: number; backoffMs: number }>();
   /** The cursor and head last journaled per workflow: unchanged, nothing is journaled. */
@@ -57,6 +56,7 @@ export class PollEventLogs {
     @inject(Logger) private readonly logger: Logger,
     @inject(Redactor) @optional() private readonly redactor?: Redactor,
   ) {
+    this.ranges = new LogRanges(chain, logger);
     this.workflows = catalog.all().flatMap((definition) => {
       const { trigger } = definition;
       const network = trigger.kind === 'event' ? config.networks.get(trigger.network) : undefined;
@@ -116,20 +116,7 @@ export class PollEventLogs {
     const paused = (await this.states.paused(name)) ?? w.definition.paused;
     const kept: BlockHeader[] = [top];
     while (cursor <= safe) {
-      const range = this.ranges.get(target.network) ?? BigInt(w.network.maxBlockRange ?? DEFAULT_MAX_BLOCK_RANGE);
-      const to = cursor + range - 1n < safe ? cursor + range - 1n : safe;
-      let logs: ChainLog[];
-      try {
-        logs = await this.chain.logs(target, { fromBlock: cursor, toBlock: to, addresses: w.trigger.addresses, event: w.trigger.event });
-      } catch (err) {
-        if (!(err instanceof LogRangeTooLargeError) || to === cursor) throw err;
-        const halved = (to - cursor + 1n) / 2n;
-        this.ranges.set(target.network, halved);
-        this.logger.warn('provider refused a block range as too wide; halved', {
-          network: target.network, from_block: Number(cursor), to_block: Number(to), max_block_range: Number(halved),
-        });
-        continue;
-      }
+      const { logs, to } = await this.ranges.next(w.network, cursor, safe, w.trigger.addresses, w.trigger.event);
       const headers = await this.headersOf(target, logs);
       kept.push(...headers.values());
       const runs = paused ? [] : this.runsOf(w, logs, headers);

@@ -11,6 +11,7 @@ import { ListBudgets } from '../spend/list-budgets.use-case';
 import { approvalBudgetNote } from './approval-budget-note';
 import { ReadStep } from './read-step';
 import { SendStep } from './send-step';
+import { WaitEventStepRunner } from './wait-event-step';
 import { renderString, renderTree } from './templates';
 import type { Attempted, AttemptContext, PreparedAttempt } from './attempt';
 
@@ -39,7 +40,14 @@ export class StepRunners {
     @inject(ExactJson) @optional() private readonly json?: ExactJson,
     /** Budget headroom for an approval's note on the send it guards; without it (tests), no note. */
     @inject(ListBudgets) @optional() private readonly budgets?: ListBudgets,
+    @inject(WaitEventStepRunner) @optional() private readonly waits?: WaitEventStepRunner,
   ) {}
+
+  /** A `wait_event` step whose run was claimed again: what its wait says now (undefined: it has none, run it again). */
+  resumeWait(step: StepDefinition, ctx: AttemptContext): Promise<Attempted | undefined> {
+    if (step.type !== 'wait_event' || !this.waits) return Promise.resolve(undefined);
+    return this.waits.resume(step, ctx);
+  }
 
   /**
    * A send step found running (parked on its send, or its process died mid-step): its send is looked at again, never
@@ -64,6 +72,9 @@ export class StepRunners {
         return this.unsupported(step);
       case 'read':
         if (this.reads) return this.reads.prepare(step as ChainStep, ctx);
+        return this.unsupported(step);
+      case 'wait_event':
+        if (this.waits) return this.waits.prepare(step, ctx);
         return this.unsupported(step);
       default:
         return this.unsupported(step);

@@ -14,6 +14,8 @@ export interface ExpressionScope {
   readonly laterSteps?: readonly string[];
   /** `reorg` is in the context (an `on_reorg` step, CONTRACT 8.6). */
   readonly reorg?: boolean;
+  /** `log` is in the context (a `wait_event` step's `where`, CONTRACT 8.6). */
+  readonly log?: boolean;
   /** The expression is an `if` or a condition: its value must be a bool. */
   readonly bool?: boolean;
 }

@@ -52,6 +52,11 @@ export type Move =
    * on it. `otherwise`: the move when that attempt queued no send.
    */
   | { readonly kind: 'recover_send'; readonly step: StepDefinition; readonly stepRunId: string; readonly attempt: number; readonly parked: boolean; readonly otherwise: Move }
+  /**
+   * A `wait_event` step's run claimed again (its log matched, or its timeout came): look at its wait, whatever the
+   * run's due time says. `otherwise`: the move when the step has no wait recorded.
+   */
+  | { readonly kind: 'resume_wait'; readonly step: StepDefinition; readonly stepRunId: string; readonly attempt: number; readonly otherwise: Move }
   /** Render and run this attempt of the step. */
   | { readonly kind: 'start_step'; readonly step: StepDefinition; readonly stepRunId: string; readonly attempt: number };
 
@@ -194,6 +199,9 @@ function resumeParked(p: RunProgress, definition: Walk, now: number, c: Circumst
       ? { kind: 'journal', events: [resumed, stepFinished(at, step.stepRunId, { kind: 'succeeded', output: { waited_until: toIso(parked.dueAt) } })] }
       // A retry wait (or a wait this engine does not own a step for) is over: the run goes on.
       : { kind: 'journal', events: [resumed] };
+  if (parked.kind === 'event' && step?.status === 'running' && stepDef?.type === 'wait_event') {
+    return { kind: 'resume_wait', step: stepDef, stepRunId: step.stepRunId, attempt: step.attempts, otherwise: waited };
+  }
   if (parked.kind === 'tx' && step?.status === 'running' && stepDef?.type === 'send') {
     return { kind: 'recover_send', step: stepDef, stepRunId: step.stepRunId, attempt: step.attempts, parked: true, otherwise: waited };
   }

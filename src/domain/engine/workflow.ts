@@ -61,8 +61,8 @@ export interface RetryPolicy {
   readonly maxBackoffMs: number;
 }
 
-export type StepType = 'http_call' | 'approval' | 'delay' | 'send' | 'read';
-export const STEP_TYPES: readonly StepType[] = ['http_call', 'approval', 'delay', 'send', 'read'];
+export type StepType = 'http_call' | 'approval' | 'delay' | 'send' | 'read' | 'wait_event';
+export const STEP_TYPES: readonly StepType[] = ['http_call', 'approval', 'delay', 'send', 'read', 'wait_event'];
 
 interface StepBase<T extends StepType> {
   readonly id: string;
@@ -108,19 +108,39 @@ export interface ChainStep extends StepBase<'send' | 'read'> {
 export const DEFAULT_SEND_TIMEOUT_MS = 10 * 60_000;
 export const DEFAULT_READ_TIMEOUT_MS = 10_000;
 
-export type StepDefinition = HttpCallStep | ApprovalStep | DelayStep | ChainStep;
+/**
+ * Parks the run until a log of `event` from one of `addresses` in a block after the head at the step's start has
+ * `confirmations` and satisfies `where` (CONTRACT 8.6); its output is that log, decoded as a trigger's payload.
+ */
+export interface WaitEventStep extends StepBase<'wait_event'> {
+  readonly network: string;
+  /** Lowercase 0x-hex. */
+  readonly addresses: readonly string[];
+  readonly event: string;
+  /** CEL over the decoded log (`log`) and the run's context; a bool. None: the first log matches. */
+  readonly where?: string;
+  readonly confirmations: number;
+  /** No matching log by then: the step fails `event_timeout`. In ms. Default 1 h. */
+  readonly timeoutMs: number;
+}
+
+export const DEFAULT_WAIT_EVENT_TIMEOUT_MS = 60 * 60_000;
+
+export type StepDefinition = HttpCallStep | ApprovalStep | DelayStep | ChainStep | WaitEventStep;
 
 /** Error kinds of failed steps and runs (CONTRACT 8.2; stable). */
 export type EngineErrorKind =
   | 'http_status' | 'http_timeout' | 'http_error' | 'expression_error' | 'budget_exceeded' | 'simulation_failed'
   | 'broadcast_failed' | 'reverted' | 'tx_dropped' | 'tx_expired' | 'approval_rejected' | 'approval_expired'
-  | 'cancelled' | 'definition_changed' | 'engine_crash' | 'unsupported_step' | 'read_failed';
+  | 'cancelled' | 'definition_changed' | 'engine_crash' | 'unsupported_step' | 'read_failed' | 'event_timeout' | 'reorged';
 
 /** Never tried again, whatever the step's retry policy. */
 export const NON_RETRYABLE: ReadonlySet<string> = new Set([
   'budget_exceeded', 'approval_rejected', 'approval_expired', 'reverted', 'expression_error', 'cancelled', 'unsupported_step',
   // A send that was broadcast is never sent again by a retry: it settled, and paid or not.
   'tx_expired', 'tx_dropped',
+  // Another attempt would wait for a log after its own start: the one that was waited for is not coming.
+  'event_timeout',
 ]);
 
 export const DEFAULT_BACKOFF_MS = 1_000;

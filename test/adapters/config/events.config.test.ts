@@ -119,4 +119,37 @@ workflows:
     on_reorg: [ { id: undo, type: delay, duration: 1s } ]
 `)).toEqual(['workflows.keeper.on_reorg: is allowed with event triggers only']);
   });
+
+  it('loads a wait_event step: its logs, where over log and the run, confirmations and timeout (default 1h)', () => {
+    const yaml = network('\n    confirmations: 2') + `
+workflows:
+  settle:
+    trigger: { kind: manual }
+    steps:
+      - { id: paid, type: wait_event, network: devnet, address: "${TOKEN}", event: "${TRANSFER}", where: "log.to == trigger.payload.to" }
+      - { id: fast, type: wait_event, network: devnet, address: ["${OTHER}"], event: "${TRANSFER}", confirmations: 1, timeout: 5m }
+`;
+    const [paid, fast] = load(yaml).workflows.get('settle')!.engine!.steps;
+    expect(paid).toMatchObject({
+      type: 'wait_event', network: 'devnet', addresses: [TOKEN.toLowerCase()], event: TRANSFER, where: 'log.to == trigger.payload.to',
+      confirmations: 2, timeoutMs: 3_600_000,
+    });
+    expect(fast).toMatchObject({ addresses: [OTHER], confirmations: 1, timeoutMs: 300_000 });
+    expect(fast).not.toHaveProperty('where');
+  });
+
+  it('refuses a wait_event whose where does not check, names an unknown network or lacks its event', () => {
+    expect(problems(network() + `
+workflows:
+  settle:
+    trigger: { kind: manual }
+    steps:
+      - { id: paid, type: wait_event, network: devnet, address: "${TOKEN}", event: "${TRANSFER}", where: "steps.later.status == 'x'" }
+      - { id: later, type: wait_event, network: mainnet, address: "${TOKEN}" }
+`)).toEqual([
+      expect.stringMatching(/^workflows\.settle\.steps\[0\]\.where: not a valid CEL expression: .*later/),
+      "workflows.settle.steps[1].network: names no configured network 'mainnet'",
+      'workflows.settle.steps[1].event: is required',
+    ]);
+  });
 });

@@ -100,7 +100,7 @@ workflows:
     expect(at('workflows.bad.steps[2].duration')).toBe('workflows.bad.steps[2].duration: is required');
     expect(at('workflows.bad.steps[3].url')).toBe("workflows.bad.steps[3].url: unknown key 'url'");
     expect(at('workflows.bad.steps[4].id')).toMatch(/must be an id/);
-    expect(at('workflows.bad.steps[4].type')).toMatch(/must be one of http_call, approval, delay, send, read/);
+    expect(at('workflows.bad.steps[4].type')).toMatch(/must be one of http_call, approval, delay, send, read, wait_event$/);
     expect(at('workflows.bad.steps[5].retry.attempts')).toMatch(/at least 1/);
     expect(at('workflows.cronless.trigger.schedule')).toBe('workflows.cronless.trigger.schedule: is required');
     for (const line of lines) expect(line.split('\n')).toHaveLength(1);
