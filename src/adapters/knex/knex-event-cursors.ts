@@ -84,8 +84,8 @@ export class KnexEventCursors implements EventCursors {
       for (let i = 0; i < headers.length; i += CHUNK) {
         const part = headers.slice(i, i + CHUNK);
         await trx.raw(
-          `INSERT INTO event_blocks (network, number, hash, parent_hash, timestamp) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}
-           ON CONFLICT (network, number) DO UPDATE SET hash = excluded.hash, parent_hash = excluded.parent_hash, timestamp = excluded.timestamp`,
+          `INSERT INTO event_blocks (network, number, hash, parent_hash, block_time) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}
+           ON CONFLICT (network, number) DO UPDATE SET hash = excluded.hash, parent_hash = excluded.parent_hash, block_time = excluded.block_time`,
           part.flatMap((h) => [network, block(h.number), h.hash.toLowerCase(), h.parentHash.toLowerCase(), h.timestamp]),
         );
       }
@@ -96,9 +96,9 @@ export class KnexEventCursors implements EventCursors {
 
   async keptBlocks(network: string, fromBlock: bigint): Promise<BlockHeader[]> {
     const rows = await this.db('event_blocks').where({ network }).andWhere('number', '>=', block(fromBlock < 0n ? 0n : fromBlock)).orderBy('number')
-      .select('number', 'hash', 'parent_hash', 'timestamp');
+      .select('number', 'hash', 'parent_hash', 'block_time');
     return rows.map((r: Record<string, unknown>) => ({
-      number: big(r.number), hash: String(r.hash), parentHash: String(r.parent_hash), timestamp: Number(r.timestamp),
+      number: big(r.number), hash: String(r.hash), parentHash: String(r.parent_hash), timestamp: Number(r.block_time),
     }));
   }
 }

@@ -30,7 +30,8 @@ export const eventsMigration = {
       t.bigInteger('number').notNullable();
       t.string('hash', 66).notNullable();
       t.string('parent_hash', 66).notNullable();
-      t.bigInteger('timestamp').notNullable();
+      // The block's time, unix seconds (not named `timestamp`: a type name in PostgreSQL's SQL).
+      t.bigInteger('block_time').notNullable();
       t.primary(['network', 'number']);
     });
     await db.schema.createTable('event_waits', (t) => {
