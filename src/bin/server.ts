@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
-import pino from 'pino';
+import type pino from 'pino';
+import { processLog } from '../adapters/pino-logger';
 import { createHttpApp } from '../adapters/http/app';
 import { HttpMetrics } from '../adapters/http/metrics';
 import { registerOperationsMetrics, registerProcessMetrics } from '../adapters/http/operations-metrics';
@@ -39,17 +40,8 @@ import { ENGINE_SECRET_PATHS, requireSecrets, serverSecretPaths } from '../appli
 import type { Root } from './root';
 import { packageVersion } from './version';
 
-/**
- * The server's JSON log (pino). Request lines carry method, path, status and time, never headers; the
- * credential headers are also censored should anything ever log a request. Level: $CHAINFLOW_LOG_LEVEL (info).
- */
-export function createLogger(): pino.Logger {
-  return pino({
-    level: process.env.CHAINFLOW_LOG_LEVEL ?? 'info',
-    base: undefined,
-    redact: { paths: ['req.headers.authorization', 'req.headers["x-service-token"]', 'headers.authorization', 'headers["x-service-token"]'], censor: '<redacted>' },
-  });
-}
+/** The server's JSON log (pino): processLog(), standard output; request lines carry method, path, status and time. */
+export const createLogger = processLog;
 
 export interface ServerOptions {
   readonly port?: number;

@@ -9,13 +9,16 @@ export default class Worker extends ChainflowCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Worker);
-    const root = await this.root(flags.config, 'server');
+    // One JSON-lines stream on standard output, as `chainflow start` writes (docs/decisions.md).
+    const { processLog, PinoLogger } = await import('../../pino-logger');
+    const log = processLog();
+    const root = await this.root(flags.config, 'server', new PinoLogger(log));
     requireSecrets(root.config, ENGINE_SECRET_PATHS, 'chainflow worker');
     const engine = root.container.get(Engine);
     engine.start();
     // A provider serving another chain is logged now, before any send (CONTRACT 8.8).
     void root.container.get(CheckProviders).execute().catch(() => undefined);
-    process.stderr.write(`chainflow worker ${engine.owner} running\n`);
+    log.info({ owner: engine.owner }, 'chainflow worker running');
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
