@@ -93,7 +93,7 @@ describe('chainflow worker --metrics-port', () => {
     expect((await scrape('/metrics', { authorization: 'Bearer wrong' })).status).toBe(401);
   });
 
-  it('refuses a taken port or an unset token variable in one line, and starts nothing', async () => {
+  it('refuses a taken port, an unset token variable or a host without a port in one line, and starts nothing', async () => {
     const taken = startWorker(dir, ['--metrics-port', String(port)]);
     expect(await taken.exited).not.toBe(0);
     expect(taken.log()).toMatch(new RegExp(`--metrics-port: cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\)`));
@@ -101,5 +101,8 @@ describe('chainflow worker --metrics-port', () => {
     const unset = startWorker(dir, ['--metrics-port', String(await freePort())], {});
     expect(await unset.exited).not.toBe(0);
     expect(unset.log()).toMatch(/CF_API_TOKEN/);
+    const hostAlone = startWorker(dir, ['--metrics-host', '0.0.0.0']);
+    expect(await hostAlone.exited).toBe(2);
+    expect(hostAlone.log()).toMatch(/--metrics-host: --metrics-port/);
   }, 30_000);
 });

@@ -9,7 +9,8 @@ export default class Worker extends ChainflowCommand {
   static override summary = 'Run the engine without the HTTP server (drives runs, cron ticks, receipt reads)';
   static override flags = {
     'metrics-port': Flags.integer({ description: 'serve GET /metrics (Prometheus) on this port, and nothing else', min: 1, max: 65535 }),
-    'metrics-host': Flags.string({ description: 'address the metrics port listens on', default: '127.0.0.1', dependsOn: ['metrics-port'] }),
+    // No oclif default: a default would count as given, and `dependsOn` would then ask every worker for a port.
+    'metrics-host': Flags.string({ description: 'address the metrics port listens on (default 127.0.0.1)', dependsOn: ['metrics-port'] }),
   };
 
   async run(): Promise<void> {
@@ -24,7 +25,7 @@ export default class Worker extends ChainflowCommand {
     requireSecrets(root.config, [...ENGINE_SECRET_PATHS, ...(metricsPort !== undefined ? ['server.auth'] : [])], 'chainflow worker');
     const engine = root.container.get(Engine);
     const metrics = metricsPort === undefined ? undefined : await (await import('../../../bin/process-metrics'))
-      .serveWorkerMetrics(root, { port: metricsPort, host: flags['metrics-host'], logger });
+      .serveWorkerMetrics(root, { port: metricsPort, host: flags['metrics-host'] ?? '127.0.0.1', logger });
     engine.start();
     // A provider serving another chain is logged now, before any send (CONTRACT 8.8).
     void root.container.get(CheckProviders).execute().catch(() => undefined);
