@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../../src/adapters/knex/connection';
 import { KnexSendStore } from '../../src/adapters/knex/knex-send.store';
 import { InMemorySendStore } from '../fakes/in-memory-send-store';
+import { openFreshPostgres } from '../support/postgres';
 import { sendStoreContract } from './send-store.contract';
 
 sendStoreContract('in-memory fake', async () => ({ store: new InMemorySendStore(), close: async () => {} }));
@@ -18,4 +19,9 @@ sendStoreContract('knex on a SQLite file', async () => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+});
+
+sendStoreContract('knex on PostgreSQL', async () => {
+  const pg = await openFreshPostgres();
+  return { store: new KnexSendStore(pg.db), close: pg.close };
 });
