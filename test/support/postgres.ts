@@ -11,8 +11,8 @@ import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import knexFactory, { type Knex } from 'knex';
-import { openDatabase, type StorageProfile } from '../../src/adapters/knex/connection';
+import knexFactory from 'knex';
+import { openDatabase } from '../../src/adapters/knex/connection';
 
 export const PG_URL_ENV = 'CHAINFLOW_TEST_PG_URL';
 /** Where Debian's postgresql-15 puts its programs (CHAINFLOW_PG_BIN overrides). */
@@ -150,18 +150,4 @@ export async function freshPostgres(): Promise<FreshPostgres> {
   await created;
   const url = withDatabase(await clusterUrl(), name);
   return { url, drop: () => onCluster(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
-
-/** A fresh database opened through openDatabase, and a close that destroys the pool and drops the database. */
-export async function openFreshPostgres(profile: StorageProfile = 'tool'): Promise<{ db: Knex; url: string; close(): Promise<void> }> {
-  const fresh = await freshPostgres();
-  const db = await openDatabase(fresh.url, profile);
-  return {
-    db,
-    url: fresh.url,
-    close: async () => {
-      await db.destroy();
-      await fresh.drop();
-    },
-  };
 }
