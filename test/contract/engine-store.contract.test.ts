@@ -15,7 +15,9 @@ engineStoreContract('in-memory fake', async () => {
 for (const [store, freshStore] of KNEX_STORES) {
   engineStoreContract(`knex on ${store}`, async () => {
     const fresh = await freshStore();
-    const db = await fresh.open();
+    // The contract drives time through the callers' `now`; the database's clock (PostgreSQL's default) is
+    // held to the same leases in test/adapters/knex/lease-clock.test.ts.
+    const db = await fresh.open({ leaseClock: 'caller' });
     const runs = new KnexRunRepository(db);
     return { store: new KnexEngineStore(db), journal: new KnexJournalWriter(db), stream: (runId) => runs.stream(runId), close: fresh.close };
   });

@@ -6,14 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
-import { openDatabase } from '../../src/adapters/knex/connection';
+import { openDatabase, type OpenOptions } from '../../src/adapters/knex/connection';
 import { freshPostgres } from './postgres';
 
 export interface FreshStore {
   /** The storage url (`sqlite:…` or `postgres://…`) of an empty, migrated database of this test's own. */
   readonly url: string;
   /** openDatabase(url): each call is another pool of connections, closed by `close`. */
-  open(): Promise<Knex>;
+  open(options?: OpenOptions): Promise<Knex>;
   /** Destroys every opened pool and removes the database. */
   close(): Promise<void>;
 }
@@ -22,8 +22,8 @@ function tracking(url: string, remove: () => Promise<void>): FreshStore {
   const opened: Knex[] = [];
   return {
     url,
-    open: async () => {
-      const db = await openDatabase(url);
+    open: async (options) => {
+      const db = await openDatabase(url, 'tool', options);
       opened.push(db);
       return db;
     },

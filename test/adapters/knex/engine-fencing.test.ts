@@ -1,6 +1,7 @@
 /**
- * Fencing tokens on the real storage (CONTRACT 8.7): two drivers of one database (SQLite, PostgreSQL), the first stalls in a step
- * past its lease's TTL, the second takes the run over; the first's next write is refused and it drives nothing more.
+ * Fencing tokens on the real storage (CONTRACT 8.7): two drivers of one database (SQLite, PostgreSQL), the first
+ * stalls in a step past its lease's TTL, the second takes the run over; the first's next write is refused and it
+ * drives nothing more.
  */
 import type { Knex } from 'knex';
 import { CelExpressions } from '../../../src/adapters/cel';
@@ -20,7 +21,12 @@ import { T0 } from '../../mothers/journal-events';
 import { aDelay, anHttpCall, aWorkflow } from '../../mothers/workflows';
 import { KNEX_STORES, type FreshStore } from '../../support/stores';
 
-const TTL = 15_000;
+/**
+ * Short, because on PostgreSQL the lease runs out on the database's clock (CONTRACT 10): the stall below lasts past
+ * it in real time as well as on the engine's clock.
+ */
+const TTL = 300;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(KNEX_STORES)('fenced leases on %s', (_name, freshStore) => {
   let store0: FreshStore;
@@ -54,6 +60,7 @@ describe.each(KNEX_STORES)('fenced leases on %s', (_name, freshStore) => {
     let secondOutcome: DriveOutcome | undefined;
     http.on('https://api.example/slow', async () => {
       clock.advance(TTL + 1);
+      await sleep(TTL + 50);
       second = await store.claimDue('engine-b', clock.now(), clock.now() + TTL, 1);
       secondOutcome = await drive.execute(second[0]!, 'engine-b');
       return ok({ from: 'a' });
