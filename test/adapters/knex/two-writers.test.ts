@@ -4,6 +4,7 @@
  * own; on PostgreSQL their transactions interleave, on SQLite they take turns at the write lock.
  */
 import type { Knex } from 'knex';
+import { KnexEngineStore } from '../../../src/adapters/knex/knex-engine.store';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
 import { KnexSpendLedger } from '../../../src/adapters/knex/knex-spend-ledger';
@@ -71,5 +72,22 @@ describe.each(KNEX_STORES)('two writers on one %s database', (_name, freshStore)
       expect({ gas: combo!.gasSpendWei, txs: combo!.txCount }).toEqual({ gas: 8n * (5n * 1000n + 10n), txs: 40 });
     }
     expect(Number((await first('spend_entries').count({ n: '*' }))[0]!.n)).toBe(40);
+  });
+
+  it('fires each cron tick once when two engines reach it at once: one run per tick, the tick moved once', async () => {
+    const engines = [new KnexEngineStore(first), new KnexEngineStore(second)];
+    const MINUTE = 60_000;
+    await engines[0]!.advanceCron('keeper', undefined, T0);
+    for (let k = 0; k < 10; k++) {
+      const at = T0 + k * MINUTE;
+      const tick = (runId: string) => ({
+        runId, workflow: 'keeper', start: aRun({ runId, workflow: 'keeper' }).slice(0, 1), at,
+        dedupeKeys: [`cron:keeper:${at}`], cronTick: { expected: at, next: at + MINUTE },
+      });
+      const results = await Promise.all(engines.map((e, i) => e.enqueue(tick(`c${k}-${i}`), '', 0)));
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+    }
+    expect(await engines[1]!.cronNext('keeper')).toBe(T0 + 10 * MINUTE);
+    expect(Number((await first('engine_runs').count({ n: '*' }))[0]!.n)).toBe(10);
   });
 });
