@@ -9,8 +9,9 @@ import * as path from 'node:path';
 import { signPayload } from '../../src/domain/engine/webhook-signature';
 import { assertBuilt } from '../support/cli';
 import { chainflowAsync, eventually, startProcessServer, StubService, type ProcessServer } from '../support/process';
-import { freshPostgres, type FreshPostgres } from '../support/postgres';
+import type { FreshPostgres } from '../support/postgres';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { E2E_STORAGES, storageSection } from '../support/stores';
 
 const HOOK_SECRET = 'hook-secret-5f1c9a';
 const PARTNER_KEY = 'partner-key-9d2e7b';
@@ -19,9 +20,9 @@ const ENV = { HOOK_SECRET, PARTNER_KEY, API_TOKEN };
 
 interface RunItem { run_id: string; workflow: string; status: string; error_kind: string | null; trigger: string; wait_kind: string | null }
 
-function config(stub: string, other: string, storageUrl?: string): string {
+function config(stub: string, other: string, storage: string): string {
   return `chainflow_version: 1
-${storageUrl ? `storage:\n  url: ${storageUrl}\n` : ''}secrets:
+${storage}secrets:
   hook: { env: HOOK_SECRET }
   partner_key: { env: PARTNER_KEY }
   api_token: { env: API_TOKEN }
@@ -91,13 +92,7 @@ workflows:
 `;
 }
 
-/** SQLite: the default file under the working folder; PostgreSQL: a fresh database of the test cluster. */
-const STORAGES: ReadonlyArray<readonly [string, () => Promise<FreshPostgres | undefined>]> = [
-  ['SQLite', async () => undefined],
-  ['PostgreSQL', freshPostgres],
-];
-
-describe.each(STORAGES)('the engine, end to end, on %s', (_name, freshStorage) => {
+describe.each(E2E_STORAGES)('the engine, end to end, on %s', (_name, freshStorage) => {
   let dir: string;
   let database: FreshPostgres | undefined;
   let stub: StubService;
@@ -135,7 +130,7 @@ describe.each(STORAGES)('the engine, end to end, on %s', (_name, freshStorage) =
     stub = await new StubService().start();
     other = await new StubService().start();
     database = await freshStorage();
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(stub.baseUrl, other.baseUrl, database?.url));
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(stub.baseUrl, other.baseUrl, storageSection(database)));
     server = await startProcessServer(dir, ENV);
   }, 30_000);
   afterAll(async () => {
