@@ -61,7 +61,7 @@ export class InMemoryEngineStore implements EngineStore {
     });
   }
 
-  async renew(owner: string, runIds: readonly string[], leaseUntil: number): Promise<string[]> {
+  async renew(owner: string, runIds: readonly string[], _now: number, leaseUntil: number): Promise<string[]> {
     const held: string[] = [];
     for (const id of runIds) {
       const r = this.rows.get(id);

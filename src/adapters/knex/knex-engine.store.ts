@@ -4,6 +4,7 @@ import { FIRST_FENCE, type ClaimedRun, type EngineStore, type RunToEnqueue } fro
 import type { WorkflowDefinition } from '../../domain/engine/workflow';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import { isSqlite } from './connection';
+import { databaseNow, leaseSql } from './dialect';
 import { WAKE_SQL } from './engine-runs-sql';
 import { Database } from './knex-journal.writer';
 
@@ -34,16 +35,20 @@ const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (r
  * The engine's schedule on knex. Each method is one statement or one short transaction, so several engine
  * processes can share the database: a claim is a single UPDATE … RETURNING over the due rows (on PostgreSQL the
  * candidate rows are locked with FOR UPDATE SKIP LOCKED, so concurrent claimers take different runs; on SQLite
- * the statement holds the write lock).
+ * the statement holds the write lock). Lease times are the database's clock on PostgreSQL (see LeaseClock): a
+ * lease runs out when the server says so, whatever the clocks of the processes sharing it.
  */
 @injectable()
 export class KnexEngineStore implements EngineStore {
   private readonly skipLocked: string;
+  /** SQL of the database's "now" for lease times, or undefined: the caller's times (see LeaseClock). */
+  private readonly dbNow: string | undefined;
   /** Definitions this process knows to be stored: a run of one costs no second write of it. */
   private readonly storedDefinitions = new Set<string>();
 
   constructor(@inject(Database) private readonly db: Knex) {
     this.skipLocked = isSqlite(db) ? '' : ' FOR UPDATE SKIP LOCKED';
+    this.dbNow = databaseNow(db);
   }
 
   async enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
@@ -109,7 +114,7 @@ export class KnexEngineStore implements EngineStore {
     const held = owner !== '';
     return {
       run_id: run.runId, workflow: run.workflow, due_at: held ? leaseUntil : 0, owner: held ? owner : null,
-      lease_until: held ? leaseUntil : null, start: JSON.stringify(run.start), fence: held ? FIRST_FENCE : 0,
+      lease_until: held ? this.leaseEnd(run.at, leaseUntil) : null, start: JSON.stringify(run.start), fence: held ? FIRST_FENCE : 0,
       definition_hash: run.definition?.hash ?? null,
     };
   }
@@ -135,16 +140,23 @@ export class KnexEngineStore implements EngineStore {
     return { runId: run.runId, created: true };
   }
 
+  /** A lease's end as stored: `leaseUntil`, or as long from the database's now (see LeaseClock). */
+  private leaseEnd(now: number, leaseUntil: number): number | Knex.Raw {
+    return this.dbNow ? this.db.raw(`${this.dbNow} + ?`, [leaseUntil - now]) : leaseUntil;
+  }
+
   async claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedRun[]> {
     if (limit <= 0) return [];
+    // Due times are the engine's schedule (the caller's clock); lease times may be the database's.
+    const lease = leaseSql(this.dbNow, now, leaseUntil);
     const rows = rowsOf<ClaimRow>(await this.db.raw(
-      `UPDATE engine_runs SET owner = ?, lease_until = ?, wake_at = NULL, fence = fence + 1,
+      `UPDATE engine_runs SET owner = ?, lease_until = ${lease.until}, wake_at = NULL, fence = fence + 1,
          expired = CASE WHEN owner IS NULL THEN 0 ELSE 1 END
        WHERE run_id IN (
-         SELECT run_id FROM engine_runs WHERE due_at <= ? AND (owner IS NULL OR lease_until < ?)
+         SELECT run_id FROM engine_runs WHERE due_at <= ? AND (owner IS NULL OR lease_until < ${lease.now})
          ORDER BY due_at LIMIT ?${this.skipLocked})
        RETURNING run_id, workflow, start, expired, crash_step, crash_count, fence, definition_hash`,
-      [owner, leaseUntil, now, now, limit],
+      [owner, ...lease.untilArgs, now, ...lease.nowArgs, limit],
     ));
     return rows.map((r) => ({
       runId: r.run_id, workflow: r.workflow, start: JSON.parse(r.start) as JournalEvent[], expired: Number(r.expired) === 1,
@@ -153,14 +165,15 @@ export class KnexEngineStore implements EngineStore {
     }));
   }
 
-  async renew(owner: string, runIds: readonly string[], leaseUntil: number): Promise<string[]> {
+  async renew(owner: string, runIds: readonly string[], now: number, leaseUntil: number): Promise<string[]> {
     if (runIds.length === 0) return [];
     const held: string[] = [];
+    const lease = leaseSql(this.dbNow, now, leaseUntil);
     for (let i = 0; i < runIds.length; i += 500) {
       const part = runIds.slice(i, i + 500);
       const rows = rowsOf<{ run_id: string }>(await this.db.raw(
-        `UPDATE engine_runs SET lease_until = ? WHERE owner = ? AND run_id IN (${part.map(() => '?').join(',')}) RETURNING run_id`,
-        [leaseUntil, owner, ...part],
+        `UPDATE engine_runs SET lease_until = ${lease.until} WHERE owner = ? AND run_id IN (${part.map(() => '?').join(',')}) RETURNING run_id`,
+        [...lease.untilArgs, owner, ...part],
       ));
       held.push(...rows.map((r) => r.run_id));
     }
@@ -205,7 +218,7 @@ export class KnexEngineStore implements EngineStore {
 
   async heldCounts(now: number): Promise<Map<string, number>> {
     const rows = rowsOf<{ workflow: string; n: number | string }>(await this.db.raw(
-      'SELECT workflow, COUNT(*) AS n FROM engine_runs WHERE owner IS NOT NULL AND lease_until >= ? GROUP BY workflow', [now],
+      `SELECT workflow, COUNT(*) AS n FROM engine_runs WHERE owner IS NOT NULL AND lease_until >= ${this.dbNow ?? '?'} GROUP BY workflow`, this.dbNow ? [] : [now],
     ));
     return new Map(rows.map((r) => [r.workflow, Number(r.n)]));
   }

@@ -70,8 +70,11 @@ export interface EngineStore {
    * earliest due first.
    */
   claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedRun[]>;
-  /** Extends the leases `owner` holds on these runs; returns the ids it still holds. */
-  renew(owner: string, runIds: readonly string[], leaseUntil: number): Promise<string[]>;
+  /**
+   * Extends the leases `owner` holds on these runs to `leaseUntil` (by `leaseUntil - now` from the database's own
+   * clock where it keeps lease times, CONTRACT 10); returns the ids it still holds.
+   */
+  renew(owner: string, runIds: readonly string[], now: number, leaseUntil: number): Promise<string[]>;
   /** The run parked: `owner` lets it go, to be claimed again at `dueAt` (null: only when woken). */
   release(owner: string, runId: string, dueAt: number | null): Promise<void>;
   /** The run ended: it leaves the schedule. */
