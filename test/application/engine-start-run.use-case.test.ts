@@ -2,22 +2,19 @@
  * Manual runs with an Idempotency-Key (CONTRACT 8.7): the same key starts at most one run of a workflow, decided in
  * storage, so two processes racing with one key start one run; a bad key is refused naming its field.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../../src/adapters/knex/connection';
 import { KnexEngineStore } from '../../src/adapters/knex/knex-engine.store';
 import type { ChainflowConfig, WorkflowConfig } from '../../src/application/config';
 import { StartRun, type StartRunRequest } from '../../src/application/engine/start-run.use-case';
 import { WorkflowCatalog } from '../../src/application/workflow-catalog';
 import type { EngineStore } from '../../src/application/ports/engine-store';
 import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
-import { InvalidInputError } from '../../src/domain/errors';
+import { ConflictError, InvalidInputError } from '../../src/domain/errors';
 import { FixedClock } from '../fakes/fixed-clock';
 import { InMemoryEngineStore } from '../fakes/in-memory-engine-store';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
-import { T0 } from '../mothers/journal-events';
+import { aWorkflowState, T0 } from '../mothers/journal-events';
 import { anHttpCall, aWorkflow } from '../mothers/workflows';
+import { KNEX_STORES } from '../support/stores';
 
 function catalogOf(...workflows: WorkflowDefinition[]): WorkflowCatalog {
   const entries: [string, WorkflowConfig][] = workflows.map((w) => [w.name, { name: w.name, budgets: [], definition: {}, engine: w }]);
@@ -64,22 +61,36 @@ describe('StartRun with an Idempotency-Key', () => {
     expect((await start.execute(manual('sweep', 'k'.repeat(200)))).created).toBe(true);
   });
 
-  it('two processes racing with one key on one SQLite file start one run', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'chainflow-idem-'));
-    const url = `sqlite:${join(dir, 'engine.db')}`;
-    const first = await openDatabase(url);
-    const second = await openDatabase(url);
+  it.each(KNEX_STORES)('two processes racing with one key on one %s database start one run', async (_name, freshStore) => {
+    const store = await freshStore();
     try {
+      const [first, second] = [await store.open(), await store.open()];
       const a = starter(new KnexEngineStore(first));
       const b = starter(new KnexEngineStore(second));
       const results = await Promise.all([a, b, a, b].map((s) => s.execute(manual('sweep', 'race-1'))));
       expect(results.filter((r) => r.created)).toHaveLength(1);
       expect(new Set(results.map((r) => r.runId)).size).toBe(1);
-      expect((await first('engine_runs').count<{ n: number }[]>({ n: '*' }))[0]!.n).toBe(1);
+      expect(Number((await first('engine_runs').count({ n: '*' }))[0]!.n)).toBe(1);
     } finally {
-      await first.destroy();
-      await second.destroy();
-      rmSync(dir, { recursive: true, force: true });
+      await store.close();
     }
+  });
+
+  it('paused, a repeated key or delivery still answers the run it started (paused or not); a new one is refused 409', async () => {
+    const journal = new InMemoryJournal();
+    const store = new InMemoryEngineStore();
+    const start = starter(store, journal);
+    const keyed = await start.execute(manual('sweep', 'payout-2026-11-26'));
+    const delivered = await start.execute({ ...manual('sweep'), trigger: { kind: 'webhook', summary: 'POST /hooks/sweep' }, dedupeKeys: ['sweep:sig:1'] });
+    await journal.append([aWorkflowState({ workflow: 'sweep', paused: true })]);
+
+    expect(await start.execute(manual('sweep', 'payout-2026-11-26'))).toEqual({ runId: keyed.runId, created: false, start: [] });
+    expect(await start.execute({ ...manual('sweep'), dedupeKeys: ['sweep:sig:1'] })).toEqual({ runId: delivered.runId, created: false, start: [] });
+    for (const request of [manual('sweep', 'payout-2026-11-27'), manual('sweep'), { ...manual('sweep'), dedupeKeys: ['sweep:sig:2'] }]) {
+      await expect(start.execute(request)).rejects.toThrow(ConflictError);
+    }
+    // The paused workflow's test runs are not refused, and a live run's key never answers for one.
+    expect((await start.execute(manual('sweep', 'payout-2026-11-26', 'test'))).created).toBe(true);
+    expect(store.scheduled()).toHaveLength(3);
   });
 });

@@ -1,15 +1,12 @@
 /**
  * The BearerRepository port's contract (CONTRACT section 5: named bearers, stored hashed, revocable, names
- * never reused), run against the in-memory fake and the knex adapter on a temp SQLite file.
+ * never reused), run against the in-memory fake and the knex adapter on a temp SQLite file and on PostgreSQL.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../../src/adapters/knex/connection';
 import { KnexBearerRepository } from '../../src/adapters/knex/knex-bearer.repository';
 import type { BearerRepository } from '../../src/application/ports/bearer-repository';
 import { tokenHash, type NamedBearer } from '../../src/domain/bearer-token';
 import { InMemoryBearers } from '../fakes/in-memory-bearers';
+import { KNEX_STORES } from '../support/stores';
 
 interface Subject {
   readonly repo: BearerRepository;
@@ -114,14 +111,9 @@ function bearerContract(label: string, open: () => Promise<Subject>): void {
 
 bearerContract('in-memory fake', async () => ({ repo: new InMemoryBearers(), close: async () => {} }));
 
-bearerContract('knex on a SQLite file', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'chainflow-bearers-'));
-  const db = await openDatabase(`sqlite:${join(dir, 'journal.db')}`);
-  return {
-    repo: new KnexBearerRepository(db),
-    close: async () => {
-      await db.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+for (const [store, freshStore] of KNEX_STORES) {
+  bearerContract(`knex on ${store}`, async () => {
+    const fresh = await freshStore();
+    return { repo: new KnexBearerRepository(await fresh.open()), close: fresh.close };
+  });
+}

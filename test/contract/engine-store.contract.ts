@@ -47,8 +47,8 @@ export function engineStoreContract(name: string, open: () => Promise<EngineStor
     it('a held lease that runs out is claimed by another owner, marked expired; a renewed one is not', async () => {
       await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, 'a', T + 1000);
       await store.enqueue({ runId: 'r2', workflow: 'wf', start: start('r2'), at: T }, 'a', T + 1000);
-      expect(await store.renew('a', ['r2', 'r-none'], T + 5000)).toEqual(['r2']);
-      expect(await store.renew('b', ['r1'], T + 9000)).toEqual([]);
+      expect(await store.renew('a', ['r2', 'r-none'], T, T + 5000)).toEqual(['r2']);
+      expect(await store.renew('b', ['r1'], T, T + 9000)).toEqual([]);
       const claims = await store.claimDue('b', T + 2000, T + 3000, 10);
       expect(claims.map((c) => [c.runId, c.expired])).toEqual([['r1', true]]);
       await store.noteCrash('r1', 'r1.step', 1);
@@ -154,7 +154,12 @@ export function engineStoreContract(name: string, open: () => Promise<EngineStor
     it('delivery keys are forgotten from a time on: a repeat of an older delivery starts a new run', async () => {
       await store.enqueue({ runId: 'old', workflow: 'wf', start: start('old'), at: T, dedupeKeys: ['sig:old'] }, '', 0);
       await store.enqueue({ runId: 'new', workflow: 'wf', start: start('new'), at: T + 1000, dedupeKeys: ['sig:new'] }, '', 0);
+      expect(await store.deliveryRun(['sig:old'])).toBe('old');
+      expect(await store.deliveryRun(['sig:none', 'sig:new'])).toBe('new');
+      expect(await store.deliveryRun(['sig:none'])).toBeUndefined();
+      expect(await store.deliveryRun([])).toBeUndefined();
       expect(await store.forgetDeliveries(T + 1000)).toBe(1);
+      expect(await store.deliveryRun(['sig:old'])).toBeUndefined();
       expect(await store.enqueue({ runId: 'again', workflow: 'wf', start: start('again'), at: T + 2000, dedupeKeys: ['sig:old'] }, '', 0)).toEqual({ runId: 'again', created: true });
       expect(await store.enqueue({ runId: 'twice', workflow: 'wf', start: start('twice'), at: T + 2000, dedupeKeys: ['sig:new'] }, '', 0)).toEqual({ runId: 'new', created: false });
     });

@@ -1,20 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../../src/adapters/knex/connection';
 import { KnexHistoryRepository } from '../../src/adapters/knex/knex-history.repository';
 import { KnexJournalWriter } from '../../src/adapters/knex/knex-journal.writer';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
 import { historyContract, type HistoryPorts } from './history.contract';
+import type { Knex } from 'knex';
+import { KNEX_STORES } from '../support/stores';
 
 historyContract('in-memory fake', async () => ({ ports: new InMemoryJournal(), close: async () => {} }));
 
-historyContract('knex on a SQLite file', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'chainflow-history-contract-'));
-  const db = await openDatabase(`sqlite:${join(dir, 'journal.db')}`);
+function knexPorts(db: Knex): HistoryPorts {
   const writer = new KnexJournalWriter(db);
   const repo = new KnexHistoryRepository(db);
-  const ports: HistoryPorts = {
+  return {
     append: (e) => writer.append(e),
     listSends: (f, p) => repo.listSends(f, p),
     listSendItems: (f, p, explorer) => repo.listSendItems(f, p, explorer),
@@ -28,11 +24,11 @@ historyContract('knex on a SQLite file', async () => {
     sendsOfRuns: (ids) => repo.sendsOfRuns(ids),
     sendItemsOfRuns: (ids, explorer) => repo.sendItemsOfRuns(ids, explorer),
   };
-  return {
-    ports,
-    close: async () => {
-      await db.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+}
+
+for (const [store, freshStore] of KNEX_STORES) {
+  historyContract(`knex on ${store}`, async () => {
+    const fresh = await freshStore();
+    return { ports: knexPorts(await fresh.open()), close: fresh.close };
+  });
+}

@@ -1,20 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../../src/adapters/knex/connection';
 import { KnexJournalWriter } from '../../src/adapters/knex/knex-journal.writer';
 import { KnexRunRepository } from '../../src/adapters/knex/knex-run.repository';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
 import { journalContract, type JournalPorts } from './journal.contract';
+import type { Knex } from 'knex';
+import { KNEX_STORES } from '../support/stores';
 
 journalContract('in-memory fake', async () => ({ ports: new InMemoryJournal(), close: async () => {} }));
 
-journalContract('knex on a SQLite file', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'chainflow-contract-'));
-  const db = await openDatabase(`sqlite:${join(dir, 'journal.db')}`);
+function knexPorts(db: Knex): JournalPorts {
   const writer = new KnexJournalWriter(db);
   const repo = new KnexRunRepository(db);
-  const ports: JournalPorts = {
+  return {
     append: (e) => writer.append(e),
     appendAll: (b, cb) => writer.appendAll(b, cb),
     list: (f, p) => repo.list(f, p),
@@ -26,11 +22,11 @@ journalContract('knex on a SQLite file', async () => {
     ping: () => repo.ping(),
     sizes: () => repo.sizes(),
   };
-  return {
-    ports,
-    close: async () => {
-      await db.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+}
+
+for (const [store, freshStore] of KNEX_STORES) {
+  journalContract(`knex on ${store}`, async () => {
+    const fresh = await freshStore();
+    return { ports: knexPorts(await fresh.open()), close: fresh.close };
+  });
+}

@@ -1,7 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../../src/adapters/knex/connection';
 import { KnexJournalWriter } from '../../src/adapters/knex/knex-journal.writer';
 import { KnexRetentionRepository } from '../../src/adapters/knex/knex-retention.repository';
 import { KnexRunRepository } from '../../src/adapters/knex/knex-run.repository';
@@ -10,6 +6,7 @@ import type { RetentionRepository } from '../../src/application/ports/retention-
 import type { RunRepository } from '../../src/application/ports/run-repository';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
 import { aRun, aTxHash, DAY, T0 } from '../mothers/journal-events';
+import { KNEX_STORES } from '../support/stores';
 
 type Ports = { writer: JournalWriter; runs: RunRepository; retention: RetentionRepository; close(): Promise<void> };
 
@@ -18,17 +15,11 @@ const adapters: [string, () => Promise<Ports>][] = [
     const j = new InMemoryJournal();
     return { writer: j, runs: j, retention: j, close: async () => {} };
   }],
-  ['knex on a SQLite file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'chainflow-retention-'));
-    const db = await openDatabase(`sqlite:${join(dir, 'j.db')}`);
-    return {
-      writer: new KnexJournalWriter(db), runs: new KnexRunRepository(db), retention: new KnexRetentionRepository(db),
-      close: async () => {
-        await db.destroy();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  }],
+  ...KNEX_STORES.map(([store, freshStore]): [string, () => Promise<Ports>] => [`knex on ${store}`, async () => {
+    const fresh = await freshStore();
+    const db = await fresh.open();
+    return { writer: new KnexJournalWriter(db), runs: new KnexRunRepository(db), retention: new KnexRetentionRepository(db), close: fresh.close };
+  }]),
 ];
 
 describe.each(adapters)('retention contract: %s', (_name, open) => {

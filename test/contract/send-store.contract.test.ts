@@ -1,21 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../../src/adapters/knex/connection';
 import { KnexSendStore } from '../../src/adapters/knex/knex-send.store';
 import { InMemorySendStore } from '../fakes/in-memory-send-store';
 import { sendStoreContract } from './send-store.contract';
+import { KNEX_STORES } from '../support/stores';
 
 sendStoreContract('in-memory fake', async () => ({ store: new InMemorySendStore(), close: async () => {} }));
 
-sendStoreContract('knex on a SQLite file', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'chainflow-sends-'));
-  const db = await openDatabase(`sqlite:${join(dir, 'sends.db')}`);
-  return {
-    store: new KnexSendStore(db),
-    close: async () => {
-      await db.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+for (const [store, freshStore] of KNEX_STORES) {
+  sendStoreContract(`knex on ${store}`, async () => {
+    const fresh = await freshStore();
+    // The contract drives time through the callers' `now` (see engine-store.contract.test.ts).
+    return { store: new KnexSendStore(await fresh.open({ leaseClock: 'caller' })), close: fresh.close };
+  });
+}

@@ -1,8 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Knex } from 'knex';
-import { openDatabase } from '../../src/adapters/knex/connection';
 import { KnexJournalWriter } from '../../src/adapters/knex/knex-journal.writer';
 import { KnexRetentionRepository } from '../../src/adapters/knex/knex-retention.repository';
 import { KnexRunRepository } from '../../src/adapters/knex/knex-run.repository';
@@ -10,6 +6,7 @@ import { KnexSpendLedger } from '../../src/adapters/knex/knex-spend-ledger';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
 import { InMemorySpendLedger } from '../fakes/in-memory-spend';
 import { spendContract, type SpendStorage } from './spend.contract';
+import { KNEX_STORES, reopenable } from '../support/stores';
 
 spendContract('in-memory fakes', async () => {
   const ledger = new InMemorySpendLedger();
@@ -37,20 +34,10 @@ function knexStorage(db: Knex): SpendStorage {
   };
 }
 
-spendContract('knex on a SQLite file', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'chainflow-spend-'));
-  const url = `sqlite:${join(dir, 'spend.db')}`;
-  let db = await openDatabase(url);
-  return {
-    ...knexStorage(db),
-    reopen: async () => {
-      await db.destroy();
-      db = await openDatabase(url);
-      return knexStorage(db);
-    },
-    close: async () => {
-      await db.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+for (const [store, freshStore] of KNEX_STORES) {
+  spendContract(`knex on ${store}`, async () => {
+    const fresh = await freshStore();
+    const { first, reopen } = await reopenable(fresh, knexStorage);
+    return { ...first, reopen, close: fresh.close };
+  });
+}

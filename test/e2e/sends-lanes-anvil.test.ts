@@ -1,6 +1,6 @@
 /**
  * Sends on a relayer lane under faults, end to end (issue #27, CONTRACT 8.7): a real anvil behind the fault-injecting
- * JSON-RPC proxy, the real `chainflow start` process on a real SQLite file. A transaction sent from the relayer's key
+ * JSON-RPC proxy, the real `chainflow start` process on a real SQLite file and on PostgreSQL. A transaction sent from the relayer's key
  * outside chainflow jams nothing, also after a restart; a receipt that lags the nonce still settles `confirmed`; a send
  * stuck under max_fee_per_gas ends by its timeout at a bounded count of provider requests, and lands later with its
  * ledger entry.
@@ -12,7 +12,9 @@ import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
+import type { FreshPostgres } from '../support/postgres';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { E2E_STORAGES, storageSection } from '../support/stores';
 import { e2eConfigHead } from '../support/e2e-config';
 
 const API_TOKEN = 'api-token-27a9c4e1';
@@ -23,8 +25,8 @@ const CAP_WEI = 1_000_000_000n;
 
 interface Json { [key: string]: any }
 
-function config(): string {
-  return `${e2eConfigHead()}networks:
+function config(storage: string): string {
+  return `${e2eConfigHead([], storage)}networks:
   anvil: { chain_id: 31337, rpc: [ { env: RPC } ], replace_after: 3s }
   capped: { chain_id: 31337, rpc: [ { env: RPC } ], replace_after: 3s, max_fee_per_gas: ${CAP_WEI} }
 relayers:
@@ -42,7 +44,8 @@ workflows:
 `;
 }
 
-describe('sends on a relayer lane, end to end', () => {
+describe.each(E2E_STORAGES)('sends on a relayer lane, end to end, on %s', (_name, freshStorage) => {
+  let database: FreshPostgres | undefined;
   let anvil: Anvil;
   let proxy: RpcProxy;
   let dir: string;
@@ -69,13 +72,15 @@ describe('sends on a relayer lane, end to end', () => {
     anvil = await startAnvil();
     proxy = await startRpcProxy(anvil.url);
     dir = makeTempDir('chainflow-lanes-');
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config());
+    database = await freshStorage();
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(storageSection(database)));
     server = await startProcessServer(dir, env());
   }, 60_000);
   afterAll(async () => {
     await server?.kill('SIGKILL');
     await proxy?.stop();
     await anvil?.stop();
+    await database?.drop();
     if (dir) removeTempDir(dir);
   });
 
@@ -97,7 +102,7 @@ describe('sends on a relayer lane, end to end', () => {
     expect(await nonceOf(OPS.address)).toBe(8);
     const spend = (await api('GET', '/api/spend?relayer=ops&limit=50')).body;
     expect(spend.entries.map((e: Json) => e.value_wei).sort()).toEqual(['1001', '1002', '1003', '1004', '1005', '1006']);
-    expect(server.stderr()).not.toMatch(/nonce too low/);
+    expect(server.log() + server.stderr()).not.toMatch(/nonce too low/);
   }, 120_000);
 
   it('a receipt that lags the nonce: the landed send is read again, not settled replaced, and settles confirmed with its ledger entry', async () => {

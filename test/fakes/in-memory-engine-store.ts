@@ -61,7 +61,7 @@ export class InMemoryEngineStore implements EngineStore {
     });
   }
 
-  async renew(owner: string, runIds: readonly string[], leaseUntil: number): Promise<string[]> {
+  async renew(owner: string, runIds: readonly string[], _now: number, leaseUntil: number): Promise<string[]> {
     const held: string[] = [];
     for (const id of runIds) {
       const r = this.rows.get(id);
@@ -114,6 +114,14 @@ export class InMemoryEngineStore implements EngineStore {
       if (r.owner !== null && (r.leaseUntil ?? 0) >= now) counts.set(r.workflow, (counts.get(r.workflow) ?? 0) + 1);
     }
     return counts;
+  }
+
+  async deliveryRun(dedupeKeys: readonly string[]): Promise<string | undefined> {
+    for (const key of dedupeKeys) {
+      const seen = this.deliveries.get(key);
+      if (seen) return seen.runId;
+    }
+    return undefined;
   }
 
   async forgetDeliveries(before: number): Promise<number> {

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { StorageError } from '../../domain/errors';
+import { setLeaseClock, type LeaseClock } from './dialect';
 import { migrationSource } from './migrations';
 import { CachedStatementSqliteClient } from './sqlite-client';
 import { POLL_ALONE_MS, READERS, SqliteReaders, attachReaders } from './sqlite-readers';
@@ -33,6 +34,8 @@ export const BUSY_TIMEOUT_MS = 10_000;
 export interface OpenOptions {
   /** See BUSY_TIMEOUT_MS (tests shorten it). */
   readonly busyTimeoutMs?: number;
+  /** PostgreSQL: where lease times come from (see LeaseClock); default the database's clock. */
+  readonly leaseClock?: LeaseClock;
 }
 
 /** SQLite tuned for one writer and concurrent readers (WAL). The journal writer widens the cache during an append. */
@@ -77,6 +80,7 @@ export async function openDatabase(url: string, profile: StorageProfile = 'tool'
     });
   } else if (/^postgres(ql)?:\/\//.test(url)) {
     db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 10 } });
+    setLeaseClock(db, options.leaseClock ?? 'database');
   } else {
     throw new StorageError('opening the database (storage.url)', 'unsupported storage url (expected sqlite:PATH or postgres://…)');
   }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { FIRST_FENCE, type RunToEnqueue } from '../../application/ports/engine-store';
+import type { RunToEnqueue } from '../../application/ports/engine-store';
 import type { LeaseFence } from '../../application/ports/journal-writer';
 import type { PinnedDefinition } from '../../domain/engine/pinned-definition';
 import { LeaseLostError } from '../../domain/errors';
@@ -10,13 +10,14 @@ import { SqliteWriteSession } from './sqlite-session';
 /** EngineStore.wake's statement (bindings: at, at, at, run id), also run by the journal writer inside an append. */
 export const WAKE_SQL = 'UPDATE engine_runs SET wake_at = ?, due_at = CASE WHEN due_at IS NULL OR due_at > ? THEN ? ELSE due_at END WHERE run_id = ?';
 
-/** A new run's row of the schedule, held by `owner` (empty: by none, due at once) until `leaseUntil`. */
-export function engineRunRow(run: RunToEnqueue, owner: string, leaseUntil: number): Record<string, unknown> {
-  const held = owner !== '';
+/**
+ * A new run's row of the schedule held by no process, due at `dueAt` (epoch ms): whichever engine claims it first
+ * drives it (and journals its start).
+ */
+export function unheldRunRow(run: RunToEnqueue, dueAt: number): Record<string, unknown> {
   return {
-    run_id: run.runId, workflow: run.workflow, due_at: held ? leaseUntil : 0, owner: held ? owner : null,
-    lease_until: held ? leaseUntil : null, start: JSON.stringify(run.start), fence: held ? FIRST_FENCE : 0,
-    definition_hash: run.definition?.hash ?? null,
+    run_id: run.runId, workflow: run.workflow, due_at: dueAt, owner: null, lease_until: null, start: JSON.stringify(run.start), fence: 0,
+    definition_hash: run.definition?.hash ?? null, enqueued_at: run.at,
   };
 }
 

@@ -1,10 +1,11 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
-import { type ClaimedRun, type EngineStore, type RunToEnqueue } from '../../application/ports/engine-store';
+import { FIRST_FENCE, type ClaimedRun, type EngineStore, type RunToEnqueue } from '../../application/ports/engine-store';
 import type { WorkflowDefinition } from '../../domain/engine/workflow';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import { isSqlite } from './connection';
-import { engineRunRow, storeDefinition, WAKE_SQL } from './engine-runs-sql';
+import { databaseNow, leaseSql } from './dialect';
+import { WAKE_SQL } from './engine-runs-sql';
 import { Database } from './knex-journal.writer';
 
 interface ClaimRow {
@@ -34,23 +35,29 @@ const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (r
  * The engine's schedule on knex. Each method is one statement or one short transaction, so several engine
  * processes can share the database: a claim is a single UPDATE … RETURNING over the due rows (on PostgreSQL the
  * candidate rows are locked with FOR UPDATE SKIP LOCKED, so concurrent claimers take different runs; on SQLite
- * the statement holds the write lock).
+ * the statement holds the write lock). Lease times are the database's clock on PostgreSQL (see LeaseClock): a
+ * lease runs out when the server says so, whatever the clocks of the processes sharing it.
  */
 @injectable()
 export class KnexEngineStore implements EngineStore {
   private readonly skipLocked: string;
+  /** SQL of the database's "now" for lease times, or undefined: the caller's times (see LeaseClock). */
+  private readonly dbNow: string | undefined;
   /** Definitions this process knows to be stored: a run of one costs no second write of it. */
   private readonly storedDefinitions = new Set<string>();
 
   constructor(@inject(Database) private readonly db: Knex) {
     this.skipLocked = isSqlite(db) ? '' : ' FOR UPDATE SKIP LOCKED';
+    this.dbNow = databaseNow(db);
   }
 
   async enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
     // Before the run that names it (so none ever names a missing one); content-addressed, so one left by a run that
     // was not recorded after all is merely kept.
     if (run.definition && !this.storedDefinitions.has(run.definition.hash)) {
-      await storeDefinition(this.db, run.workflow, run.definition);
+      await this.db.raw('INSERT INTO engine_definitions (hash, workflow, definition) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING', [
+        run.definition.hash, run.workflow, JSON.stringify(run.definition.definition),
+      ]);
       this.storedDefinitions.add(run.definition.hash);
     }
     if (run.cronTick) return this.enqueueCronTick(run, run.cronTick, owner, leaseUntil);
@@ -90,7 +97,7 @@ export class KnexEngineStore implements EngineStore {
     const keys = run.dedupeKeys ?? [];
     try {
       await this.db('engine_runs').insert({
-        ...engineRunRow(run, owner, leaseUntil), dedupe_keys: keys.length ? JSON.stringify(keys) : null, enqueued_at: run.at,
+        ...this.runRow(run, owner, leaseUntil), dedupe_keys: keys.length ? JSON.stringify(keys) : null, enqueued_at: run.at,
       });
       return { runId: run.runId, created: true };
     } catch (err) {
@@ -101,6 +108,15 @@ export class KnexEngineStore implements EngineStore {
       if (!seen) throw err;
       return { runId: String(seen.run_id), created: false };
     }
+  }
+
+  private runRow(run: RunToEnqueue, owner: string, leaseUntil: number): Record<string, unknown> {
+    const held = owner !== '';
+    return {
+      run_id: run.runId, workflow: run.workflow, due_at: held ? leaseUntil : 0, owner: held ? owner : null,
+      lease_until: held ? this.leaseEnd(run.at, leaseUntil) : null, start: JSON.stringify(run.start), fence: held ? FIRST_FENCE : 0,
+      definition_hash: run.definition?.hash ?? null,
+    };
   }
 
   private async enqueueIn(trx: Knex.Transaction, run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
@@ -120,20 +136,27 @@ export class KnexEngineStore implements EngineStore {
         throw new DeliveryRace();
       }
     }
-    await trx('engine_runs').insert({ ...engineRunRow(run, owner, leaseUntil), enqueued_at: now });
+    await trx('engine_runs').insert({ ...this.runRow(run, owner, leaseUntil), enqueued_at: now });
     return { runId: run.runId, created: true };
+  }
+
+  /** A lease's end as stored: `leaseUntil`, or as long from the database's now (see LeaseClock). */
+  private leaseEnd(now: number, leaseUntil: number): number | Knex.Raw {
+    return this.dbNow ? this.db.raw(`${this.dbNow} + ?`, [leaseUntil - now]) : leaseUntil;
   }
 
   async claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedRun[]> {
     if (limit <= 0) return [];
+    // Due times are the engine's schedule (the caller's clock); lease times may be the database's.
+    const lease = leaseSql(this.dbNow, now, leaseUntil);
     const rows = rowsOf<ClaimRow>(await this.db.raw(
-      `UPDATE engine_runs SET owner = ?, lease_until = ?, wake_at = NULL, fence = fence + 1,
+      `UPDATE engine_runs SET owner = ?, lease_until = ${lease.until}, wake_at = NULL, fence = fence + 1,
          expired = CASE WHEN owner IS NULL THEN 0 ELSE 1 END
        WHERE run_id IN (
-         SELECT run_id FROM engine_runs WHERE due_at <= ? AND (owner IS NULL OR lease_until < ?)
+         SELECT run_id FROM engine_runs WHERE due_at <= ? AND (owner IS NULL OR lease_until < ${lease.now})
          ORDER BY due_at LIMIT ?${this.skipLocked})
        RETURNING run_id, workflow, start, expired, crash_step, crash_count, fence, definition_hash`,
-      [owner, leaseUntil, now, now, limit],
+      [owner, ...lease.untilArgs, now, ...lease.nowArgs, limit],
     ));
     return rows.map((r) => ({
       runId: r.run_id, workflow: r.workflow, start: JSON.parse(r.start) as JournalEvent[], expired: Number(r.expired) === 1,
@@ -142,14 +165,15 @@ export class KnexEngineStore implements EngineStore {
     }));
   }
 
-  async renew(owner: string, runIds: readonly string[], leaseUntil: number): Promise<string[]> {
+  async renew(owner: string, runIds: readonly string[], now: number, leaseUntil: number): Promise<string[]> {
     if (runIds.length === 0) return [];
     const held: string[] = [];
+    const lease = leaseSql(this.dbNow, now, leaseUntil);
     for (let i = 0; i < runIds.length; i += 500) {
       const part = runIds.slice(i, i + 500);
       const rows = rowsOf<{ run_id: string }>(await this.db.raw(
-        `UPDATE engine_runs SET lease_until = ? WHERE owner = ? AND run_id IN (${part.map(() => '?').join(',')}) RETURNING run_id`,
-        [leaseUntil, owner, ...part],
+        `UPDATE engine_runs SET lease_until = ${lease.until} WHERE owner = ? AND run_id IN (${part.map(() => '?').join(',')}) RETURNING run_id`,
+        [...lease.untilArgs, owner, ...part],
       ));
       held.push(...rows.map((r) => r.run_id));
     }
@@ -194,9 +218,15 @@ export class KnexEngineStore implements EngineStore {
 
   async heldCounts(now: number): Promise<Map<string, number>> {
     const rows = rowsOf<{ workflow: string; n: number | string }>(await this.db.raw(
-      'SELECT workflow, COUNT(*) AS n FROM engine_runs WHERE owner IS NOT NULL AND lease_until >= ? GROUP BY workflow', [now],
+      `SELECT workflow, COUNT(*) AS n FROM engine_runs WHERE owner IS NOT NULL AND lease_until >= ${this.dbNow ?? '?'} GROUP BY workflow`, this.dbNow ? [] : [now],
     ));
     return new Map(rows.map((r) => [r.workflow, Number(r.n)]));
+  }
+
+  async deliveryRun(dedupeKeys: readonly string[]): Promise<string | undefined> {
+    if (dedupeKeys.length === 0) return undefined;
+    const row = await this.db('engine_deliveries').whereIn('delivery_key', [...dedupeKeys]).first('run_id');
+    return row ? String(row.run_id) : undefined;
   }
 
   async forgetDeliveries(before: number): Promise<number> {

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
 import type { EventCursors, LogRun, LogRunToEnqueue } from '../../application/ports/event-cursors';
 import type { BlockHeader } from '../../domain/chain/chain-log';
-import { engineRunRow, storeDefinition } from './engine-runs-sql';
+import { storeDefinition, unheldRunRow } from './engine-runs-sql';
 import { Database } from './knex-journal.writer';
 
 /** Rows per multi-row INSERT: 7 bindings each, well under SQLite's and PostgreSQL's bounds. */
@@ -62,9 +62,7 @@ export class KnexEventCursors implements EventCursors {
     const fresh = new Set(inserted);
     // Due at once, in chain order: each run of a batch a millisecond after the one before it, the last one now.
     const enqueued = runs.filter((r) => fresh.has(r.run.runId));
-    const rows = enqueued.map((r, i): Record<string, unknown> => ({
-      ...engineRunRow(r.run, '', 0), due_at: r.run.at - (enqueued.length - 1 - i), enqueued_at: r.run.at,
-    }));
+    const rows = enqueued.map((r, i) => unheldRunRow(r.run, r.run.at - (enqueued.length - 1 - i)));
     if (rows.length) await trx('engine_runs').insert(rows);
     return enqueued.map((r) => r.run.runId);
   }

@@ -1,22 +1,23 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
 import type { JournalEvent } from '../../domain/journal/journal-event';
-import type { Run } from '../../domain/run';
+import { StorageError } from '../../domain/errors';
 import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
 import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
 import type { AppendOptions, AppendResult, JournalWriter } from '../../application/ports/journal-writer';
 import { checkFence, wake } from './engine-runs-sql';
-import { execute, insertRows, selectIn, type Db } from './bulk';
+import { insertRows, selectIn, type Db } from './bulk';
 import { isSqlite, READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { SqliteWriteSession } from './sqlite-session';
 import { RUN_LIST_TABLES } from './migrations';
 import { addPending, appendEntries, entryKey } from './spend-store';
 import { addWorkflowStats } from './workflow-stats-store';
+import { startedSessions, writeRuns, writeSessions } from './journal-row-writes';
 import { loadStepRuns, RUNS_WITH_STEP_RUNS, STEP_RUNS_COLUMNS, stepRunsOfRow, writeStepRuns, type StepRuns } from './step-runs-store';
 import {
-  APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, WORKFLOW_COLUMNS,
+  APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, WORKFLOW_COLUMNS,
   approvalToRow, reorgToRow, rowToApproval, rowToReorg, rowToRun, rowToSend, rowToSession, rowToWorkflow, runToRow,
-  sendToRow, sessionToRow, workflowToRow,
+  sendToRow, workflowToRow,
 } from './rows';
 
 /** The columns of `sends`, `approvals` and `runs` the writer reads back: not their stored `item` (migrations 0010, 0012). */
@@ -50,6 +51,8 @@ interface Loaded {
   readonly nextSeq: Map<string, number>;
   /** Each loaded run's row as stored (runToRow), to write back only the columns that changed. */
   readonly storedRuns: Map<string, unknown[]>;
+  /** Each loaded session's run count as stored (or as the batch before writes it): a write adds only what the batch counted. */
+  readonly sessionCounts: Map<string, number>;
   /** Every stream whose stored events (keys and next ordinal) this batch knows in full. */
   readonly streams: Set<string>;
   /** The export's step runs of the loaded runs that have some (see step-runs-store), as stored or as the batch before leaves them. */
@@ -78,12 +81,7 @@ export class KnexJournalWriter implements JournalWriter {
    * still succeeds or fails on its own (see `commitGroup`). Large ones (imports) have a transaction of their own.
    */
   async append(events: readonly JournalEvent[], options: AppendOptions = {}): Promise<AppendResult> {
-    if (events.length >= SMALL_APPEND) {
-      const batches = (async function* () {
-        yield events;
-      })();
-      return this.appendWith(batches, undefined, true, options);
-    }
+    if (events.length >= SMALL_APPEND) return this.appendWith(oneBatch(events), undefined, true, options, events);
     return new Promise((resolve, reject) => {
       this.waiting.push({ events, options, resolve, reject });
       this.commitNext();
@@ -151,15 +149,29 @@ export class KnexJournalWriter implements JournalWriter {
 
   /**
    * One write transaction: on SQLite a write session (a few driver trips per transaction, see
-   * SqliteWriteSession), elsewhere a knex transaction.
+   * SqliteWriteSession), elsewhere a knex transaction. Where several processes write (PostgreSQL), the key of
+   * `events` (stream, seq) is the expected-sequence check: a writer that read a stream before another's append to it
+   * committed inserts an ordinal that is taken, and its whole transaction is rolled back and done again on what is
+   * now stored (its events may then be duplicates). `work` must be safe to run again.
    */
-  private transact<T>(work: (db: Db) => Promise<T>): Promise<T> {
-    return isSqlite(this.db) ? SqliteWriteSession.transact(this.db, work) : this.db.transaction(work);
+  private async transact<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    if (isSqlite(this.db)) return SqliteWriteSession.transact(this.db, work);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction(work);
+      } catch (err) {
+        if (attempt >= STREAM_CONFLICT_TRIES || !isStreamConflict(err)) throw err;
+      }
+    }
   }
 
-  /** `wideCache`: widen SQLite's page cache for the transaction (worth it for imports, not for a few events). */
-  private appendWith(batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean, options: AppendOptions = {}): Promise<AppendResult> {
+  /**
+   * `wideCache`: widen SQLite's page cache for the transaction (worth it for imports, not for a few events). A stream
+   * of batches is read once: a stream conflict (see `transact`) fails it rather than repeat it; one batch is repeated.
+   */
+  private appendWith(batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean, options: AppendOptions = {}, repeatable?: readonly JournalEvent[]): Promise<AppendResult> {
     return this.transact(async (db) => {
+      if (repeatable) batches = oneBatch(repeatable);
       if (options.fence) await checkFence(db, options.fence);
       const result = await this.applyWith(db, batches, onBatch, wideCache);
       if (options.wake) await wake(db, options.wake);
@@ -303,6 +315,7 @@ export class KnexJournalWriter implements JournalWriter {
       const session = rowToSession(row);
       ws.sessions.set(session.sessionId, session);
     }
+    const sessionCounts = new Map([...ws.sessions.values()].map((s) => [s.sessionId, s.runCount]));
     for (const row of await select('workflow_states', 'workflow', carry(refs.workflows, ws.workflows, prev?.ws.workflows))) {
       const wf = rowToWorkflow(row);
       ws.workflows.set(wf.workflow, wf);
@@ -329,7 +342,7 @@ export class KnexJournalWriter implements JournalWriter {
         if (seq !== undefined) nextSeq.set(stream, seq);
       }
     }
-    if (!ahead) return { ws, nextSeq, storedRuns, streams, stepRuns };
+    if (!ahead) return { ws, nextSeq, storedRuns, sessionCounts, streams, stepRuns };
     // The ledger entries a batch's landed settles may repeat: those of its step runs (a settle's entry is its send's).
     const stepRunIds = new Set<string>();
     for (const e of events) if ('step_run_id' in e && typeof e.step_run_id === 'string') stepRunIds.add(e.step_run_id);
@@ -337,11 +350,11 @@ export class KnexJournalWriter implements JournalWriter {
     const ledgerKeys = new Set<string>();
     for (const row of await select('spend_entries', 'step_run_id', stepRunIds, 'step_run_id, tx_hash')) ledgerKeys.add(entryKey({ stepRunId: row.step_run_id as string, txHash: row.tx_hash as string }));
     if (prev?.ledgerKeys) for (const key of prev.ledgerKeys) if (stepRunIds.has(key.slice(0, key.indexOf('\n')))) ledgerKeys.add(key);
-    return { ws, nextSeq, storedRuns, streams, stepRuns, ledgerKeys };
+    return { ws, nextSeq, storedRuns, sessionCounts, streams, stepRuns, ledgerKeys };
   }
 
   /** Writes the changed rows and the new events of a batch. */
-  private async write(trx: Db, ws: WorkingSet, ch: ChangeSet, { nextSeq, storedRuns, streams, stepRuns, ledgerKeys }: Omit<Loaded, 'ws'>): Promise<void> {
+  private async write(trx: Db, ws: WorkingSet, ch: ChangeSet, { nextSeq, storedRuns, sessionCounts, streams, stepRuns, ledgerKeys }: Omit<Loaded, 'ws'>): Promise<void> {
     const pick = <T>(keys: Set<string>, map: Map<string, T>): T[] => [...keys].map((k) => map.get(k)!);
     const lists = pick(ch.runLists, ws.runs);
     const events = ch.events.map((e) => {
@@ -364,7 +377,7 @@ export class KnexJournalWriter implements JournalWriter {
       () => insertRows(trx, 'sends', SEND_COLUMNS, pick(ch.sends, ws.sends).map(sendToRow), { conflictKey: ['send_id'] }),
       () => insertRows(trx, 'approvals', APPROVAL_COLUMNS, pick(ch.approvals, ws.approvals).map(approvalToRow), { conflictKey: ['approval_id'] }),
       () => insertRows(trx, 'reorgs', REORG_COLUMNS, pick(ch.reorgs, ws.reorgs).map(reorgToRow), { conflictKey: ['reorg_id'] }),
-      () => insertRows(trx, 'sessions', SESSION_COLUMNS, pick(ch.sessions, ws.sessions).map(sessionToRow), { conflictKey: ['session_id'] }),
+      () => writeSessions(trx, pick(ch.sessions, ws.sessions), sessionCounts, startedSessions(ch)),
       () => insertRows(trx, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] }),
       () => addWorkflowStats(trx, pick(ch.workflowStats, ws.workflowStats)),
       () => insertRows(trx, 'events', ['stream', 'seq', 'hash', 'type', 'at', 'body'], events, { jsonColumns: ['body'] }),
@@ -377,6 +390,19 @@ export class KnexJournalWriter implements JournalWriter {
   }
 }
 
+/** How often a transaction is done again after a stream conflict (each retry reads what the winner wrote). */
+const STREAM_CONFLICT_TRIES = 5;
+
+/** Another writer took an ordinal of a stream this one appends to (the key of `events`), or PostgreSQL chose this transaction to roll back. */
+function isStreamConflict(err: unknown): boolean {
+  if (!(err instanceof StorageError) || !err.driverCode) return false;
+  return (err.driverCode === '23505' && err.operation === 'insert into events') || err.driverCode === '40001' || err.driverCode === '40P01';
+}
+
+async function* oneBatch(events: readonly JournalEvent[]): AsyncGenerator<readonly JournalEvent[]> {
+  yield events;
+}
+
 /** Adds what `from` changed to `into` (appends applied one after the other over the same working set). */
 function mergeChanges(into: ChangeSet, from: ChangeSet): void {
   const sets = ['runs', 'runLists', 'sends', 'approvals', 'reorgs', 'sessions', 'workflows', 'workflowStats'] as const;
@@ -384,25 +410,4 @@ function mergeChanges(into: ChangeSet, from: ChangeSet): void {
   into.events.push(...from.events);
   into.ledger.push(...from.ledger);
   into.duplicates += from.duplicates;
-}
-
-/**
- * Runs new to storage are inserted; a stored run gets an UPDATE of the columns that changed only. A run's row has
- * an index per filter; SQLite updates the indexes of the columns an UPDATE sets, so setting every column (an
- * upsert) rewrites thirteen index entries where a step's move changes none of them.
- */
-async function writeRuns(db: Db, runs: readonly Run[], stored: ReadonlyMap<string, unknown[]>): Promise<void> {
-  const fresh: unknown[][] = [];
-  for (const run of runs) {
-    const row = runToRow(run);
-    const before = stored.get(run.runId);
-    if (!before) {
-      fresh.push(row);
-      continue;
-    }
-    const changed = RUN_COLUMNS.flatMap((column, i) => (row[i] === before[i] ? [] : [i]));
-    if (!changed.length) continue;
-    await execute(db, `UPDATE runs SET ${changed.map((i) => `"${RUN_COLUMNS[i]}" = ?`).join(', ')} WHERE run_id = ?`, [...changed.map((i) => row[i]), run.runId]);
-  }
-  await insertRows(db, 'runs', RUN_COLUMNS, fresh, { conflictKey: ['run_id'] });
 }

@@ -4,6 +4,7 @@ import type { NonceAllocator, NonceLane, SignedPurpose, SignedRecord } from '../
 import type { SendWatch, WatchedSend } from '../../application/ports/send-watch';
 import type { Fees } from '../../domain/chain/fees';
 import { isSqlite } from './connection';
+import { databaseNow, leaseSql } from './dialect';
 import { Database } from './knex-journal.writer';
 
 type Row = Record<string, unknown>;
@@ -21,9 +22,15 @@ const rowsOf = (result: unknown): Row[] => (Array.isArray(result) ? result : (re
 export class KnexSendStore implements NonceAllocator, SendWatch {
   /** SQLite's two-argument MAX is PostgreSQL's GREATEST. */
   private readonly greatest: string;
+  /** The database's "now" for watch leases on PostgreSQL (see LeaseClock), or undefined: the caller's times. */
+  private readonly dbNow: string | undefined;
+  /** PostgreSQL: concurrent watchers skip the rows another one is claiming instead of waiting for it. */
+  private readonly skipLocked: string;
 
   constructor(@inject(Database) private readonly db: Knex) {
     this.greatest = isSqlite(db) ? 'MAX(l.next_nonce,' : 'GREATEST(l.next_nonce,';
+    this.dbNow = databaseNow(db);
+    this.skipLocked = isSqlite(db) ? '' : ' FOR UPDATE SKIP LOCKED';
   }
 
   // ---- NonceAllocator ----
@@ -144,23 +151,26 @@ export class KnexSendStore implements NonceAllocator, SendWatch {
   }
 
   async lease(send: WatchedSend, owner: string, now: number, leaseUntil: number): Promise<boolean> {
+    const lease = leaseSql(this.dbNow, now, leaseUntil);
     const rows = rowsOf(await this.db.raw(
-      `INSERT INTO send_watch (send_id, run_id, due_at, owner, lease_until) VALUES (?, ?, ?, ?, ?)
+      `INSERT INTO send_watch (send_id, run_id, due_at, owner, lease_until) VALUES (?, ?, ?, ?, ${lease.until})
        ON CONFLICT (send_id) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until
-       WHERE send_watch.lease_until IS NULL OR send_watch.lease_until < ? OR send_watch.owner = excluded.owner
+       WHERE send_watch.lease_until IS NULL OR send_watch.lease_until < ${lease.now} OR send_watch.owner = excluded.owner
        RETURNING send_id`,
-      [send.sendId, send.runId, leaseUntil, owner, leaseUntil, now],
+      [send.sendId, send.runId, leaseUntil, owner, ...lease.untilArgs, ...lease.nowArgs],
     ));
     return rows.length === 1;
   }
 
   async claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<WatchedSend[]> {
+    // Due times are the watch's schedule (the caller's clock); lease times may be the database's.
+    const lease = leaseSql(this.dbNow, now, leaseUntil);
     const rows = rowsOf(await this.db.raw(
-      `UPDATE send_watch SET owner = ?, lease_until = ? WHERE send_id IN (
-         SELECT send_id FROM send_watch WHERE due_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY due_at LIMIT ?)
-       AND (lease_until IS NULL OR lease_until < ?)
+      `UPDATE send_watch SET owner = ?, lease_until = ${lease.until} WHERE send_id IN (
+         SELECT send_id FROM send_watch WHERE due_at <= ? AND (lease_until IS NULL OR lease_until < ${lease.now}) ORDER BY due_at LIMIT ?${this.skipLocked})
+       AND (lease_until IS NULL OR lease_until < ${lease.now})
        RETURNING send_id, run_id, due_at`,
-      [owner, leaseUntil, now, now, limit, now],
+      [owner, ...lease.untilArgs, now, ...lease.nowArgs, limit, ...lease.nowArgs],
     ));
     // RETURNING keeps no order: earliest due first, as promised.
     rows.sort((a, b) => Number(a.due_at) - Number(b.due_at) || String(a.send_id).localeCompare(String(b.send_id)));

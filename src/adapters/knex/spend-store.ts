@@ -1,5 +1,7 @@
 import type { LedgerEntry, PendingReceipt } from '../../domain/spend/ledger-entry';
-import { insertRows, selectIn, type Db } from './bulk';
+import type { Knex } from 'knex';
+import { chunks, insertRows, MAX_ROWS, selectIn, type Db } from './bulk';
+import { isSqlite } from './dialect';
 import { bucketOf, GRAINS } from './spend-cover';
 import { LIMB_COLUMNS, LIMBS, toLimbs } from './spend-limbs';
 
@@ -94,7 +96,7 @@ export async function appendEntries(db: Db, entries: readonly LedgerEntry[], sto
       seen.add(`${row.step_run_id as string}\n${row.tx_hash as string}`);
     }
   }
-  const fresh: LedgerEntry[] = [];
+  let fresh: LedgerEntry[] = [];
   for (const e of entries) {
     const key = entryKey(e);
     if (seen.has(key)) continue;
@@ -104,12 +106,35 @@ export async function appendEntries(db: Db, entries: readonly LedgerEntry[], sto
   if (!fresh.length) return { written: 0, duplicates: entries.length };
   // Noted before the write: a cache filled while this transaction is open must not keep the old sums.
   noteWrite(fresh);
-  await insertRows(db, 'spend_entries', ENTRY_COLUMNS, fresh.map(entryToRow), { conflictKey: ['step_run_id', 'tx_hash'], ignoreConflicts: true });
+  if (isSqlite(db)) {
+    await insertRows(db, 'spend_entries', ENTRY_COLUMNS, fresh.map(entryToRow), { conflictKey: ['step_run_id', 'tx_hash'], ignoreConflicts: true });
+  } else {
+    // Several processes may record the same landed send at once (PostgreSQL): both read "not recorded". The insert
+    // decides: an entry another transaction holds waits for it and is then skipped, and only the rows this one
+    // inserted (RETURNING) reach the rollups. SQLite's one writer makes the read above the decision.
+    fresh = await insertReturning(db as Knex | Knex.Transaction, fresh);
+    if (!fresh.length) return { written: 0, duplicates: entries.length };
+  }
   // Limb sums are added as JS numbers per chunk: exact while a chunk holds fewer than 2^21 entries.
   for (let i = 0; i < fresh.length; i += ROLLUP_CHUNK) {
     await insertRows(db, 'spend_rollups', ROLLUP_COLUMNS, rollupRows(fresh.slice(i, i + ROLLUP_CHUNK)), { conflictKey: ROLLUP_KEY, accumulate: ROLLUP_SUMS });
   }
   return { written: fresh.length, duplicates: entries.length - fresh.length };
+}
+
+/** `INSERT … ON CONFLICT DO NOTHING RETURNING` of the entries: the ones this statement inserted. */
+async function insertReturning(db: Knex | Knex.Transaction, entries: readonly LedgerEntry[]): Promise<LedgerEntry[]> {
+  const inserted = new Set<string>();
+  const columns = ENTRY_COLUMNS.map((c) => `"${c}"`).join(',');
+  const tuple = `(${ENTRY_COLUMNS.map(() => '?').join(',')})`;
+  for (const part of chunks(entries, MAX_ROWS)) {
+    const result = (await db.raw(
+      `INSERT INTO spend_entries (${columns}) VALUES ${part.map(() => tuple).join(',')} ON CONFLICT (step_run_id, tx_hash) DO NOTHING RETURNING step_run_id, tx_hash`,
+      part.flatMap(entryToRow) as Knex.RawBinding[],
+    )) as { rows: { step_run_id: string; tx_hash: string | null }[] };
+    for (const r of result.rows) inserted.add(entryKey({ stepRunId: r.step_run_id, txHash: r.tx_hash }));
+  }
+  return entries.filter((e) => inserted.has(entryKey(e)));
 }
 
 export function pendingToBody(p: PendingReceipt): string {

@@ -310,7 +310,8 @@ export class Engine {
   private async renew(): Promise<void> {
     if (this.driving.size === 0) return;
     try {
-      await this.store.renew(this.owner, [...this.driving.keys()], this.clock.now() + this.settings.leaseTtlMs);
+      const now = this.clock.now();
+      await this.store.renew(this.owner, [...this.driving.keys()], now, now + this.settings.leaseTtlMs);
     } catch (err) {
       this.warn('lease renewal failed', err);
     }

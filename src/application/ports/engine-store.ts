@@ -70,8 +70,11 @@ export interface EngineStore {
    * earliest due first.
    */
   claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedRun[]>;
-  /** Extends the leases `owner` holds on these runs; returns the ids it still holds. */
-  renew(owner: string, runIds: readonly string[], leaseUntil: number): Promise<string[]>;
+  /**
+   * Extends the leases `owner` holds on these runs to `leaseUntil` (by `leaseUntil - now` from the database's own
+   * clock where it keeps lease times, CONTRACT 10); returns the ids it still holds.
+   */
+  renew(owner: string, runIds: readonly string[], now: number, leaseUntil: number): Promise<string[]>;
   /** The run parked: `owner` lets it go, to be claimed again at `dueAt` (null: only when woken). */
   release(owner: string, runId: string, dueAt: number | null): Promise<void>;
   /** The run ended: it leaves the schedule. */
@@ -86,6 +89,8 @@ export interface EngineStore {
   fenceOf(runId: string): Promise<number | undefined>;
   /** Runs whose lease is live at `now`, per workflow. */
   heldCounts(now: number): Promise<Map<string, number>>;
+  /** The run that one of these delivery keys started (still remembered), or undefined: a repeat's answer when no run may start. */
+  deliveryRun(dedupeKeys: readonly string[]): Promise<string | undefined>;
   /** Forgets the delivery keys recorded before `before` (epoch ms): a repeat of such a delivery starts a new run. Returns how many. */
   forgetDeliveries(before: number): Promise<number>;
   /** The next due tick of a cron workflow (epoch ms), if one is recorded. */

@@ -1,29 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Knex } from 'knex';
-import { openDatabase } from '../../../src/adapters/knex/connection';
+import { isSqlite } from '../../../src/adapters/knex/connection';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { sampleJournal } from '../../../src/application/journal/sample-journal';
 import type { JournalEvent } from '../../../src/domain/journal/journal-event';
 import { T0 } from '../../mothers/journal-events';
+import { KNEX_STORES, type FreshStore } from '../../support/stores';
 
 /**
  * The journal writer's stream of batches (each batch's writes run while the next batch is read and hashed): however a
- * journal is cut into batches, the database ends up the same as when it is appended in one, on a SQLite file,
+ * journal is cut into batches, the database ends up the same as when it is appended in one, on SQLite and on PostgreSQL,
  * projections, events and ledger alike.
  */
-describe('journal writer: a stream of batches writes what one batch writes', () => {
-  let dir: string;
-  const open: Knex[] = [];
-
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'chainflow-batches-'));
-  });
-  afterAll(async () => {
-    await Promise.all(open.map((db) => db.destroy()));
-    rmSync(dir, { recursive: true, force: true });
-  });
+describe.each(KNEX_STORES)('journal writer on %s: a stream of batches writes what one batch writes', (_name, freshStore) => {
+  const stores: FreshStore[] = [];
+  afterAll(() => Promise.all(stores.map((s) => s.close())));
 
   const journal = sampleJournal(T0);
   const cut = (events: readonly JournalEvent[], size: number): JournalEvent[][] => {
@@ -35,10 +25,10 @@ describe('journal writer: a stream of batches writes what one batch writes', () 
     for (const part of parts) yield part;
   }
 
-  let n = 0;
   const fresh = async (): Promise<{ db: Knex; writer: KnexJournalWriter }> => {
-    const db = await openDatabase(`sqlite:${join(dir, `j${n++}.db`)}`);
-    open.push(db);
+    const store = await freshStore();
+    stores.push(store);
+    const db = await store.open();
     return { db, writer: new KnexJournalWriter(db) };
   };
 
@@ -49,9 +39,11 @@ describe('journal writer: a stream of batches writes what one batch writes', () 
 
   /** Every table but the migrations' own and `meta` (a random cursor key), each as sorted JSON rows. */
   const dump = async (db: Knex): Promise<Record<string, string[]>> => {
-    const tables = (await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'knex_%' AND name NOT LIKE 'sqlite_%' AND name <> 'meta' ORDER BY name")) as { name: string }[];
+    const tables = isSqlite(db)
+      ? (await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'knex_%' AND name NOT LIKE 'sqlite_%' AND name <> 'meta' ORDER BY name")) as { name: string }[]
+      : ((await db.raw("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name NOT LIKE 'knex_%' AND table_name <> 'meta' ORDER BY table_name")) as { rows: { name: string }[] }).rows;
     const out: Record<string, string[]> = {};
-    for (const { name } of tables) out[name] = ((await db.raw(`SELECT * FROM "${name}"`)) as Record<string, unknown>[]).map(canonical).sort();
+    for (const { name } of tables) out[name] = ((await db.select('*').from(name)) as Record<string, unknown>[]).map(canonical).sort();
     return out;
   };
 

@@ -4,18 +4,17 @@
  * written by another process.
  */
 import type { Knex } from 'knex';
-import { openDatabase } from '../../../src/adapters/knex/connection';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { KnexSpendLedger } from '../../../src/adapters/knex/knex-spend-ledger';
 import { anEntry } from '../../contract/spend.contract';
-import { makeTempDir, removeTempDir } from '../../support/server';
+import { KNEX_STORES, type FreshStore } from '../../support/stores';
 import { aTxHash, iso } from '../../mothers/journal-events';
 
 const HOUR = 3_600_000;
 const NOW = Date.parse('2026-06-10T15:20:00.000Z');
 
-describe('KnexSpendLedger summaries over cached buckets', () => {
-  let dir: string;
+describe.each(KNEX_STORES)('KnexSpendLedger summaries over cached buckets on %s', (_name, freshStore) => {
+  let store: FreshStore;
   let db: Knex;
   let other: Knex;
   let ledger: KnexSpendLedger;
@@ -23,20 +22,16 @@ describe('KnexSpendLedger summaries over cached buckets', () => {
   const gasOf = async (l: KnexSpendLedger): Promise<bigint> => (await l.totals(lastDay)).reduce((s, c) => s + c.gasSpendWei, 0n);
 
   beforeEach(async () => {
-    dir = makeTempDir();
-    db = await openDatabase(`sqlite:${dir}/ledger.db`);
-    other = await openDatabase(`sqlite:${dir}/ledger.db`);
+    store = await freshStore();
+    db = await store.open();
+    other = await store.open();
     ledger = new KnexSpendLedger(db);
     await ledger.append([anEntry({ stepRunId: 'a.send', recordedAt: NOW - 5 * HOUR, gasSpendWei: 1000n })]);
     expect(await gasOf(ledger)).toBe(1000n);
     expect(await gasOf(ledger)).toBe(1000n); // the second summary reads the kept buckets
   });
 
-  afterEach(async () => {
-    await db.destroy();
-    await other.destroy();
-    removeTempDir(dir);
-  });
+  afterEach(() => store.close());
 
   it('sees an entry this process records back in a kept hour', async () => {
     await ledger.append([anEntry({ stepRunId: 'b.send', recordedAt: NOW - 5 * HOUR + 60_000, gasSpendWei: 20n })]);

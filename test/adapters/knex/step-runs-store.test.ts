@@ -1,31 +1,25 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Knex } from 'knex';
-import { openDatabase } from '../../../src/adapters/knex/connection';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
 import { migrationSource } from '../../../src/adapters/knex/migrations';
 import { STEP_RUNS_TABLE } from '../../../src/adapters/knex/step-runs-store';
 import { exportSteps } from '../../../src/application/history/timeline';
 import { aFinish, aPark, aResume, aRun, FETCH_STEP, manyRuns, MINUTE, T0 } from '../../mothers/journal-events';
+import { KNEX_STORES, type FreshStore } from '../../support/stores';
 
-describe("the export's step runs on SQLite (step-runs-store)", () => {
-  let dir: string;
+describe.each(KNEX_STORES)("the export's step runs on %s (step-runs-store)", (_name, freshStore) => {
+  let store: FreshStore;
   let db: Knex;
   let writer: KnexJournalWriter;
   let runs: KnexRunRepository;
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'chainflow-step-runs-'));
-    db = await openDatabase(`sqlite:${join(dir, 'journal.db')}`);
+    store = await freshStore();
+    db = await store.open();
     writer = new KnexJournalWriter(db);
     runs = new KnexRunRepository(db);
   });
-  afterEach(async () => {
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => store.close());
 
   /** More runs than a page of the backfill (500), and one that was parked on a step and resumed. */
   const journal = async (): Promise<string[]> => {

@@ -1,0 +1,104 @@
+/**
+ * Two writers on one database, as two processes sharing it (CONTRACT 10): what they decide together is decided in
+ * the database, so neither loses nor doubles what the other wrote. Each writer has a knex instance (a pool) of its
+ * own; on PostgreSQL their transactions interleave, on SQLite they take turns at the write lock.
+ */
+import type { Knex } from 'knex';
+import { KnexEngineStore } from '../../../src/adapters/knex/knex-engine.store';
+import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
+import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
+import { KnexSpendLedger } from '../../../src/adapters/knex/knex-spend-ledger';
+import type { JournalEvent } from '../../../src/domain/journal/journal-event';
+import { anEntry, landedSend } from '../../contract/spend.contract';
+import { aRun, aSession, HOUR, iso, T0 } from '../../mothers/journal-events';
+import { KNEX_STORES, type FreshStore } from '../../support/stores';
+
+/** Each writer's appends one after the other, both writers at once. */
+async function together(a: () => Promise<unknown>[], b: () => Promise<unknown>[]): Promise<void> {
+  await Promise.all([...a(), ...b()]);
+}
+
+describe.each(KNEX_STORES)('two writers on one %s database', (_name, freshStore) => {
+  let store: FreshStore;
+  let first: Knex;
+  let second: Knex;
+  beforeEach(async () => {
+    store = await freshStore();
+    first = await store.open();
+    second = await store.open();
+  });
+  afterEach(() => store.close());
+
+  it('appends to one run from both: every event stored once, its stream numbered 1..n without a gap', async () => {
+    const writers = [new KnexJournalWriter(first), new KnexJournalWriter(second)];
+    await writers[0]!.append(aRun({ runId: 'r1', steps: [], status: 'running' }));
+    const stepOf = (who: string, i: number): JournalEvent[] => {
+      const base = { run_id: 'r1', step_run_id: `r1.${who}${i}` };
+      return [
+        { type: 'step.started', at: iso(T0 + 1000 + i), ...base, step_id: `${who}${i}`, step_type: 'http_call', attempt: 1 },
+        { type: 'step.finished', at: iso(T0 + 1000 + i), ...base, status: 'succeeded', output: { by: who } },
+      ];
+    };
+    const appends = (w: KnexJournalWriter, who: string) => () => Array.from({ length: 12 }, (_, i) => w.append(stepOf(who, i)));
+    await together(appends(writers[0]!, 'a'), appends(writers[1]!, 'b'));
+
+    const seqs = (await first('events').where({ stream: 'r1' }).orderBy('seq').select('seq')).map((r: { seq: unknown }) => Number(r.seq));
+    expect(seqs).toEqual(Array.from({ length: 1 + 48 }, (_, i) => i + 1));
+    const stream = await new KnexRunRepository(second).stream('r1');
+    const finished = stream.flatMap((e) => (e.type === 'step.finished' ? [e.step_run_id] : []));
+    expect(new Set(finished).size).toBe(24);
+    for (const who of ['a', 'b']) expect(finished.filter((id) => id.startsWith(`r1.${who}`))).toEqual(Array.from({ length: 12 }, (_, i) => `r1.${who}${i}`));
+  });
+
+  it('starts runs of one session from both: the session counts every run', async () => {
+    const writers = [new KnexJournalWriter(first), new KnexJournalWriter(second)];
+    await writers[0]!.append(aSession({ sessionId: 's1' }));
+    const runs = (w: KnexJournalWriter, who: string) => () =>
+      Array.from({ length: 15 }, (_, i) => w.append(aRun({ runId: `${who}-${i}`, at: T0 + i * 1000, sessionId: 's1' })));
+    await together(runs(writers[0]!, 'a'), runs(writers[1]!, 'b'));
+    const [session] = await first('sessions').where({ session_id: 's1' }).select('run_count', 'kind');
+    expect({ runCount: Number(session.run_count), kind: session.kind }).toEqual({ runCount: 30, kind: 'replay' });
+  });
+
+  it('records the same ledger entries from both at once: each counted once, in the entries and in the sums', async () => {
+    const ledgers = [new KnexSpendLedger(first), new KnexSpendLedger(second)];
+    const at = T0 - 5 * HOUR;
+    const batches = Array.from({ length: 8 }, (_, b) => Array.from({ length: 5 }, (_, k) => anEntry({ stepRunId: `r${b}-${k}.send`, recordedAt: at + b * 60_000 + k, gasSpendWei: 1000n + BigInt(k) })));
+    const results = await Promise.all(batches.flatMap((batch) => ledgers.map((l) => l.append(batch))));
+    expect(results.reduce((n, r) => n + r.written, 0)).toBe(40);
+    const day = { since: T0 - 24 * HOUR, until: T0 };
+    for (const ledger of ledgers) {
+      const [combo] = await ledger.totals(day);
+      expect({ gas: combo!.gasSpendWei, txs: combo!.txCount }).toEqual({ gas: 8n * (5n * 1000n + 10n), txs: 40 });
+    }
+    expect(Number((await first('spend_entries').count({ n: '*' }))[0]!.n)).toBe(40);
+  });
+
+  it('fires each cron tick once when two engines reach it at once: one run per tick, the tick moved once', async () => {
+    const engines = [new KnexEngineStore(first), new KnexEngineStore(second)];
+    const MINUTE = 60_000;
+    await engines[0]!.advanceCron('keeper', undefined, T0);
+    for (let k = 0; k < 10; k++) {
+      const at = T0 + k * MINUTE;
+      const tick = (runId: string) => ({
+        runId, workflow: 'keeper', start: aRun({ runId, workflow: 'keeper' }).slice(0, 1), at,
+        dedupeKeys: [`cron:keeper:${at}`], cronTick: { expected: at, next: at + MINUTE },
+      });
+      const results = await Promise.all(engines.map((e, i) => e.enqueue(tick(`c${k}-${i}`), '', 0)));
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+    }
+    expect(await engines[1]!.cronNext('keeper')).toBe(T0 + 10 * MINUTE);
+    expect(Number((await first('engine_runs').count({ n: '*' }))[0]!.n)).toBe(10);
+  });
+
+  it('drains owed receipts from both at once: each read taken by one drain only', async () => {
+    await new KnexJournalWriter(first).append(Array.from({ length: 30 }, (_, i) => landedSend({ runId: `p${i}`, receipt: null, at: T0 + i * 1000 })).flat());
+    const ledgers = [new KnexSpendLedger(first), new KnexSpendLedger(second)];
+    const now = Date.now();
+    const taken = await Promise.all([0, 1, 2].flatMap((k) => ledgers.map((l, i) => l.claim(`drain-${k}-${i}`, now, now + 60_000, 7))));
+    const ids = taken.flat().map((p) => p.runId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const rest = await ledgers[0]!.claim('late', now, now + 60_000, 100);
+    expect([...ids, ...rest.map((p) => p.runId)].sort()).toEqual(Array.from({ length: 30 }, (_, i) => `p${i}`).sort());
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * Test support: the two stores the knex adapters run on, each as a fresh empty database a test can open as many
+ * times as it needs (two openings: two connections, as two processes sharing the database would have).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Knex } from 'knex';
+import { openDatabase, type OpenOptions } from '../../src/adapters/knex/connection';
+import { freshPostgres, type FreshPostgres } from './postgres';
+
+export interface FreshStore {
+  /** The storage url (`sqlite:…` or `postgres://…`) of an empty, migrated database of this test's own. */
+  readonly url: string;
+  /** openDatabase(url): each call is another pool of connections, closed by `close`. */
+  open(options?: OpenOptions): Promise<Knex>;
+  /** Destroys every opened pool and removes the database. */
+  close(): Promise<void>;
+}
+
+function tracking(url: string, remove: () => Promise<void>): FreshStore {
+  const opened: Knex[] = [];
+  return {
+    url,
+    open: async (options) => {
+      const db = await openDatabase(url, 'tool', options);
+      opened.push(db);
+      return db;
+    },
+    close: async () => {
+      await Promise.all(opened.map((db) => db.destroy()));
+      await remove();
+    },
+  };
+}
+
+export async function freshSqliteStore(): Promise<FreshStore> {
+  const dir = mkdtempSync(join(tmpdir(), 'chainflow-store-'));
+  return tracking(`sqlite:${join(dir, 'journal.db')}`, async () => rmSync(dir, { recursive: true, force: true }));
+}
+
+export async function freshPostgresStore(): Promise<FreshStore> {
+  const fresh = await freshPostgres();
+  return tracking(fresh.url, fresh.drop);
+}
+
+/** For describe.each: every store the knex adapters support, by name. */
+export const KNEX_STORES: ReadonlyArray<readonly [string, () => Promise<FreshStore>]> = [
+  ['SQLite', freshSqliteStore],
+  ['PostgreSQL', freshPostgresStore],
+];
+
+/** Adapters made over a fresh store, and `reopen`: the pool closed and opened again, as a restarted process sees it. */
+export async function reopenable<T>(fresh: FreshStore, make: (db: Knex) => T): Promise<{ first: T; reopen(): Promise<T> }> {
+  let db = await fresh.open();
+  return {
+    first: make(db),
+    reopen: async () => {
+      await db.destroy();
+      db = await fresh.open();
+      return make(db);
+    },
+  };
+}
+
+/**
+ * For the end-to-end suites (describe.each): the storage a `chainflow start` is configured with. SQLite: none given
+ * (the default file under the working folder); PostgreSQL: a fresh database of the test cluster, dropped by the suite.
+ */
+export const E2E_STORAGES: ReadonlyArray<readonly [string, () => Promise<FreshPostgres | undefined>]> = [
+  ['SQLite', async () => undefined],
+  ['PostgreSQL', freshPostgres],
+];
+
+/** The config's `storage:` section for a storage of E2E_STORAGES (empty for the default). */
+export function storageSection(database: FreshPostgres | undefined): string {
+  return database ? `storage:\n  url: ${database.url}\n` : '';
+}
