@@ -14,7 +14,9 @@ import { e2eConfigHead } from '../support/e2e-config';
 import { engineClient, type Json } from '../support/engine-client';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
 import { refuseWideLogRanges, startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
+import type { FreshPostgres } from '../support/postgres';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { E2E_STORAGES, storageSection } from '../support/stores';
 import { compileContract } from '../support/solidity';
 
 const API_TOKEN = 'api-token-5e0c7a31';
@@ -22,7 +24,7 @@ const DEPLOYER = ANVIL_ACCOUNTS[0]!;
 const HOLDER = '0x00000000000000000000000000000000000ca5e1';
 const TRANSFER = 'Transfer(address indexed from, address indexed to, uint256 value)';
 
-function config(token: string, fromBlock: number): string {
+function config(token: string, fromBlock: number, storage: string): string {
   const trigger = (network: string, extra = ''): string =>
     `{ kind: event, network: ${network}, address: "${token}", event: "${TRANSFER}", from_block: ${fromBlock}${extra} }`;
   const steps = `
@@ -32,7 +34,7 @@ function config(token: string, fromBlock: number): string {
         network: anvil
         to: "${token}"
         call: { function: "balanceOf(address) returns (uint256)", args: ["\${{ trigger.payload.to }}"] }`;
-  return `${e2eConfigHead()}networks:
+  return `${e2eConfigHead([], storage)}networks:
   anvil: { chain_id: 31337, rpc: [ { env: RPC } ], poll_interval: 1s }
   narrow: { chain_id: 31337, rpc: [ { env: NARROW_RPC } ], poll_interval: 1s, max_block_range: 2000 }
 workflows:
@@ -49,7 +51,7 @@ workflows:
 `;
 }
 
-describe('the event trigger on a real chain, end to end', () => {
+describe.each(E2E_STORAGES)('the event trigger on a real chain, end to end, on %s', (_name, freshStorage) => {
   const abi = new Web3Abi();
   let anvil: Anvil;
   let proxy: RpcProxy;
@@ -57,6 +59,7 @@ describe('the event trigger on a real chain, end to end', () => {
   let server: ProcessServer;
   let token: string;
   let env: Record<string, string>;
+  let database: FreshPostgres | undefined;
   /** Amounts minted so far, in order: each mint is one Transfer log in a block of its own. */
   const minted: bigint[] = [];
 
@@ -91,7 +94,8 @@ describe('the event trigger on a real chain, end to end', () => {
     proxy = await startRpcProxy(anvil.url, refuseWideLogRanges(5));
     token = String((await transact({ data: compileContract('MiniToken.sol', 'MiniToken') })).contractAddress).toLowerCase();
     dir = makeTempDir('chainflow-events-');
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(token, (await head()) + 1));
+    database = await freshStorage();
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(token, (await head()) + 1, storageSection(database)));
     env = { API_TOKEN, RPC: anvil.url, NARROW_RPC: proxy.url };
     // Blocks to read back from from_block at the first poll: wider than the narrow provider serves in one request.
     await anvil.rpc('anvil_mine', ['0x8']);
@@ -101,6 +105,7 @@ describe('the event trigger on a real chain, end to end', () => {
     await server?.kill('SIGKILL');
     await proxy?.stop();
     await anvil?.stop();
+    await database?.drop();
     if (dir) removeTempDir(dir);
   });
 
