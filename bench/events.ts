@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- --events` (issue #28): the event trigger's backfill on a real anvil node. 10,000 logs over 2,000
- * blocks (a contract that emits five `Tick(uint256)` logs per call, one call per block), read by the log poller of
+ * `npm run bench -- --events` (issue #28): the event trigger's backfill on a real anvil node. 10,000 logs over about
+ * 2,000 blocks (a contract that emits five `Tick(uint256)` logs per call, 2,000 calls each mined at once), read by the log poller of
  * CONTRACT 8.6 from `from_block` to the head into a fresh SQLite file: logs per second until every run is recorded
  * (enqueued with its log's key, in the cursor's transaction), duplicates and missed logs. Then the same through a
  * proxy that refuses eth_getLogs over 100 blocks (in Alchemy's words), so that the poller halves its range.
