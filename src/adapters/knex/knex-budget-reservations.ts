@@ -94,7 +94,7 @@ export class KnexBudgetReservations implements BudgetReservations {
     for (const [since, group] of bySince) {
       const workflows = [...new Set(group.flatMap((c) => c.ledger!.workflows))];
       const relayers = group.some((c) => c.ledger!.relayers === undefined) ? undefined : [...new Set(group.flatMap((c) => c.ledger!.relayers!))];
-      const combos = await this.ledger.totalsWith(select, { workflows, relayers, since, until: at });
+      const { totals: combos } = await this.ledger.totalsWith(select, { workflows, relayers, since, until: at });
       for (const c of group) counted[claims.indexOf(c)]! += scopeValue(combos, c.ledger!);
     }
     if (!decide(counted)) return { allowed: false, writes: [] };
