@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { allRows, isBusy, plussedText, type Connection } from './sqlite-client';
+import { allRows, isBusy, plussedText, retryWhileBusy, type Connection } from './sqlite-client';
 import { inline } from './sqlite-session';
 import { statementOf, toStorageError } from './storage-failure';
 
@@ -53,7 +53,8 @@ export async function writeUnlessChanged(db: Knex, work: (select: UnlockedSelect
   const client = db.client as PoolClient;
   const conn = await client.acquireConnection();
   try {
-    const plan = await work((sql, bindings) => allRows(conn, plussedText(sql), bindings).catch((err: unknown) => {
+    // A read is retried while busy, as selectOnPool's (WAL reads are refused only in rare moments, such as a recovery).
+    const plan = await work((sql, bindings) => retryWhileBusy(() => allRows(conn, plussedText(sql), bindings)).catch((err: unknown) => {
       throw toStorageError(err, statementOf(sql));
     }));
     if (!plan) return false;
