@@ -11,7 +11,11 @@ import type { Knex } from 'knex';
 import pino from 'pino';
 import { Database } from '../src/adapters/knex/knex-journal.writer';
 import { KnexSpendLedger } from '../src/adapters/knex/knex-spend-ledger';
+import { ChainflowConfig } from '../src/application/config';
+import { BudgetReservations } from '../src/application/ports/budget-reservations';
+import { Clock } from '../src/application/ports/clock';
 import { JournalWriter } from '../src/application/ports/journal-writer';
+import { SpendLedger } from '../src/application/ports/spend-ledger';
 import { BudgetGuard } from '../src/application/spend/budget-guard.use-case';
 import { GetSpend } from '../src/application/spend/get-spend.use-case';
 import { prng } from '../src/application/journal/sample-journal';
@@ -183,7 +187,15 @@ export async function benchSpend(options: { work: string; entries: number; reuse
       ...gasRuns.map((run_id) => ({ type: 'run.started' as const, at, run_id, workflow: WORKFLOWS[0]!, session: 'live' as const, trigger: { kind: 'cron' } })),
       ...nativeRuns.map((run_id) => ({ type: 'run.started' as const, at, run_id, workflow: WORKFLOWS[12]!, session: 'live' as const, trigger: { kind: 'cron' } })),
     ]);
-    const guard = root.container.get(BudgetGuard);
+    // The checks' "now" continues from the ledger's last entry, as when it was just built: a reused ledger ages, and
+    // on the wall clock its last day of entries (the window the budgets read) would slide out of the window, down to
+    // nothing a day later. The guard is the engine's own, with that clock.
+    const startedAt = Date.now();
+    const ledgerClock: Clock = { now: () => end + (Date.now() - startedAt) };
+    const guard = new BudgetGuard(
+      root.container.get<ChainflowConfig>(ChainflowConfig), root.container.get<SpendLedger>(SpendLedger),
+      root.container.get<BudgetReservations>(BudgetReservations), journal, ledgerClock,
+    );
     let k = 0;
     const budget = await measure(async () => {
       const v = await guard.evaluate({ runId: gasRuns[k]!, stepRunId: `${gasRuns[k]!}.send`, sendId: `${gasRuns[k++]!}.send-1`, workflow: WORKFLOWS[0]!, relayer: budgetRelayers[0]!, valueWei: 0n });

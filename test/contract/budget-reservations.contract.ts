@@ -78,6 +78,19 @@ export function budgetReservationsContract(name: string, open: () => Promise<Res
       expect(await counted(s.reservations, native(0n))).toBe(111n);
     });
 
+    it('counts ledger values beyond 18 digits at the window’s edges exactly, when refusing and when reserving', async () => {
+      const at = T0 + 30 * MINUTE;
+      const big = 10n ** 30n;
+      await s.journal.append(landedSend({ runId: 'early', valueWei: String(big), at: at - DAY + 10 * MINUTE }));
+      await s.journal.append(landedSend({ runId: 'late', valueWei: String(big + 1n), at: at - 10 * MINUTE }));
+      await s.journal.append(landedSend({ runId: 'before', valueWei: '5', at: at - DAY - MINUTE }));
+      const inWindow = (amount: bigint): ReservationClaim => native(amount, { since: at - DAY });
+      expect(await counted(s.reservations, inWindow(0n), at)).toBe(2n * big + 1n);
+      expect(await within(s.reservations, 'big.send', inWindow(2n), 2n * big + 2n, at)).toBe(false);
+      expect(await within(s.reservations, 'big.send', inWindow(1n), 2n * big + 2n, at)).toBe(true);
+      expect(await counted(s.other, inWindow(0n), at)).toBe(2n * big + 2n);
+    });
+
     it('stops counting a native reservation whose send ended without landing, or that was released', async () => {
       expect(await within(s.reservations, 'd.send', native(40n), 100n)).toBe(true);
       expect(await within(s.reservations, 'e.send', native(50n), 100n)).toBe(true);

@@ -36,7 +36,7 @@ export function sqlTuple(row: readonly unknown[]): string {
 }
 
 /** Replaces each `?` of `sql` (which holds no other question mark) by its binding as a literal. */
-function inline(sql: string, bindings: readonly unknown[]): string {
+export function inline(sql: string, bindings: readonly unknown[]): string {
   let i = 0;
   const out = sql.replace(/\?/g, () => sqlLiteral(bindings[i++]));
   if (i !== bindings.length) throw new Error('inline: the bindings do not match the placeholders');

@@ -23,7 +23,8 @@ export interface BudgetReservations {
    * One atomic step, across processes: reads what counts against each claim now (other sends' reservations, the
    * ledger), asks `decide` with those amounts (one per claim, in order, this send's own amount not included), and,
    * when it answers true, reserves every claim for `sendId` (replacing what `sendId` held). Nobody else reserves
-   * or settles in between. Resolves to what `decide` answered.
+   * or settles in between. Resolves to what `decide` answered. An adapter may ask `decide` again (having read
+   * again); its last answer is the one that counts, so `decide` must keep no state but the last call's.
    */
   reserve(sendId: string, at: number, claims: readonly ReservationClaim[], decide: (counted: readonly bigint[]) => boolean): Promise<boolean>;
   /** The send ended without broadcasting: its reservations count no more. */
