@@ -5,9 +5,9 @@
  * lists (txs, approvals, waiting, reorgs, replays) the same way, the workflows overview, and the CSV and JSON
  * exports of every run, each in a child process (time, peak RSS); then the web UI, the spend ledger and the relayers'
  * address book. Report: stdout and `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of
- * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers`, `--cli` and `--export` measure one part alone,
- * `--lighthouse` the runs view's Lighthouse scores (bench/lighthouse.ts), `--read` the read side (list pages and
- * overview beside /live at two journal sizes, concurrent clients; see read.ts).
+ * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers`, `--cli`, `--import-cli` and `--export` measure
+ * one part alone, `--lighthouse` the runs view's Lighthouse scores (bench/lighthouse.ts), `--read` the read side (list
+ * pages and overview beside /live at two journal sizes, concurrent clients; see read.ts).
  */
 import 'reflect-metadata';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
