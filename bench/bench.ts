@@ -5,13 +5,12 @@
  * lists (txs, approvals, waiting, reorgs, replays) the same way, the workflows overview, and the CSV and JSON
  * exports of every run, each in a child process (time, peak RSS); then the web UI, the spend ledger and the relayers'
  * address book. Report: stdout and `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of
- * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers`, `--events`, `--cli` and `--export` measure one
- * part alone, `--lighthouse` the runs view's Lighthouse scores (bench/lighthouse.ts), `--read` the read side (list pages
- * and overview beside /live at two journal sizes, concurrent clients; see read.ts).
+ * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers`, `--events`, `--cli`, `--import-cli` and
+ * `--export` measure one part alone, `--lighthouse` the runs view's Lighthouse scores (bench/lighthouse.ts), `--read`
+ * the read side (list pages and overview beside /live at two journal sizes, concurrent clients; see read.ts).
  */
 import 'reflect-metadata';
-import { createWriteStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { once } from 'node:events';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { ndjsonFile } from '../src/adapters/ndjson-file';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,6 +39,7 @@ import { cliPlugins, measureCliCold, renderCliCold } from './cli';
 import { benchSpend, renderSpend } from './spend';
 import { benchRead } from './read';
 import { benchImport, renderImport } from './import';
+import { benchImportCli, renderImportCli } from './import-cli';
 import { benchEngine, renderEngine } from './engine';
 import { benchRelayers, renderRelayers } from './relayers';
 import { benchNotifications, renderNotifications } from './notifications';
@@ -47,7 +47,7 @@ import { benchLighthouse, renderLighthouse } from './lighthouse';
 import { benchSends, renderSends } from './sends';
 import { measureUi, UI_FIRST_PAGE_TARGET_MS, UI_PAGE_BYTES_TARGET, type UiFigures } from './ui';
 import { measureExport, type ExportFigures } from './export';
-import { runLines, type JournalShape } from './generate';
+import { runLines, writeJournal, type JournalShape } from './generate';
 import { defineListCases, prepareListCase, timeListCase, timeWorkflows, type ListCase, type ListTimings, type PagedUseCase, type WorkflowsFigures } from './lists';
 import { renderReport, type BuildFigures, type CaseTimings } from './report';
 import { HttpClient, measure, nowMs } from './timing';
@@ -73,20 +73,6 @@ const peakRssMb = (): number => process.resourceUsage().maxRSS / 1024;
 type Row = Record<string, unknown>;
 const rowsOf = (result: unknown): Row[] => (Array.isArray(result) ? result : (result as { rows: Row[] }).rows);
 
-async function writeChunk(path: string, shape: JournalShape, from: number, to: number): Promise<void> {
-  const out = createWriteStream(path, { encoding: 'utf8' });
-  let buffer = '';
-  for (let i = from; i < to; i++) {
-    buffer += `${runLines(shape, i).join('\n')}\n`;
-    if (buffer.length > 1 << 20) {
-      if (!out.write(buffer)) await once(out, 'drain');
-      buffer = '';
-    }
-  }
-  out.end(buffer);
-  await once(out, 'finish');
-}
-
 async function build(root: Root, shape: JournalShape): Promise<Omit<BuildFigures, 'dbMb' | 'walMb' | 'peakRssMb' | 'reused'>> {
   // The generator's own cost, for reading the import figure (not part of it).
   const probeRuns = Math.min(CHUNK_RUNS, shape.runs);
@@ -105,7 +91,7 @@ async function build(root: Root, shape: JournalShape): Promise<Omit<BuildFigures
   let lines = 0;
   for (let from = 0; from < shape.runs; from += CHUNK_RUNS) {
     const to = Math.min(shape.runs, from + CHUNK_RUNS);
-    await writeChunk(chunkFile, shape, from, to);
+    await writeJournal(chunkFile, shape, from, to);
     const t0 = nowMs();
     const report = await importer.execute(ndjsonFile(chunkFile));
     importMs += nowMs() - t0;
@@ -228,6 +214,16 @@ async function importOnly(): Promise<void> {
 }
 
 /**
+ * `--import-cli`: `chainflow journal import FILE` timed end to end as a user times it (issue #29), see import-cli.ts.
+ * BENCH_IMPORT_CLI_RUNS (default 100000) runs in the file, BENCH_IMPORT_CLI_ROUNDS (default 5) timed rounds.
+ */
+async function importCliOnly(): Promise<void> {
+  const runs = positiveInt('BENCH_IMPORT_CLI_RUNS', 100_000);
+  const rounds = positiveInt('BENCH_IMPORT_CLI_ROUNDS', 5);
+  publish('import-cli', renderImportCli(await benchImportCli({ work: WORK, repo: REPO, runs, rounds, other: process.env.BENCH_IMPORT_CLI_B || undefined, log })));
+}
+
+/**
  * `--cli`: the CLI's cold start alone, against `.bench/journal-<BENCH_RUNS>.db` (built first when missing; a quick
  * figure: `BENCH_RUNS=20000 npm run bench -- --cli`).
  */
@@ -308,6 +304,7 @@ async function exportOnly(): Promise<void> {
 
 async function main(): Promise<void> {
   if (process.argv.includes('--read')) return readOnly();
+  if (process.argv.includes('--import-cli')) return importCliOnly();
   if (process.argv.includes('--import')) return importOnly();
   if (process.argv.includes('--export')) return exportOnly();
   if (process.argv.includes('--cli')) return cliOnly();

@@ -3,6 +3,8 @@
  * only on (i, total runs, end time), so the same range can be generated twice (the import's validate pass,
  * then its import pass) and gives the same lines.
  */
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { prng } from '../src/application/journal/sample-journal';
 
 export const DAY = 86_400_000;
@@ -218,4 +220,19 @@ export function runLines(shape: JournalShape, i: number): string[] {
     emit({ type: 'session.finished', at: iso(t0 + 60_000), session_id: `test-${win}` });
   }
   return out;
+}
+
+/** Runs [from, to) of `shape` as an NDJSON file at `path` (what `chainflow journal import FILE` reads). */
+export async function writeJournal(path: string, shape: JournalShape, from: number, to: number): Promise<void> {
+  const out = createWriteStream(path, { encoding: 'utf8' });
+  let buffer = '';
+  for (let i = from; i < to; i++) {
+    buffer += `${runLines(shape, i).join('\n')}\n`;
+    if (buffer.length > 1 << 20) {
+      if (!out.write(buffer)) await once(out, 'drain');
+      buffer = '';
+    }
+  }
+  out.end(buffer);
+  await once(out, 'finish');
 }

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import type { InvalidLine, LineSource } from '../application/journal/import-journal.use-case';
 
 const NEWLINE = 0x0a;
@@ -13,6 +13,26 @@ const CR = '\r';
  */
 export function ndjsonFile(path: string, options: { readonly chunkBytes?: number } = {}): LineSource {
   return { lines: () => readLines(path, options.chunkBytes ?? 1 << 20) };
+}
+
+/**
+ * The number of lines of the file at `path` (a last line without a newline counts): the import's progress total, so
+ * that a bar can be drawn while the file is read only once for the import itself. A scan of bytes, about 0.1 s for
+ * 200 MB in the OS cache.
+ */
+export function countLines(path: string): number {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    let lines = 0;
+    let last = NEWLINE;
+    for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0; last = buffer[n - 1]!) {
+      for (let i = buffer.indexOf(NEWLINE, 0); i >= 0 && i < n; i = buffer.indexOf(NEWLINE, i + 1)) lines++;
+    }
+    return last === NEWLINE ? lines : lines + 1;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 async function* readLines(path: string, chunkBytes: number): AsyncGenerator<string | InvalidLine> {

@@ -67,6 +67,25 @@ describe('ImportJournal', () => {
     expect(await journal.get('fine')).toBeUndefined();
   });
 
+  it('a bad line batches after an event the journal refuses: the bad line is named, as a check of every line first would', async () => {
+    const orphan = JSON.stringify({ type: 'send.settled', at: iso(T0), send_id: 'ghost', outcome: 'confirmed' });
+    // The refusal comes in the first batch of 5000 events, the bad line after 12,000 more.
+    const rest = Array.from({ length: 3000 }, (_, i) => lines(aRun({ runId: `more-${i}`, at: T0 + i }))).flat();
+    const input = [...lines(aRun({ runId: 'first' })), orphan, ...rest, '{"type":'];
+    const error = await importJournal.execute(source(input)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImportRejectedError);
+    expect((error as ImportRejectedError).problems).toEqual([{ line: input.length, reason: expect.stringMatching(/JSON/) }]);
+    expect(await journal.sizes()).toMatchObject({ runs: 0, events: 0 });
+  });
+
+  it('a bad line after batches of good events: named, and nothing of the batches before it is kept', async () => {
+    const good = Array.from({ length: 3000 }, (_, i) => lines(aRun({ runId: `good-${i}`, at: T0 + i }))).flat();
+    const input = [...good, 'not json', ...lines(aRun({ runId: 'after' }))];
+    const error = await importJournal.execute(source(input)).catch((e: unknown) => e);
+    expect((error as ImportRejectedError).problems).toEqual([{ line: good.length + 1, reason: expect.stringMatching(/JSON/) }]);
+    expect(await journal.sizes()).toMatchObject({ runs: 0, events: 0 });
+  });
+
   it('names the line of a finished run parked, and imports nothing', async () => {
     const input = [
       ...lines(aRun({ runId: 'before' })),

@@ -9,7 +9,7 @@ export interface InvalidLine {
   readonly invalid: string;
 }
 
-/** NDJSON text that can be read more than once (validation first, then the import). */
+/** NDJSON text that can be read more than once (a second time only to name every bad line of a refused import). */
 export interface LineSource {
   lines(): AsyncIterable<string | InvalidLine>;
 }
@@ -28,12 +28,9 @@ export class ImportRejectedError extends ChainflowError {
 }
 
 export interface ImportProgress {
-  readonly phase: 'validate' | 'import';
   readonly lines: number;
-  /** Valid events so far (validate), or events written so far (import). */
+  /** Events written so far. */
   readonly events: number;
-  /** Import phase: the events to write in all. */
-  readonly total?: number;
 }
 
 export interface ImportReport {
@@ -47,94 +44,71 @@ export interface ImportReport {
 const MAX_REPORTED = 100;
 /** Events appended per batch inside the import's one transaction. */
 const BATCH = 5000;
-/** Up to this many validated events are kept for the import pass instead of reading and parsing them again. */
-const KEEP_PARSED = 250_000;
 
 /**
- * `chainflow journal import`: every line is validated first; if any is bad, each bad line is named with
- * its number and reason and nothing is imported. Then all events are appended as one transaction, so a
- * line the journal refuses (an unknown send, say) also leaves nothing behind. Idempotent.
+ * `chainflow journal import`: one transaction for the whole file, so that an import brings in all of it or nothing.
+ * The file is read once: each line is checked as it is read and its event written in that transaction; at the first
+ * bad line writing stops, the rest of the file is still checked, every bad line is named with its number and reason,
+ * and the transaction is rolled back. An event the journal refuses (an unknown send, say) rolls it back too. Idempotent.
  */
 @injectable()
 export class ImportJournal {
   constructor(@inject(JournalWriter) private readonly journal: JournalWriter) {}
 
   async execute(source: LineSource, onProgress?: (p: ImportProgress) => void): Promise<ImportReport> {
-    const checked = await this.validate(source, onProgress);
-    const blankLines: number[] = checked.parsed ? checked.blankLines : [];
-    let lineNo = 0;
+    const read = { lines: 0, events: 0, blankLines: [] as number[] };
     const batches = async function* (): AsyncGenerator<JournalEvent[]> {
-      if (checked.parsed) {
-        for (let i = 0; i < checked.parsed.length; i += BATCH) yield checked.parsed.slice(i, i + BATCH);
-        return;
-      }
+      const problems: LineProblem[] = [];
+      let bad = 0;
       let batch: JournalEvent[] = [];
       for await (const line of source.lines()) {
-        lineNo++;
-        // Validation refused every invalid line already; the file changed under the import if one shows up now.
-        if (typeof line !== 'string') throw new ImportRejectedError([{ line: lineNo, reason: `${line.invalid} (the file changed during the import)` }]);
-        if (!line.trim()) {
-          blankLines.push(lineNo);
+        const lineNo = ++read.lines;
+        if (typeof line === 'string' && !line.trim()) {
+          read.blankLines.push(lineNo);
           continue;
         }
-        batch.push(JSON.parse(line) as JournalEvent);
+        const checked = checkLine(line);
+        if ('problem' in checked) {
+          if (++bad <= MAX_REPORTED) problems.push({ line: lineNo, reason: checked.problem });
+          continue;
+        }
+        read.events++;
+        // After a bad line nothing more is written (the transaction is rolled back): the rest is only checked.
+        if (bad) continue;
+        batch.push(checked.event);
         if (batch.length === BATCH) {
           yield batch;
           batch = [];
         }
       }
+      if (bad) throw new ImportRejectedError(problems, bad - problems.length);
       if (batch.length) yield batch;
     };
     try {
-      const result = await this.journal.appendAll(batches(), (done) =>
-        onProgress?.({ phase: 'import', lines: checked.lines, events: done.applied + done.duplicates, total: checked.events }));
-      return { lines: checked.lines, events: checked.events, ...result };
+      const result = await this.journal.appendAll(batches(), (done) => onProgress?.({ lines: read.lines, events: done.applied + done.duplicates }));
+      return { lines: read.lines, events: read.events, ...result };
     } catch (err) {
-      if (err instanceof JournalRejectedError) {
-        throw new ImportRejectedError([{ line: lineOfEvent(err.index, blankLines), reason: err.reason }]);
-      }
-      throw err;
+      if (!(err instanceof JournalRejectedError)) throw err;
+      // The journal refused an event before the rest of the file was read: its bad lines, if any, are named instead,
+      // as they would be by a check of every line before any write.
+      await this.checkAll(source);
+      throw new ImportRejectedError([{ line: lineOfEvent(err.index, read.blankLines), reason: err.reason }]);
     }
   }
 
-  private async validate(source: LineSource, onProgress?: (p: ImportProgress) => void): Promise<Validated> {
+  /** Checks every line of `source`, refusing the import (ImportRejectedError) if any is bad. */
+  private async checkAll(source: LineSource): Promise<void> {
     const problems: LineProblem[] = [];
-    const blankLines: number[] = [];
-    let parsed: JournalEvent[] | undefined = [];
     let bad = 0;
-    let lines = 0;
-    let events = 0;
+    let lineNo = 0;
     for await (const line of source.lines()) {
-      lines++;
-      if (typeof line === 'string' && !line.trim()) {
-        blankLines.push(lines);
-        continue;
-      }
+      lineNo++;
+      if (typeof line === 'string' && !line.trim()) continue;
       const checked = checkLine(line);
-      const reason = 'problem' in checked ? checked.problem : undefined;
-      if (!reason && parsed) {
-        parsed.push((checked as { event: JournalEvent }).event);
-        if (parsed.length > KEEP_PARSED) parsed = undefined;
-      }
-      if (reason) {
-        bad++;
-        if (problems.length < MAX_REPORTED) problems.push({ line: lines, reason });
-      } else {
-        events++;
-      }
-      if (onProgress && lines % 50000 === 0) onProgress({ phase: 'validate', lines, events });
+      if ('problem' in checked && ++bad <= MAX_REPORTED) problems.push({ line: lineNo, reason: checked.problem });
     }
     if (bad) throw new ImportRejectedError(problems, bad - problems.length);
-    return { lines, events, parsed, blankLines };
   }
-}
-
-interface Validated {
-  readonly lines: number;
-  readonly events: number;
-  /** Every event, parsed, when there were few enough to keep; otherwise the import reads the source again. */
-  readonly parsed: JournalEvent[] | undefined;
-  readonly blankLines: number[];
 }
 
 /** One non-blank line: the event it holds, or why it is refused. */

@@ -219,6 +219,29 @@ describe('chainflow journal import', () => {
     expect(res.status).toBe(1);
   });
 
+  /** 3000 runs, 12,000 events: more than two of the import's batches of 5000. */
+  const manyRuns = (prefix: string, at: number): unknown[] => Array.from({ length: 3000 }, (_, i) => aRun({ runId: `${prefix}-${i}`, at: at + i })).flat();
+
+  it('a bad line after thousands of good ones (batches already written in the transaction): names it, imports nothing', () => {
+    const many = manyRuns('imp-many', T0 + 8 * HOUR);
+    const text = `${toNdjson(many as never[])}{"type":"run.finished",\n`; // toNdjson ends its last line
+    const res = run(['journal', 'import', write('late-bad.ndjson', text)]);
+    expect(lines(res.stderr).filter((l) => /^line \d+: /.test(l))).toEqual([expect.stringMatching(new RegExp(`^line ${many.length + 1}: not valid JSON`))]);
+    expect(res.status).toBe(1);
+    expect(runIds().filter((id) => id.startsWith('imp-many-'))).toEqual([]);
+  });
+
+  it('an event the journal refuses in the first batch, a bad line thousands of lines later: the bad line is named', () => {
+    const first = aRun({ runId: 'imp-refused', at: T0 + 9 * HOUR });
+    const orphan = { type: 'send.settled', at: '2026-03-01T15:00:05Z', send_id: 'never-queued', outcome: 'confirmed' };
+    const rest = manyRuns('imp-refused-more', T0 + 10 * HOUR);
+    const events = [...first, orphan, ...rest, { ...first[0]!, at: 'yesterday' }];
+    const res = run(['journal', 'import', write('refused-then-bad.ndjson', toNdjson(events as never[]))]);
+    expect(lines(res.stderr).filter((l) => /^line \d+: /.test(l))).toEqual([expect.stringMatching(new RegExp(`^line ${events.length}: at\\b`))]);
+    expect(res.status).toBe(1);
+    expect(runIds()).not.toContain('imp-refused');
+  });
+
   it('valid lines that refer to an unknown send_id: exits 1, names the line, imports nothing', () => {
     const events = aRun({ runId: 'imp-orphan', at: T0 + 3 * HOUR });
     const orphan = { type: 'send.submitted', at: '2026-03-01T15:00:05Z', send_id: 'never-queued', tx_hash: aTxHash('orphan') };

@@ -72,7 +72,7 @@ describe('progress in the real program', () => {
   it('import, export, archive and retention draw a bar on a terminal', () => {
     const imported = inTerminal(['journal', 'import', file]);
     expect(imported.status).toBe(0);
-    expect(imported.output).toMatch(/importing \[[#.]+\] \d+% [\d,]+ \/ [\d,]+ events/);
+    expect(imported.output).toMatch(/importing \[[#.]+\] \d+% [\d,]+ \/ [\d,]+ lines/);
     expect(imported.output).toMatch(/imported \d+ events/);
     expect(inTerminal(['history', 'export', '--out', path.join(dir, 'out.json')]).output).toMatch(/exporting: [\d,]+ records/);
     expect(inTerminal(['archive', 'export', '--older-than', '1d', '--out', path.join(dir, 'archive.json')]).output).toMatch(/archiving: [\d,]+ records/);

@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ndjsonFile } from '../../../src/adapters/ndjson-file';
+import { countLines, ndjsonFile } from '../../../src/adapters/ndjson-file';
 import { ImportJournal, ImportRejectedError } from '../../../src/application/journal/import-journal.use-case';
 import { InMemoryJournal } from '../../fakes/in-memory-journal';
 import { aRun } from '../../mothers/journal-events';
@@ -28,6 +28,17 @@ describe('ndjsonFile', () => {
   it('gives the lines as written (LF and CRLF, blank lines kept, no final empty line)', async () => {
     expect(await linesOf(Buffer.from('a\r\n\nb\nc\n', 'utf8'))).toEqual(['a', '', 'b', 'c']);
     expect(await linesOf(Buffer.from('a\nlast-without-newline', 'utf8'))).toEqual(['a', 'last-without-newline']);
+  });
+
+  it('counts the lines as they are read (the import bar\'s total), across read chunks of 1 MiB', async () => {
+    const count = (text: string): number => {
+      const file = path.join(dir, `c-${Math.random().toString(36).slice(2)}.ndjson`);
+      fs.writeFileSync(file, text);
+      return countLines(file);
+    };
+    for (const text of ['', 'a', 'a\n', 'a\r\n\nb\nc\n', 'a\nlast-without-newline', `${'x'.repeat((1 << 20) - 1)}\n${'y'.repeat(1 << 20)}\nz`]) {
+      expect(count(text)).toBe((await linesOf(Buffer.from(text, 'utf8'))).length);
+    }
   });
 
   it('keeps multi-byte characters whole across read chunks of 1 MiB', async () => {
