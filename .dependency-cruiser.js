@@ -24,10 +24,11 @@ module.exports = {
     },
     {
       name: 'adapters-not-to-bin',
-      comment: 'Adapters never import the composition root or the entry points (src/bin). Two exceptions, each to one file: ' +
-        'the CLI base command asks the root for its use cases (oclif builds commands itself), and `chainflow start` starts the server.',
+      comment: 'Adapters never import the composition root or the entry points (src/bin). Three exceptions, each to one file: ' +
+        'the CLI base command asks the root for its use cases (oclif builds commands itself), `chainflow start` starts the server, ' +
+        'and `chainflow worker` its metrics listener.',
       severity: 'error',
-      from: { path: '^src/adapters/', pathNot: ['^src/adapters/cli/base\\.command\\.ts$', '^src/adapters/cli/commands/start\\.ts$'] },
+      from: { path: '^src/adapters/', pathNot: ['^src/adapters/cli/base\\.command\\.ts$', '^src/adapters/cli/commands/start\\.ts$', '^src/adapters/cli/commands/worker\\.ts$'] },
       to: { path: '^src/bin/' },
     },
     {
@@ -43,6 +44,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/adapters/cli/commands/start\\.ts$' },
       to: { path: '^src/bin/', pathNot: '^src/bin/server\\.ts$' },
+    },
+    {
+      name: 'worker-command-to-process-metrics-only',
+      comment: 'The worker command may import src/bin/process-metrics.ts, and nothing else of src/bin.',
+      severity: 'error',
+      from: { path: '^src/adapters/cli/commands/worker\\.ts$' },
+      to: { path: '^src/bin/', pathNot: '^src/bin/process-metrics\\.ts$' },
     },
     {
       name: 'adapter-internals',

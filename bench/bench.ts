@@ -6,7 +6,8 @@
  * exports of every run, each in a child process (time, peak RSS); then the web UI, the spend ledger and the relayers'
  * address book. Report: stdout and `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of
  * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers`, `--cli` and `--export` measure one part alone,
- * `--read` the read side (list pages and overview beside /live at two journal sizes, concurrent clients; see read.ts).
+ * `--lighthouse` the runs view's Lighthouse scores (bench/lighthouse.ts), `--read` the read side (list pages and
+ * overview beside /live at two journal sizes, concurrent clients; see read.ts).
  */
 import 'reflect-metadata';
 import { createWriteStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -41,6 +42,7 @@ import { benchImport, renderImport } from './import';
 import { benchEngine, renderEngine } from './engine';
 import { benchRelayers, renderRelayers } from './relayers';
 import { benchNotifications, renderNotifications } from './notifications';
+import { benchLighthouse, renderLighthouse } from './lighthouse';
 import { benchSends, renderSends } from './sends';
 import { measureUi, UI_FIRST_PAGE_TARGET_MS, UI_PAGE_BYTES_TARGET, type UiFigures } from './ui';
 import { measureExport, type ExportFigures } from './export';
@@ -164,40 +166,41 @@ function renderUi(ui: UiFigures, runs: number): { text: string; pass: boolean } 
   return { text, pass: firstOk && weightOk };
 }
 
+/** Writes a part's report to `.bench/report-<name>.md` and stdout; the exit code says whether its targets were met. */
+function publish(name: string, { text, pass }: { text: string; pass: boolean }): void {
+  writeFileSync(join(WORK, `report-${name}.md`), text);
+  process.stdout.write(text);
+  process.exitCode = pass ? 0 : 1;
+}
+
 /** `--engine`: the engine's figures (step overhead, throughput, recovery after kill -9, webhook acceptance). */
 async function engineOnly(): Promise<void> {
   mkdirSync(WORK, { recursive: true });
-  const { text, pass } = renderEngine(await benchEngine({ work: WORK, repo: REPO, log }));
-  writeFileSync(join(WORK, 'report-engine.md'), text);
-  process.stdout.write(text);
-  process.exitCode = pass ? 0 : 1;
+  publish('engine', renderEngine(await benchEngine({ work: WORK, repo: REPO, log })));
 }
 
 /** `--notifications`: a notification from the failing step to the receiver's 2xx. */
 async function notificationsOnly(): Promise<void> {
   mkdirSync(WORK, { recursive: true });
-  const { text, pass } = renderNotifications(await benchNotifications({ work: WORK, log }));
-  writeFileSync(join(WORK, 'report-notifications.md'), text);
-  process.stdout.write(text);
-  process.exitCode = pass ? 0 : 1;
+  publish('notifications', renderNotifications(await benchNotifications({ work: WORK, log })));
+}
+
+/** `--lighthouse`: the runs view's Lighthouse scores, light and dark (skipped, saying how to install it, without Lighthouse). */
+async function lighthouseOnly(): Promise<void> {
+  mkdirSync(WORK, { recursive: true });
+  publish('lighthouse', renderLighthouse(await benchLighthouse({ work: WORK, log })));
 }
 
 /** `--relayers`: the address book's figures (50 relayers on anvil; every provider down). */
 async function relayersOnly(): Promise<void> {
   mkdirSync(WORK, { recursive: true });
-  const { text, pass } = renderRelayers(await benchRelayers({ work: WORK, iterations: ITERATIONS, warmup: WARMUP, log }));
-  writeFileSync(join(WORK, 'report-relayers.md'), text);
-  process.stdout.write(text);
-  process.exitCode = pass ? 0 : 1;
+  publish('relayers', renderRelayers(await benchRelayers({ work: WORK, iterations: ITERATIONS, warmup: WARMUP, log })));
 }
 
 /** `--sends`: the send path's figures on anvil (step overhead, 200 sends of one relayer, kill -9 at 20 moments). */
 async function sendsOnly(): Promise<void> {
   mkdirSync(WORK, { recursive: true });
-  const { text, pass } = renderSends(await benchSends({ work: WORK, repo: REPO, log }));
-  writeFileSync(join(WORK, 'report-sends.md'), text);
-  process.stdout.write(text);
-  process.exitCode = pass ? 0 : 1;
+  publish('sends', renderSends(await benchSends({ work: WORK, repo: REPO, log })));
 }
 
 /**
@@ -304,6 +307,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--notifications')) return notificationsOnly();
   if (process.argv.includes('--spend')) return spendOnly();
   if (process.argv.includes('--ui')) return uiOnly();
+  if (process.argv.includes('--lighthouse')) return lighthouseOnly();
   const started = new Date();
   const loadAtStart = loadavg()[0]!;
   const runs = positiveInt('BENCH_RUNS', 1_000_000);

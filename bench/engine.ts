@@ -167,8 +167,8 @@ async function webhook(root: Root, samples: number, log: Log): Promise<EngineFig
 
 function spawnServer(dir: string, repo: string, port: number): ChildProcess {
   return spawn(process.execPath, [join(repo, 'bin', 'run.js'), 'start', '--port', String(port), '--config', join(dir, 'chainflow.yaml')], {
-    cwd: dir, env: { ...process.env, BENCH_HOOK_SECRET: HOOK_SECRET, CHAINFLOW_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'],
-  });
+    cwd: dir, env: { ...process.env, BENCH_HOOK_SECRET: HOOK_SECRET, CHAINFLOW_LOG_LEVEL: 'warn' }, stdio: ['ignore', 2, 'inherit'],
+  }); // its log (JSON lines on its stdout) beside the bench's progress on stderr, out of the report
 }
 
 export async function waitLive(port: number): Promise<void> {

@@ -219,8 +219,8 @@ async function burst(root: Root, anvil: Anvil, proxy: RpcProxy, metrics: Countin
 
 function spawnServer(dir: string, repo: string, port: number, anvil: Anvil): ChildProcess {
   return spawn(process.execPath, [join(repo, 'bin', 'run.js'), 'start', '--port', String(port), '--config', join(dir, 'chainflow.yaml')], {
-    cwd: dir, env: { ...process.env, ...envOf(anvil), CHAINFLOW_LOG_LEVEL: 'error' }, stdio: ['ignore', 'ignore', 'inherit'],
-  });
+    cwd: dir, env: { ...process.env, ...envOf(anvil), CHAINFLOW_LOG_LEVEL: 'error' }, stdio: ['ignore', 2, 'inherit'],
+  }); // its log (JSON lines on its stdout) beside the bench's progress on stderr, out of the report
 }
 
 async function killed(child: ChildProcess): Promise<void> {

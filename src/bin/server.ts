@@ -1,13 +1,9 @@
 import type { Server } from 'node:http';
-import pino from 'pino';
+import type pino from 'pino';
+import type { Registry } from 'prom-client';
+import { processLog } from '../adapters/pino-logger';
 import { createHttpApp } from '../adapters/http/app';
 import { HttpMetrics } from '../adapters/http/metrics';
-import { registerOperationsMetrics, registerProcessMetrics } from '../adapters/http/operations-metrics';
-import { registerProviderMetrics } from '../adapters/http/provider-metrics';
-import { registerRelayerMetrics } from '../adapters/http/relayer-metrics';
-import { PromEngineMetrics } from '../adapters/metrics/prom-engine-metrics';
-import { PromSendMetrics } from '../adapters/metrics/prom-send-metrics';
-import { OperationsGauges } from '../application/ports/operations-gauges';
 import { Authenticate } from '../application/auth/authenticate.use-case';
 import { CheckHealth } from '../application/health/check-health.use-case';
 import { JournalSizes } from '../application/health/journal-sizes.use-case';
@@ -33,23 +29,13 @@ import { ListRelayers } from '../application/relayers/list-relayers.use-case';
 import { ListBudgets } from '../application/spend/list-budgets.use-case';
 import { ListTopups } from '../application/relayers/list-topups.use-case';
 import { ListNotifications } from '../application/notifications/list-notifications.use-case';
-import { RelayerGauges } from '../application/relayers/relayer-gauges.use-case';
 import { Redactor } from '../domain/redactor';
 import { ENGINE_SECRET_PATHS, requireSecrets, serverSecretPaths } from '../application/secrets-needed';
+import { registerEngineProcessMetrics } from './process-metrics';
 import type { Root } from './root';
-import { packageVersion } from './version';
 
-/**
- * The server's JSON log (pino). Request lines carry method, path, status and time, never headers; the
- * credential headers are also censored should anything ever log a request. Level: $CHAINFLOW_LOG_LEVEL (info).
- */
-export function createLogger(): pino.Logger {
-  return pino({
-    level: process.env.CHAINFLOW_LOG_LEVEL ?? 'info',
-    base: undefined,
-    redact: { paths: ['req.headers.authorization', 'req.headers["x-service-token"]', 'headers.authorization', 'headers["x-service-token"]'], censor: '<redacted>' },
-  });
-}
+/** The server's JSON log (pino): processLog(), standard output; request lines carry method, path, status and time. */
+export const createLogger = processLog;
 
 export interface ServerOptions {
   readonly port?: number;
@@ -77,13 +63,10 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
   // the provider's number); sends do not wait for it: a provider's first use checks it too, sharing the request.
   const providers = container.get(CheckProviders);
   void providers.execute().catch(() => undefined);
-  const metrics = new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts(),
-    [container.get(PromSendMetrics).registry, container.get(PromEngineMetrics).registry]);
-  registerProcessMetrics(metrics.registry, packageVersion());
-  registerOperationsMetrics(metrics.registry, container.get<OperationsGauges>(OperationsGauges));
-  const relayerGauges = container.get(RelayerGauges);
-  registerRelayerMetrics(metrics.registry, () => relayerGauges.execute());
-  registerProviderMetrics(metrics.registry, () => providers.execute());
+  // This process's counters (engine, sends) are exported on the same page: HttpMetrics holds the list it is given.
+  const counters: Registry[] = [];
+  const metrics = new HttpMetrics(() => sizes.execute(), () => pendingReceipts.counts(), counters);
+  counters.push(...registerEngineProcessMetrics(metrics.registry, container));
   const app = createHttpApp({
     history: {
       listRuns: container.get(ListRuns),

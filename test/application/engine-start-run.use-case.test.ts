@@ -12,11 +12,11 @@ import { StartRun, type StartRunRequest } from '../../src/application/engine/sta
 import { WorkflowCatalog } from '../../src/application/workflow-catalog';
 import type { EngineStore } from '../../src/application/ports/engine-store';
 import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
-import { InvalidInputError } from '../../src/domain/errors';
+import { ConflictError, InvalidInputError } from '../../src/domain/errors';
 import { FixedClock } from '../fakes/fixed-clock';
 import { InMemoryEngineStore } from '../fakes/in-memory-engine-store';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
-import { T0 } from '../mothers/journal-events';
+import { aWorkflowState, T0 } from '../mothers/journal-events';
 import { anHttpCall, aWorkflow } from '../mothers/workflows';
 
 function catalogOf(...workflows: WorkflowDefinition[]): WorkflowCatalog {
@@ -81,5 +81,23 @@ describe('StartRun with an Idempotency-Key', () => {
       await second.destroy();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('paused, a repeated key or delivery still answers the run it started (paused or not); a new one is refused 409', async () => {
+    const journal = new InMemoryJournal();
+    const store = new InMemoryEngineStore();
+    const start = starter(store, journal);
+    const keyed = await start.execute(manual('sweep', 'payout-2026-11-26'));
+    const delivered = await start.execute({ ...manual('sweep'), trigger: { kind: 'webhook', summary: 'POST /hooks/sweep' }, dedupeKeys: ['sweep:sig:1'] });
+    await journal.append([aWorkflowState({ workflow: 'sweep', paused: true })]);
+
+    expect(await start.execute(manual('sweep', 'payout-2026-11-26'))).toEqual({ runId: keyed.runId, created: false, start: [] });
+    expect(await start.execute({ ...manual('sweep'), dedupeKeys: ['sweep:sig:1'] })).toEqual({ runId: delivered.runId, created: false, start: [] });
+    for (const request of [manual('sweep', 'payout-2026-11-27'), manual('sweep'), { ...manual('sweep'), dedupeKeys: ['sweep:sig:2'] }]) {
+      await expect(start.execute(request)).rejects.toThrow(ConflictError);
+    }
+    // The paused workflow's test runs are not refused, and a live run's key never answers for one.
+    expect((await start.execute(manual('sweep', 'payout-2026-11-26', 'test'))).created).toBe(true);
+    expect(store.scheduled()).toHaveLength(3);
   });
 });

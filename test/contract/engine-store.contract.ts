@@ -154,7 +154,12 @@ export function engineStoreContract(name: string, open: () => Promise<EngineStor
     it('delivery keys are forgotten from a time on: a repeat of an older delivery starts a new run', async () => {
       await store.enqueue({ runId: 'old', workflow: 'wf', start: start('old'), at: T, dedupeKeys: ['sig:old'] }, '', 0);
       await store.enqueue({ runId: 'new', workflow: 'wf', start: start('new'), at: T + 1000, dedupeKeys: ['sig:new'] }, '', 0);
+      expect(await store.deliveryRun(['sig:old'])).toBe('old');
+      expect(await store.deliveryRun(['sig:none', 'sig:new'])).toBe('new');
+      expect(await store.deliveryRun(['sig:none'])).toBeUndefined();
+      expect(await store.deliveryRun([])).toBeUndefined();
       expect(await store.forgetDeliveries(T + 1000)).toBe(1);
+      expect(await store.deliveryRun(['sig:old'])).toBeUndefined();
       expect(await store.enqueue({ runId: 'again', workflow: 'wf', start: start('again'), at: T + 2000, dedupeKeys: ['sig:old'] }, '', 0)).toEqual({ runId: 'again', created: true });
       expect(await store.enqueue({ runId: 'twice', workflow: 'wf', start: start('twice'), at: T + 2000, dedupeKeys: ['sig:new'] }, '', 0)).toEqual({ runId: 'new', created: false });
     });

@@ -46,7 +46,7 @@ workflows:
     const tookMs = Date.now() - stopping;
     // It waited for the slow call (about 1.5 s), not for its 60 s lease.
     expect(tookMs).toBeLessThan(15_000);
-    expect(server.stderr()).not.toMatch(/drive failed/);
+    expect(server.log() + server.stderr()).not.toMatch(/drive failed/);
     expect(stub.hits('/after')).toHaveLength(0);
 
     server = await startProcessServer(dir, {});

@@ -279,7 +279,22 @@ describe('the engine, end to end', () => {
   });
 
   it('pause and resume: a paused workflow answers webhooks 409 and refuses manual runs; resumed it runs again', async () => {
+    // Started before the pause: a keyed manual run and a signed delivery.
+    const keyed = (): Promise<{ status: number; body: any }> => fetch(`${server.baseUrl}/api/workflows/payouts/runs`, {
+      method: 'POST', body: '{"input":{"amount":"0"}}', headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json', 'idempotency-key': 'before-pause' },
+    }).then(async (res) => ({ status: res.status, body: await res.json() as any }));
+    const byKey = await keyed();
+    expect(byKey.status).toBe(202);
+    const t = Math.floor(Date.now() / 1000);
+    const delivered = await hook('payouts', { amount: '0' }, { t });
+    expect(delivered.status).toBe(202);
     expect((await cli('workflows', 'pause', 'payouts')).status).toBe(0);
+    // Their repeats start nothing, paused or not: each answers 200 with the run it started (CONTRACT 8.3, 8.7).
+    expect(await keyed()).toEqual({ status: 200, body: { run_id: byKey.body.run_id } });
+    expect(await hook('payouts', { amount: '0' }, { t })).toEqual({ status: 200, body: { run_id: delivered.body.run_id } });
+    const repeatedCli = await cli('run', 'payouts', '--idempotency-key', 'before-pause', '--json');
+    expect(JSON.parse(repeatedCli.stdout)).toMatchObject({ run_id: byKey.body.run_id });
+    expect((await cli('run', 'payouts', '--idempotency-key', 'after-pause')).stderr).toMatch(/workflow paused/);
     expect(await hook('payouts', { amount: '1' })).toEqual({ status: 409, body: { error: 'workflow paused' } });
     expect((await api('POST', '/api/workflows/payouts/runs', {})).status).toBe(409);
     const listed = await api('GET', '/api/workflows');

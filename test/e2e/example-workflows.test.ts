@@ -3,8 +3,10 @@
  * instead of 8080, the one change), each workflow does what the walk-through says, and the page quotes the file
  * word for word.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { createInterface } from 'node:readline';
 import { signPayload } from '../../src/domain/engine/webhook-signature';
 import { assertBuilt } from '../support/cli';
 import { chainflowAsync, eventually, freePort, startProcessServer, type ProcessServer } from '../support/process';
@@ -12,11 +14,26 @@ import { makeTempDir, removeTempDir } from '../support/server';
 
 const REPO = path.resolve(__dirname, '../..');
 const EXAMPLE = fs.readFileSync(path.join(REPO, 'docs/examples/chainflow.yaml'), 'utf8');
-const ENV = { ORDERS_HOOK_SECRET: 'orders-hook-secret-7a1c' };
+const ENV = { ORDERS_HOOK_SECRET: 'orders-hook-secret-7a1c', NOTIFY_SECRET: `whsec_${Buffer.from('example-notify-secret-0123456789ab').toString('base64')}` };
+
+/** docs/examples/receiver.js as its header says to start it; `lines` are what it printed (each a verified delivery). */
+async function startReceiver(port: number): Promise<{ child: ChildProcess; lines: unknown[] }> {
+  const child = spawn(process.execPath, [path.join(REPO, 'docs/examples/receiver.js')], {
+    env: { ...process.env, NOTIFY_SECRET: ENV.NOTIFY_SECRET, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: unknown[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(JSON.parse(line)));
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`receiver exited ${code}`)));
+    createInterface({ input: child.stderr! }).on('line', (line) => { if (line.includes('listening')) resolve(); });
+  });
+  return { child, lines };
+}
 
 describe('docs/examples/chainflow.yaml, run as docs/workflows.md says', () => {
   let dir: string;
   let server: ProcessServer;
+  let receiver: { child: ChildProcess; lines: unknown[] };
   const cli = (...args: string[]) => chainflowAsync(args, dir, ENV);
   const runItem = async (runId: string): Promise<{ status: string; wait_kind: string | null } | undefined> =>
     ((await (await fetch(`${server.baseUrl}/api/history/runs?run_id=${runId}`)).json()) as { items: { status: string; wait_kind: string | null }[] }).items[0];
@@ -37,11 +54,14 @@ describe('docs/examples/chainflow.yaml, run as docs/workflows.md says', () => {
     assertBuilt();
     dir = makeTempDir('chainflow-example-');
     const port = await freePort();
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), EXAMPLE.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`));
+    const receiverPort = await freePort();
+    receiver = await startReceiver(receiverPort);
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), EXAMPLE.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`).replaceAll('127.0.0.1:8081', `127.0.0.1:${receiverPort}`));
     server = await startProcessServer(dir, ENV, [], port);
   }, 30_000);
   afterAll(async () => {
     await server?.kill('SIGTERM');
+    receiver?.child.kill('SIGTERM');
     removeTempDir(dir);
   });
 
@@ -93,5 +113,22 @@ describe('docs/examples/chainflow.yaml, run as docs/workflows.md says', () => {
     expect(timeline.events.filter((e) => e.kind === 'step').map((e) => [e.step_id, e.status])).toEqual([
       ['fetch', 'succeeded'], ['wait_a_bit', 'succeeded'], ['report', 'skipped'],
     ]);
+  }, 40_000);
+
+  it('a rejected order fails its run, and docs/examples/receiver.js gets it signed and verifies it', async () => {
+    const { status, body } = await hook({ order: 'A-1002', quantity: 1 });
+    expect(status).toBe(202);
+    await reaches(body.run_id, 'waiting', 'approval');
+    expect(receiver.lines).toEqual([]); // the rule lists failures only: the approval request is not told
+    const rejected = await cli('approvals', 'reject', `${body.run_id}.approve`, '--reason', 'out of stock');
+    expect(rejected.status).toBe(0);
+    await reaches(body.run_id, 'failed');
+    const delivery = await eventually(async () => receiver.lines[0], 10_000, 'the receiver to print a verified delivery');
+    expect(delivery).toEqual({
+      webhook_id: expect.stringMatching(/^msg_/), type: 'run_failed', at: expect.any(String),
+      data: expect.objectContaining({ run_id: body.run_id, workflow: 'orders', status: 'failed', error_kind: 'approval_rejected' }),
+    });
+    const listed = JSON.parse((await cli('notifications', 'history', '--json')).stdout) as { items: { id: string; status: string }[] };
+    expect(listed.items).toEqual([expect.objectContaining({ id: (delivery as { webhook_id: string }).webhook_id, status: 'delivered' })]);
   }, 40_000);
 });

@@ -24,7 +24,7 @@ workflows:
 
 /** The JSON lines the process logged so far. */
 const logLines = (server: ProcessServer): Array<Record<string, unknown>> =>
-  server.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  server.log().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('chainflow start: the operator log', () => {
   let dir: string;
@@ -33,7 +33,7 @@ describe('chainflow start: the operator log', () => {
     assertBuilt();
     dir = makeTempDir('chainflow-operator-log-');
     fs.writeFileSync(path.join(dir, 'chainflow.yaml'), CONFIG);
-    server = await startProcessServer(dir, { HOOK_SECRET });
+    server = await startProcessServer(dir, { HOOK_SECRET, CHAINFLOW_LOG_LEVEL: 'info' });
   });
   afterAll(async () => {
     await server?.kill();
@@ -68,6 +68,23 @@ describe('chainflow start: the operator log', () => {
     const { run_id: runId } = (await res.json()) as { run_id: string };
     const line = await eventually(async () => logLines(server).find((l) => l.msg === 'run failed' && l.run_id === runId), 20_000, 'the run failed line');
     expect(line).toMatchObject({ level: 50, workflow: 'payouts', step: 'notify', status: 'failed', error_kind: 'http_error', message: expect.stringContaining('GET') });
-    expect(server.stderr()).not.toContain(HOOK_SECRET);
+    expect(server.log() + server.stderr()).not.toContain(HOOK_SECRET);
+  });
+
+  it('is one JSON-lines stream on standard output: lifecycle, operator and request lines in the order they happen; nothing on standard error', async () => {
+    const before = logLines(server).length;
+    const res = await deliver('v1=nothing');
+    expect(res.status).toBe(401);
+    const lines = await eventually(async () => {
+      const now = logLines(server).slice(before);
+      return now.some((l) => l.msg === 'request') ? now : undefined;
+    }, 10_000, 'the request line');
+    expect(lines.map((l) => [l.msg, l.level, l.msg === 'request' ? l.status : l.reason])).toEqual([
+      ['webhook refused', 40, 'malformed header'], ['request', 30, 401],
+    ]);
+    const all = logLines(server);
+    expect(all[0]).toMatchObject({ msg: 'chainflow listening', level: 30, engine: 'on' });
+    expect(server.log().split('\n').filter((l) => l !== '' && !l.startsWith('{'))).toEqual([]);
+    expect(server.stderr()).toBe('');
   });
 });

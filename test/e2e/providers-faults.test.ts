@@ -147,7 +147,7 @@ describe('chainflow start on a network whose provider serves another chain', () 
     const metrics = (await app.api('/metrics')).text as string;
     expect(metrics).toMatch(/^chainflow_provider_up\{network="anvil",provider="1"\} 0$/m);
 
-    const log = app.server.stderr();
+    const log = app.server.log();
     expect(log).toMatch(/provider serves another chain/);
     expect(log).toMatch(/"network":"anvil","provider":1,"chain_id":31337,"provider_chain_id":"999"/);
     expect(log).not.toContain('MISMATCH-SECRET-KEY');

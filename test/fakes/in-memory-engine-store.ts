@@ -116,6 +116,14 @@ export class InMemoryEngineStore implements EngineStore {
     return counts;
   }
 
+  async deliveryRun(dedupeKeys: readonly string[]): Promise<string | undefined> {
+    for (const key of dedupeKeys) {
+      const seen = this.deliveries.get(key);
+      if (seen) return seen.runId;
+    }
+    return undefined;
+  }
+
   async forgetDeliveries(before: number): Promise<number> {
     let forgotten = 0;
     for (const [key, d] of this.deliveries) {

@@ -19,8 +19,10 @@ export async function freePort(): Promise<number> {
 export interface ProcessServer {
   readonly baseUrl: string;
   readonly child: ChildProcess;
-  /** Everything the process wrote to stderr so far. */
+  /** Everything the process wrote to stderr so far (a start that failed, a crash). */
   stderr(): string;
+  /** Its log so far: the JSON lines it wrote to stdout (request, lifecycle and operator lines). */
+  log(): string;
   /** Sends `signal` and waits for the process to end. */
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -28,11 +30,13 @@ export interface ProcessServer {
 /** Spawns `chainflow start --port P` in `cwd` and waits until `/live` answers (at most 20 s). */
 export async function startProcessServer(cwd: string, env: Record<string, string>, args: readonly string[] = [], port?: number): Promise<ProcessServer> {
   port ??= await freePort();
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, CHAINFLOW_LOG_LEVEL: 'warn', NO_COLOR: '1' };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, CHAINFLOW_LOG_LEVEL: 'warn', ...env, NO_COLOR: '1' };
   delete childEnv.CHAINFLOW_CONFIG;
-  const child = spawn(process.execPath, [BIN, 'start', '--port', String(port), ...args], { cwd, env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'start', '--port', String(port), ...args], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
+  let log = '';
   child.stderr!.on('data', (d: Buffer) => void (stderr += d.toString()));
+  child.stdout!.on('data', (d: Buffer) => void (log += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 20_000;
@@ -50,7 +54,7 @@ export async function startProcessServer(cwd: string, env: Record<string, string
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
-    baseUrl, child, stderr: () => stderr,
+    baseUrl, child, stderr: () => stderr, log: () => log,
     kill: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;

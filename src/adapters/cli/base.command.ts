@@ -16,11 +16,11 @@ export abstract class ChainflowCommand extends Command {
   private opened: Root | undefined;
 
   /** Opens the composition root (config, storage, container) once per command. */
-  protected async root(configPath: string | undefined, profile: NonNullable<RootOptions['profile']> = 'tool'): Promise<Root> {
+  protected async root(configPath: string | undefined, profile: NonNullable<RootOptions['profile']> = 'tool', logger?: RootOptions['logger']): Promise<Root> {
     if (!this.opened) {
       // Loaded lazily so that `--help` and flag errors do not pay for the storage.
       const { openRoot } = await import('../../bin/root');
-      this.opened = await openRoot({ configPath, profile });
+      this.opened = await openRoot({ configPath, profile, ...(logger ? { logger } : {}) });
     }
     return this.opened;
   }

@@ -3,6 +3,11 @@ import { CONFIGURED_TOKEN_NAME, type Authenticate } from '../../application/auth
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
+/** The tokens a request carries: `Authorization: Bearer T` and `X-Service-Token: T` (absent ones undefined). */
+export function tokensOf(header: (name: string) => string | undefined): (string | undefined)[] {
+  return [BEARER.exec(header('authorization') ?? '')?.[1], header('x-service-token')?.trim()];
+}
+
 /**
  * Requires a valid token when authentication is on: `Authorization: Bearer T` or `X-Service-Token: T`
  * (a proxy may replace Authorization), either one sufficing. A refusal is
@@ -11,7 +16,7 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 export function requireAuth(auth: Authenticate): RequestHandler {
   return (req, res, next) => {
     if (!auth.enabled) return next();
-    const candidates = [BEARER.exec(req.get('authorization') ?? '')?.[1], req.get('x-service-token')?.trim()];
+    const candidates = tokensOf((name) => req.get(name));
     // The configured token is checked synchronously; only a named bearer needs a lookup.
     if (auth.matchesConfigured(candidates)) {
       res.locals.principal = CONFIGURED_TOKEN_NAME;

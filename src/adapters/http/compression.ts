@@ -74,7 +74,7 @@ export function encodeBody(req: IncomingMessage, res: ServerResponse, body: stri
 /**
  * Compresses what Express's `res.send` writes (`res.json` goes through it): error answers, the engine's replies,
  * `/metrics`. The history pages skip it (sendJsonText encodes them itself), as do streams (the export is written
- * chunk by chunk and is a download, not a page).
+ * chunk by chunk through encodedStream, compressed-stream.ts).
  */
 export function compressSend(): RequestHandler {
   return (req, res, next) => {

@@ -10,6 +10,7 @@ import type { ListWaiting } from '../../application/history/list-waiting.use-cas
 import type { ListWorkflows } from '../../application/history/list-workflows.use-case';
 import type { ParamSpecs } from '../../application/query/query-params';
 import { StreamSink } from '../stream-sink';
+import { encodedStream } from './compressed-stream';
 import { sendJson, sendJsonText } from './json-body';
 import {
   APPROVAL_ITEM, envelope, ERROR, REORG_ITEM, REPLAY_ITEM, RUN_DIFF, RUN_ITEM, SEND_ATTEMPT, TIMELINE, WAITING_ITEM, WORKFLOW_ROW,
@@ -83,7 +84,7 @@ export function historyRoutes(routes: RouteTable, uc: HistoryUseCases): ReturnTy
     const { filter, format } = uc.exportHistory.parse(req.query as Query);
     res.type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
     res.set('Content-Disposition', `attachment; filename="chainflow-history.${format}"`);
-    const sink = new StreamSink(res);
+    const sink = new StreamSink(encodedStream(req, res));
     try {
       await uc.exportHistory.execute(filter, format, sink);
       await sink.end();

@@ -223,6 +223,12 @@ export class KnexEngineStore implements EngineStore {
     return new Map(rows.map((r) => [r.workflow, Number(r.n)]));
   }
 
+  async deliveryRun(dedupeKeys: readonly string[]): Promise<string | undefined> {
+    if (dedupeKeys.length === 0) return undefined;
+    const row = await this.db('engine_deliveries').whereIn('delivery_key', [...dedupeKeys]).first('run_id');
+    return row ? String(row.run_id) : undefined;
+  }
+
   async forgetDeliveries(before: number): Promise<number> {
     return Number(await this.db('engine_deliveries').where('at', '<', before).delete());
   }

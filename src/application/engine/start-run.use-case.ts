@@ -49,7 +49,7 @@ export interface StartedRun {
 /**
  * Starts a run of a configured workflow: the run is first recorded in the engine's schedule (with its first
  * events, so that no start is lost if this process dies), then journaled, now or by the engine that drives it.
- * A paused workflow starts no live run.
+ * A paused workflow starts no live run (a repeat of one started before still answers that run).
  */
 @injectable()
 export class StartRun {
@@ -68,11 +68,15 @@ export class StartRun {
     const definition = this.catalog.get(req.workflow);
     if (!definition) throw new NotFoundError(`workflow ${req.workflow}`);
     const session = req.session ?? 'live';
-    if (session === 'live' && ((await this.states.paused(req.workflow)) ?? definition.paused)) {
-      throw new ConflictError('workflow paused');
-    }
     const key = parseIdempotencyKey(req.idempotencyKey, 'idempotency key');
     const dedupeKeys = [...(req.dedupeKeys ?? []), ...(key !== undefined ? [manualRunKey(req.workflow, session, key)] : [])];
+    if (session === 'live' && ((await this.states.paused(req.workflow)) ?? definition.paused)) {
+      // A repeat of a delivery or key that started a run before the pause starts nothing either way: it is answered
+      // with that run (CONTRACT 8.3, 8.7), as before the pause; only a new start is refused.
+      const earlier = await this.store.deliveryRun(dedupeKeys);
+      if (earlier !== undefined) return { runId: earlier, created: false, start: [] };
+      throw new ConflictError('workflow paused');
+    }
     const now = this.clock.now();
     const runId = newRunId(now);
     const at = toIso(now);

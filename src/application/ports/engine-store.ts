@@ -89,6 +89,8 @@ export interface EngineStore {
   fenceOf(runId: string): Promise<number | undefined>;
   /** Runs whose lease is live at `now`, per workflow. */
   heldCounts(now: number): Promise<Map<string, number>>;
+  /** The run that one of these delivery keys started (still remembered), or undefined: a repeat's answer when no run may start. */
+  deliveryRun(dedupeKeys: readonly string[]): Promise<string | undefined>;
   /** Forgets the delivery keys recorded before `before` (epoch ms): a repeat of such a delivery starts a new run. Returns how many. */
   forgetDeliveries(before: number): Promise<number>;
   /** The next due tick of a cron workflow (epoch ms), if one is recorded. */

@@ -1,4 +1,4 @@
-/** Operational log lines (JSON on the server, stderr in the CLI). Callers pass only redacted text. */
+/** Operational log lines (JSON lines: on standard output in `start` and `worker`, standard error in one-shot commands). Callers pass only redacted text. */
 export interface Logger {
   /** Something failed that an operator should look at (a run failed or dead-lettered). */
   error(message: string, fields?: Readonly<Record<string, unknown>>): void;

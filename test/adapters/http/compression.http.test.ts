@@ -3,8 +3,10 @@
  * accepts it, decode to the same bytes as the plain answer, and small ones go as they are. Real requests through
  * node:http, which (unlike fetch) shows the bytes on the wire.
  */
-import { request } from 'node:http';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { brotliDecompressSync, constants, gunzipSync } from 'node:zlib';
+import { encodedStream } from '../../../src/adapters/http/compressed-stream';
 import { WriteDemoJournal } from '../../../src/application/journal/demo-journal.use-case';
 import { negotiateCoding } from '../../../src/adapters/http/compression';
 import { startTestServer, type TestServer } from '../../support/server';
@@ -116,5 +118,78 @@ describe('compression', () => {
     expect((await wire(srv.baseUrl, small, { 'accept-encoding': 'br' })).headers['content-encoding']).toBeUndefined();
     expect((await wire(srv.baseUrl, '/assets/nope.js', { 'accept-encoding': 'br' })).status).toBe(404);
     expect((await wire(srv.baseUrl, '/assets/..%2f..%2fapp.js', { 'accept-encoding': 'br' })).status).toBe(404);
+  });
+
+  it('compresses the streamed history export (CSV and JSON), chunked, decoding to the plain export; a short one goes as it is', async () => {
+    for (const path of ['/api/history/export?format=csv', '/api/history/export?format=json']) {
+      const plain = await wire(srv.baseUrl, path);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.headers.vary).toMatch(/Accept-Encoding/);
+      expect(plain.bytes.length).toBeGreaterThan(1024);
+      for (const coding of ['br', 'gzip']) {
+        const packed = await wire(srv.baseUrl, path, { 'accept-encoding': coding });
+        expect({ path, coding, status: packed.status, encoding: packed.headers['content-encoding'] }).toEqual({ path, coding, status: 200, encoding: coding });
+        expect(packed.headers['transfer-encoding']).toBe('chunked');
+        expect(packed.headers['content-type']).toBe(plain.headers['content-type']);
+        expect(packed.headers['content-disposition']).toBe(plain.headers['content-disposition']);
+        expect(decode(packed).equals(plain.bytes)).toBe(true);
+        expect(packed.bytes.length).toBeLessThan(plain.bytes.length * 0.4);
+      }
+    }
+    const short = await wire(srv.baseUrl, '/api/history/export?format=csv&workflow=no-such-workflow', { 'accept-encoding': 'gzip' });
+    expect(short.status).toBe(200);
+    expect(short.bytes.length).toBeLessThan(1024);
+    expect(short.headers['content-encoding']).toBeUndefined();
+    expect(short.bytes.toString('utf8')).toMatch(/^run_id,/);
+  });
+});
+
+describe('encodedStream (a compressed answer that still streams)', () => {
+  let server: Server;
+  let release: () => void = () => undefined;
+  const first = 'a,b,c\n'.repeat(400);
+  const second = 'd,e,f\n'.repeat(400);
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      res.setHeader('Content-Type', 'text/csv');
+      const out = encodedStream(req, res);
+      out.write(first);
+      // The rest waits until the client has decoded the first chunk: it must have reached it before the end.
+      release = () => out.end(second);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it.each(['gzip', 'br'])('flushes each write through %s: the client decodes it before the answer ends', async (coding) => {
+    const { port } = server.address() as AddressInfo;
+    const { head, early, bytes } = await new Promise<{ head: string | undefined; early: string; bytes: Buffer }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/', headers: { 'accept-encoding': coding } }, (res) => {
+        const chunks: Buffer[] = [];
+        let early: string | undefined;
+        res.on('data', (c: Buffer) => {
+          chunks.push(c);
+          if (early !== undefined) return;
+          const sofar = Buffer.concat(chunks);
+          const text = (coding === 'br'
+            ? brotliDecompressSync(sofar, { finishFlush: constants.BROTLI_OPERATION_FLUSH })
+            : gunzipSync(sofar, { finishFlush: constants.Z_SYNC_FLUSH })).toString('utf8');
+          if (text.length >= first.length) {
+            early = text;
+            release();
+          }
+        });
+        res.on('end', () => resolve({ head: res.headers['content-encoding'] as string | undefined, early: early ?? '', bytes: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(head).toBe(coding);
+    expect(early).toBe(first);
+    const whole = coding === 'br' ? brotliDecompressSync(bytes) : gunzipSync(bytes);
+    expect(whole.toString('utf8')).toBe(first + second);
   });
 });

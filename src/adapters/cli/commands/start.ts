@@ -11,9 +11,11 @@ export default class Start extends ChainflowCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Start);
-    const root = await this.root(flags.config, 'server');
-    const { startServer, createLogger } = await import('../../../bin/server');
-    const logger = createLogger();
+    // One JSON-lines stream on standard output: the engine's operator lines and the server's request lines.
+    const { processLog, PinoLogger } = await import('../../pino-logger');
+    const logger = processLog();
+    const root = await this.root(flags.config, 'server', new PinoLogger(logger));
+    const { startServer } = await import('../../../bin/server');
     const server = await startServer(root, { port: flags.port, logger, engine: flags.engine });
     const address = server.address();
     const where = typeof address === 'object' && address ? `http://${address.address}:${address.port}` : String(address);
