@@ -64,6 +64,7 @@ import { RelayerBook } from '../application/relayers/relayer-book';
 import { RelayerGauges } from '../application/relayers/relayer-gauges.use-case';
 import { TopUpRelayer } from '../application/relayers/top-up-relayer.use-case';
 import { ChainflowConfig } from '../application/config';
+import { requireSecrets } from '../application/secrets-needed';
 import { Authenticate } from '../application/auth/authenticate.use-case';
 import { ListBearers, MintBearer, RevokeBearer } from '../application/auth/manage-bearers.use-case';
 import { CheckHealth } from '../application/health/check-health.use-case';
@@ -143,7 +144,9 @@ export interface Root {
  */
 export async function openRoot(options: RootOptions = {}): Promise<Root> {
   const config = loadConfig({ cwd: options.cwd ?? process.cwd(), configPath: options.configPath, env: options.env ?? process.env });
-  const db = await openDatabase(config.storage.url, options.profile);
+  // Every command here opens the storage: an unset `storage.password` variable stops it, named.
+  requireSecrets(config, ['storage'], 'opening the storage');
+  const db = await openDatabase(config.storage.url, options.profile, config.storage.password === undefined ? {} : { password: config.storage.password });
   const cursorKey = (await db('meta').where({ key: 'cursor_key' }).first()) as { value: string };
   const container = new Container({ defaultScope: 'Singleton' });
 
