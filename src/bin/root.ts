@@ -2,6 +2,9 @@ import { Container } from 'inversify';
 import type { Knex } from 'knex';
 import { loadConfig } from '../adapters/config/config.loader';
 import { openDatabase, type StorageProfile } from '../adapters/knex/connection';
+import { openPostgresCopyTarget, openSqliteCopySource } from '../adapters/knex/storage-copy';
+import { CopyStorage } from '../application/storage/copy-storage.use-case';
+import type { CopySource, CopyTarget } from '../application/ports/storage-copy';
 import { Database, KnexJournalWriter } from '../adapters/knex/knex-journal.writer';
 import { KnexBearerRepository } from '../adapters/knex/knex-bearer.repository';
 import { KnexHistoryRepository } from '../adapters/knex/knex-history.repository';
@@ -217,4 +220,25 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(SendBudget).toService(BudgetGuard);
 
   return { container, config, close: () => db.destroy() };
+}
+
+/** `chainflow storage copy`: its two ends, opened apart from any config (the command names both), and the use case. */
+export interface StorageCopy {
+  readonly copy: CopyStorage;
+  readonly source: CopySource;
+  readonly target: CopyTarget;
+  close(): Promise<void>;
+}
+
+/** Opens `from` (`sqlite:PATH`, read-only) and `to` (`postgres://…`, migrated); the caller has checked both. */
+export async function openStorageCopy(from: string, to: string, password?: string): Promise<StorageCopy> {
+  const source = await openSqliteCopySource(from);
+  let target: CopyTarget;
+  try {
+    target = await openPostgresCopyTarget(to, password);
+  } catch (err) {
+    await source.close();
+    throw err;
+  }
+  return { copy: new CopyStorage(), source, target, close: async () => void (await Promise.allSettled([source.close(), target.close()])) };
 }
