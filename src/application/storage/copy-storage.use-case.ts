@@ -76,7 +76,19 @@ export class CopyStorage {
         const sums = new Map(table.weiColumns.map((c) => [c, 0n]));
         sourceSums.set(table.name, sums);
         const batch = Math.max(1, Math.min(options.batchSize ?? DEFAULT_COPY_BATCH, target.batchLimit(table.columns.length)));
-        for await (const rows of source.rows(table, batch)) {
+        // The next batch is read while this one is written: the two databases work at once.
+        const batches = source.rows(table, batch)[Symbol.asyncIterator]();
+        // A read still running when a write fails is awaited by nobody: its failure must not go unhandled.
+        const ahead = (): Promise<IteratorResult<StoredRow[]>> => {
+          const read = batches.next();
+          read.catch(() => undefined);
+          return read;
+        };
+        let next = ahead();
+        for (;;) {
+          const { done, value: rows } = await next;
+          if (done) break;
+          next = ahead();
           addWei(sums, rows);
           await write(writer, table, rows);
           copied += rows.length;
