@@ -2,10 +2,6 @@
  * Manual runs with an Idempotency-Key (CONTRACT 8.7): the same key starts at most one run of a workflow, decided in
  * storage, so two processes racing with one key start one run; a bad key is refused naming its field.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../../src/adapters/knex/connection';
 import { KnexEngineStore } from '../../src/adapters/knex/knex-engine.store';
 import type { ChainflowConfig, WorkflowConfig } from '../../src/application/config';
 import { StartRun, type StartRunRequest } from '../../src/application/engine/start-run.use-case';
@@ -18,6 +14,7 @@ import { InMemoryEngineStore } from '../fakes/in-memory-engine-store';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
 import { aWorkflowState, T0 } from '../mothers/journal-events';
 import { anHttpCall, aWorkflow } from '../mothers/workflows';
+import { KNEX_STORES } from '../support/stores';
 
 function catalogOf(...workflows: WorkflowDefinition[]): WorkflowCatalog {
   const entries: [string, WorkflowConfig][] = workflows.map((w) => [w.name, { name: w.name, budgets: [], definition: {}, engine: w }]);
@@ -64,22 +61,18 @@ describe('StartRun with an Idempotency-Key', () => {
     expect((await start.execute(manual('sweep', 'k'.repeat(200)))).created).toBe(true);
   });
 
-  it('two processes racing with one key on one SQLite file start one run', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'chainflow-idem-'));
-    const url = `sqlite:${join(dir, 'engine.db')}`;
-    const first = await openDatabase(url);
-    const second = await openDatabase(url);
+  it.each(KNEX_STORES)('two processes racing with one key on one %s database start one run', async (_name, freshStore) => {
+    const store = await freshStore();
     try {
+      const [first, second] = [await store.open(), await store.open()];
       const a = starter(new KnexEngineStore(first));
       const b = starter(new KnexEngineStore(second));
       const results = await Promise.all([a, b, a, b].map((s) => s.execute(manual('sweep', 'race-1'))));
       expect(results.filter((r) => r.created)).toHaveLength(1);
       expect(new Set(results.map((r) => r.runId)).size).toBe(1);
-      expect((await first('engine_runs').count<{ n: number }[]>({ n: '*' }))[0]!.n).toBe(1);
+      expect(Number((await first('engine_runs').count({ n: '*' }))[0]!.n)).toBe(1);
     } finally {
-      await first.destroy();
-      await second.destroy();
-      rmSync(dir, { recursive: true, force: true });
+      await store.close();
     }
   });
 

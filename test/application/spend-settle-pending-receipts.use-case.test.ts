@@ -6,6 +6,7 @@ import { SettlePendingReceipts } from '../../src/application/spend/settle-pendin
 import type { Receipt } from '../../src/domain/journal/journal-event';
 import { Redactor } from '../../src/domain/redactor';
 import { landedSend, type LandedSendSpec } from '../contract/spend.contract';
+import { FixedClock } from '../fakes/fixed-clock';
 import { InMemoryChain } from '../fakes/in-memory-chain';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
 import { InMemorySpendLedger } from '../fakes/in-memory-spend';
@@ -72,7 +73,7 @@ describe('SettlePendingReceipts', () => {
     logger = new CapturingLogger();
   });
 
-  const settle = (reader: StubReader | InMemoryChain): SettlePendingReceipts => new SettlePendingReceipts(spend, reader as unknown as ChainReader, config, logger, new Redactor(config.secretValues));
+  const settle = (reader: StubReader | InMemoryChain): SettlePendingReceipts => new SettlePendingReceipts(spend, reader as unknown as ChainReader, config, logger, new Redactor(config.secretValues), new FixedClock(T0));
   const owe = async (...specs: LandedSendSpec[]): Promise<void> => {
     await journal.append(specs.flatMap((spec) => landedSend({ receipt: null, ...spec })));
   };

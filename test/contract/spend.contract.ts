@@ -6,7 +6,7 @@ import type { RunRepository } from '../../src/application/ports/run-repository';
 import type { PendingReceipts, SpendFilter, SpendLedger } from '../../src/application/ports/spend-ledger';
 import { JournalRejectedError } from '../../src/domain/errors';
 import type { JournalEvent, Receipt, SendOutcome, SessionKind } from '../../src/domain/journal/journal-event';
-import { completeEntry, MAX_UINT256, type LedgerEntry } from '../../src/domain/spend/ledger-entry';
+import { completeEntry, MAX_UINT256, type LedgerEntry, type PendingReceipt } from '../../src/domain/spend/ledger-entry';
 import { zeroTotals, type ComboTotals } from '../../src/domain/spend/spend-totals';
 import { FixedClock } from '../fakes/fixed-clock';
 import { matchesSpendFilter } from '../fakes/in-memory-spend';
@@ -445,6 +445,28 @@ export function spendContract(name: string, open: () => Promise<OpenSpend>): voi
         ]);
         expect((await s.ledger.pending(2)).map((p) => p.runId)).toEqual(['o1', 'o2']);
         expect(await s.ledger.counts()).toEqual({ pending: 3, gaps: 0 });
+      });
+
+      it('hands each read to one drain at a time: others take what nobody holds, or what is held no more', async () => {
+        await s.journal.append([
+          ...landedSend({ runId: 'c1', receipt: null, at: T0 }), ...landedSend({ runId: 'c2', receipt: null, at: T0 + HOUR }),
+          ...landedSend({ runId: 'c3', receipt: null, at: T0 + 2 * HOUR }),
+        ]);
+        // Real time: on PostgreSQL a claim runs out on the database's clock.
+        const now = Date.now();
+        const ids = (owed: readonly PendingReceipt[]): string[] => owed.map((p) => p.runId);
+        const held = await s.ledger.claim('a', now, now + 60_000, 2);
+        expect(ids(held)).toEqual(['c1', 'c2']);
+        expect(ids(await s.ledger.claim('b', now, now + 60_000, 10))).toEqual(['c3']);
+        expect(await s.ledger.claim('c', now, now + 60_000, 10)).toEqual([]);
+        expect(ids(await s.ledger.claim('a', now, now + 60_000, 10))).toEqual(['c1', 'c2']);
+        await s.ledger.complete(held[0]!, completeEntry(held[0]!, { gasUsed: '2', effectiveGasPrice: '3' })!);
+        await s.ledger.fail(held[1]!, 'no provider answered');
+        expect(ids(await s.ledger.pending(10))).toEqual(['c3']);
+        expect(ids(await s.ledger.claim('b', Date.now(), Date.now() + 1, 10))).toEqual(['c3']);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        expect(ids(await s.ledger.claim('c', Date.now(), Date.now() + 60_000, 10))).toEqual(['c3']);
+        expect(await s.ledger.counts()).toEqual({ pending: 1, gaps: 1 });
       });
 
       it('keeps a reverted send reverted through the pending read', async () => {

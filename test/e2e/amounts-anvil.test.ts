@@ -1,6 +1,6 @@
 /**
  * Exact amounts and checked addresses end to end (issue #27 part 5, CONTRACT 8.8): a real anvil node and the real
- * `chainflow start` process. A webhook body's number beyond 2^53 is paid to the wei (the chain says so), a u256
+ * `chainflow start` process, on SQLite and on PostgreSQL. A webhook body's number beyond 2^53 is paid to the wei (the chain says so), a u256
  * condition and `if` let a 10-token payout through, and a `to` with a wrong EIP-55 checksum fails its step
  * `expression_error` with nothing broadcast.
  */
@@ -10,7 +10,9 @@ import { engineClient, minedNonce } from '../support/engine-client';
 import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
 import { startProcessServer, type ProcessServer } from '../support/process';
+import type { FreshPostgres } from '../support/postgres';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { E2E_STORAGES, storageSection } from '../support/stores';
 
 const HOOK_SECRET = 'hook-secret-a1b2c3';
 const API_TOKEN = 'api-token-amounts-77';
@@ -25,9 +27,9 @@ const TEN_TOKENS = '10000000000000000000';
 
 interface Json { [key: string]: any }
 
-function config(): string {
+function config(storage: string): string {
   return `chainflow_version: 1
-secrets:
+${storage}secrets:
   hook: { env: HOOK_SECRET }
   api_token: { env: API_TOKEN }
 server:
@@ -59,7 +61,8 @@ workflows:
 `;
 }
 
-describe('exact amounts and checked addresses on a real chain, end to end', () => {
+describe.each(E2E_STORAGES)('exact amounts and checked addresses on a real chain, end to end, on %s', (_name, freshStorage) => {
+  let database: FreshPostgres | undefined;
   let anvil: Anvil;
   let dir: string;
   let server: ProcessServer;
@@ -75,12 +78,14 @@ describe('exact amounts and checked addresses on a real chain, end to end', () =
     assertBuilt();
     anvil = await startAnvil();
     dir = makeTempDir('chainflow-amounts-');
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config());
+    database = await freshStorage();
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(storageSection(database)));
     server = await startProcessServer(dir, { HOOK_SECRET, API_TOKEN, RPC: anvil.url, OPS_KEY: OPS.privateKey });
   }, 60_000);
   afterAll(async () => {
     await server?.kill('SIGKILL');
     await anvil?.stop();
+    await database?.drop();
     if (dir) removeTempDir(dir);
   });
 

@@ -1,6 +1,6 @@
 /**
  * Budgets end to end (issue #27, CONTRACT 8.7, 8.8): a real anvil node and the real `chainflow start` process on a real
- * SQLite file. Two 0.6 ether payouts fired at once against a 1 ether max_native_value: exactly one pays. A real
+ * SQLite file and on PostgreSQL (CONTRACT 10). Two 0.6 ether payouts fired at once against a 1 ether max_native_value: exactly one pays. A real
  * ERC-20 (test/fixtures/contracts/MiniToken.sol, compiled here with solc, deployed on anvil, minted to the relayer):
  * a transfer of 1000 against max_token_value 5 is refused budget_exceeded with nothing broadcast; a transfer of 3
  * passes and shows its token_transfer in the transactions list.
@@ -12,7 +12,9 @@ import { engineClient, minedNonce } from '../support/engine-client';
 import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
+import type { FreshPostgres } from '../support/postgres';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { E2E_STORAGES, storageSection } from '../support/stores';
 import { compileContract } from '../support/solidity';
 
 const HOOK_SECRET = 'hook-secret-41ab7c';
@@ -25,9 +27,9 @@ const ETHER = 10n ** 18n;
 
 interface Json { [key: string]: any }
 
-function config(token: string): string {
+function config(token: string, storage: string): string {
   return `chainflow_version: 1
-secrets:
+${storage}secrets:
   hook: { env: HOOK_SECRET }
   api_token: { env: API_TOKEN }
 server:
@@ -63,8 +65,9 @@ workflows:
 `;
 }
 
-describe('budgets on a real chain, end to end', () => {
+describe.each(E2E_STORAGES)('budgets on a real chain, end to end, on %s', (_name, freshStorage) => {
   const abi = new Web3Abi();
+  let database: FreshPostgres | undefined;
   let anvil: Anvil;
   let dir: string;
   let server: ProcessServer;
@@ -91,12 +94,14 @@ describe('budgets on a real chain, end to end', () => {
     token = String(deployed.contractAddress).toLowerCase();
     await transact({ to: token, data: abi.encodeCall('mint(address,uint256)', [TOKENS.address, '1000000']) });
     dir = makeTempDir('chainflow-budgets-');
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(token));
+    database = await freshStorage();
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(token, storageSection(database)));
     server = await startProcessServer(dir, { HOOK_SECRET, API_TOKEN, RPC: anvil.url, OPS_KEY: OPS.privateKey, TOKENS_KEY: TOKENS.privateKey });
   }, 60_000);
   afterAll(async () => {
     await server?.kill('SIGKILL');
     await anvil?.stop();
+    await database?.drop();
     if (dir) removeTempDir(dir);
   });
 

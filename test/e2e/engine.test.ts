@@ -1,5 +1,6 @@
 /**
- * The engine end to end (CONTRACT 8): the real `chainflow start` process on a real SQLite file, the real CLI, real
+ * The engine end to end (CONTRACT 8): the real `chainflow start` process on a real SQLite file and on PostgreSQL
+ * (CONTRACT 10), the real CLI, real
  * HTTP (webhooks in, http_calls out to a local stub service), and kill -9 of the server with runs parked and one
  * mid-step, then a restart that finishes them with no step finished twice.
  */
@@ -8,7 +9,9 @@ import * as path from 'node:path';
 import { signPayload } from '../../src/domain/engine/webhook-signature';
 import { assertBuilt } from '../support/cli';
 import { chainflowAsync, eventually, startProcessServer, StubService, type ProcessServer } from '../support/process';
+import type { FreshPostgres } from '../support/postgres';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { E2E_STORAGES, storageSection } from '../support/stores';
 
 const HOOK_SECRET = 'hook-secret-5f1c9a';
 const PARTNER_KEY = 'partner-key-9d2e7b';
@@ -17,9 +20,9 @@ const ENV = { HOOK_SECRET, PARTNER_KEY, API_TOKEN };
 
 interface RunItem { run_id: string; workflow: string; status: string; error_kind: string | null; trigger: string; wait_kind: string | null }
 
-function config(stub: string, other: string): string {
+function config(stub: string, other: string, storage: string): string {
   return `chainflow_version: 1
-secrets:
+${storage}secrets:
   hook: { env: HOOK_SECRET }
   partner_key: { env: PARTNER_KEY }
   api_token: { env: API_TOKEN }
@@ -89,8 +92,9 @@ workflows:
 `;
 }
 
-describe('the engine, end to end', () => {
+describe.each(E2E_STORAGES)('the engine, end to end, on %s', (_name, freshStorage) => {
   let dir: string;
+  let database: FreshPostgres | undefined;
   let stub: StubService;
   /** Another origin, where a redirect may try to take a step's secret headers. */
   let other: StubService;
@@ -125,13 +129,15 @@ describe('the engine, end to end', () => {
     dir = makeTempDir('chainflow-engine-');
     stub = await new StubService().start();
     other = await new StubService().start();
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(stub.baseUrl, other.baseUrl));
+    database = await freshStorage();
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(stub.baseUrl, other.baseUrl, storageSection(database)));
     server = await startProcessServer(dir, ENV);
   }, 30_000);
   afterAll(async () => {
     await server?.kill('SIGKILL');
     await stub?.close();
     await other?.close();
+    await database?.drop();
     removeTempDir(dir);
   });
 

@@ -1,5 +1,5 @@
 /**
- * Notifications end to end (CONTRACT 11): the real `chainflow start` on a SQLite file; a run whose step fails
+ * Notifications end to end (CONTRACT 11): the real `chainflow start` on a SQLite file and on PostgreSQL; a run whose step fails
  * notifies a local receiver that checks each delivery as a Standard Webhooks receiver does (the `standardwebhooks`
  * library's `Webhook.verify`, and the HMAC by hand over `${id}.${timestamp}.${body}` with the base64-decoded secret).
  */
@@ -11,7 +11,9 @@ import * as path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { assertBuilt } from '../support/cli';
 import { chainflowAsync, eventually, startProcessServer, StubService, type ProcessServer } from '../support/process';
+import type { FreshPostgres } from '../support/postgres';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { E2E_STORAGES, storageSection } from '../support/stores';
 
 const SECRET_BYTES = Buffer.from('a3f1c9e27b5d4086a3f1c9e27b5d4086c0ffee1234567890a3f1c9e27b5d4086', 'hex');
 const WHSEC = `whsec_${SECRET_BYTES.toString('base64')}`;
@@ -82,9 +84,9 @@ function verify(raw: string, headers: IncomingHttpHeaders): string | undefined {
   return undefined;
 }
 
-function config(receiver: string, stub: string): string {
+function config(receiver: string, stub: string, storage: string): string {
   return `chainflow_version: 1
-secrets:
+${storage}secrets:
   notify_secret: { env: NOTIFY_SECRET }
   partner_key: { env: PARTNER_KEY }
 engine:
@@ -114,7 +116,8 @@ workflows:
 `;
 }
 
-describe('notifications with the real chainflow start', () => {
+describe.each(E2E_STORAGES)('notifications with the real chainflow start on %s', (_name, freshStorage) => {
+  let database: FreshPostgres | undefined;
   let dir: string;
   let receiver: Receiver;
   let stub: StubService;
@@ -126,13 +129,15 @@ describe('notifications with the real chainflow start', () => {
     receiver = await new Receiver().start();
     // The far end answers 500 with a body that names the partner key: no delivery may carry it.
     stub = await new StubService().on('/quote', { status: 500, raw: `upstream refused key ${PARTNER_KEY}` }).start();
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(receiver.url, stub.baseUrl));
+    database = await freshStorage();
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(receiver.url, stub.baseUrl, storageSection(database)));
   });
   afterEach(async () => {
     await server?.kill('SIGKILL');
     server = undefined;
     await receiver.close();
     await stub.close();
+    await database?.drop();
     removeTempDir(dir);
   });
 

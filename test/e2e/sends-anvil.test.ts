@@ -1,6 +1,6 @@
 /**
  * Sends end to end (issue #11, CONTRACT 8.5): a real anvil node, the real `chainflow start` process on a real SQLite
- * file, webhooks in, and the history API, the spend API and the chain compared to the wei. A webhook workflow pays
+ * file and on PostgreSQL (CONTRACT 10), webhooks in, and the history API, the spend API and the chain compared to the wei. A webhook workflow pays
  * out through a relayer until the gas budget cap refuses the next send (nothing broadcast for it); a contract that
  * reverts on chain settles `reverted` with its gas in the reverted loss; a transaction stuck with automine off is
  * replaced with raised fees and the replacement lands.
@@ -11,7 +11,9 @@ import { engineClient, minedNonce } from '../support/engine-client';
 import { ANVIL_ACCOUNTS, REVERT_ON_CHAIN_CODE, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
 import { chainflowAsync, eventually, startProcessServer, type ProcessServer } from '../support/process';
+import type { FreshPostgres } from '../support/postgres';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { E2E_STORAGES, storageSection } from '../support/stores';
 
 const HOOK_SECRET = 'hook-secret-7c1d2e';
 const API_TOKEN = 'api-token-5e8b3a90';
@@ -26,9 +28,9 @@ const PAYOUT_WEI = 10n ** 15n;
 
 interface Json { [key: string]: any }
 
-function config(): string {
+function config(storage: string): string {
   return `chainflow_version: 1
-secrets:
+${storage}secrets:
   hook: { env: HOOK_SECRET }
   api_token: { env: API_TOKEN }
 server:
@@ -62,7 +64,8 @@ workflows:
 `;
 }
 
-describe('sends on a real chain, end to end', () => {
+describe.each(E2E_STORAGES)('sends on a real chain, end to end, on %s', (_name, freshStorage) => {
+  let database: FreshPostgres | undefined;
   let anvil: Anvil;
   let dir: string;
   let server: ProcessServer;
@@ -80,12 +83,14 @@ describe('sends on a real chain, end to end', () => {
     anvil = await startAnvil();
     await anvil.setCode(REVERTER, REVERT_ON_CHAIN_CODE);
     dir = makeTempDir('chainflow-sends-');
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config());
+    database = await freshStorage();
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(storageSection(database)));
     server = await startProcessServer(dir, ENV());
   }, 60_000);
   afterAll(async () => {
     await server?.kill('SIGKILL');
     await anvil?.stop();
+    await database?.drop();
     if (dir) removeTempDir(dir);
   });
 

@@ -1,6 +1,6 @@
 /**
  * Sends on a relayer lane under faults, end to end (issue #27, CONTRACT 8.7): a real anvil behind the fault-injecting
- * JSON-RPC proxy, the real `chainflow start` process on a real SQLite file. A transaction sent from the relayer's key
+ * JSON-RPC proxy, the real `chainflow start` process on a real SQLite file and on PostgreSQL. A transaction sent from the relayer's key
  * outside chainflow jams nothing, also after a restart; a receipt that lags the nonce still settles `confirmed`; a send
  * stuck under max_fee_per_gas ends by its timeout at a bounded count of provider requests, and lands later with its
  * ledger entry.
@@ -12,7 +12,9 @@ import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
+import type { FreshPostgres } from '../support/postgres';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { E2E_STORAGES, storageSection } from '../support/stores';
 
 const API_TOKEN = 'api-token-27a9c4e1';
 const OPS = ANVIL_ACCOUNTS[4]!;
@@ -22,9 +24,9 @@ const CAP_WEI = 1_000_000_000n;
 
 interface Json { [key: string]: any }
 
-function config(): string {
+function config(storage: string): string {
   return `chainflow_version: 1
-secrets:
+${storage}secrets:
   api_token: { env: API_TOKEN }
 server:
   auth:
@@ -50,7 +52,8 @@ workflows:
 `;
 }
 
-describe('sends on a relayer lane, end to end', () => {
+describe.each(E2E_STORAGES)('sends on a relayer lane, end to end, on %s', (_name, freshStorage) => {
+  let database: FreshPostgres | undefined;
   let anvil: Anvil;
   let proxy: RpcProxy;
   let dir: string;
@@ -77,13 +80,15 @@ describe('sends on a relayer lane, end to end', () => {
     anvil = await startAnvil();
     proxy = await startRpcProxy(anvil.url);
     dir = makeTempDir('chainflow-lanes-');
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config());
+    database = await freshStorage();
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(storageSection(database)));
     server = await startProcessServer(dir, env());
   }, 60_000);
   afterAll(async () => {
     await server?.kill('SIGKILL');
     await proxy?.stop();
     await anvil?.stop();
+    await database?.drop();
     if (dir) removeTempDir(dir);
   });
 

@@ -31,6 +31,8 @@ interface Owed {
   readonly pending: PendingReceipt;
   state: 'pending' | 'failed';
   error: string | null;
+  claimedBy?: string;
+  claimedUntil?: number;
 }
 
 /**
@@ -117,6 +119,16 @@ export class InMemorySpendLedger implements SpendLedger, PendingReceipts {
       .sort((a, b) => a.pending.recordedAt - b.pending.recordedAt)
       .slice(0, limit)
       .map((o) => ({ ...o.pending }));
+  }
+
+  async claim(owner: string, now: number, claimUntil: number, limit: number): Promise<PendingReceipt[]> {
+    const free = (o: Owed): boolean => o.claimedBy === undefined || o.claimedBy === owner || (o.claimedUntil ?? 0) < now;
+    const taken = [...this.owed.values()]
+      .filter((o) => o.state === 'pending' && free(o))
+      .sort((a, b) => a.pending.recordedAt - b.pending.recordedAt)
+      .slice(0, limit);
+    for (const o of taken) Object.assign(o, { claimedBy: owner, claimedUntil: claimUntil });
+    return taken.map((o) => ({ ...o.pending }));
   }
 
   async complete(pending: PendingReceipt, entry: LedgerEntry): Promise<void> {

@@ -7,9 +7,8 @@
  * outside jest), the first call starts a cluster for this process alone and stops it when the process exits.
  */
 import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import knexFactory from 'knex';
 import { openDatabase } from '../../src/adapters/knex/connection';
@@ -34,6 +33,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+function logOf(file: string): string {
+  return existsSync(file) ? readFileSync(file, 'utf8').slice(-4000) : '';
+}
+
 /** PostgreSQL refuses to run as root: as root, its programs run as the `postgres` user that Debian's package creates. */
 function asPostgres(program: string, args: readonly string[]): { status: number | null; output: string } {
   const path = join(PG_BIN, program);
@@ -51,13 +54,18 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   if (!existsSync(join(PG_BIN, 'initdb'))) {
     throw new Error(`PostgreSQL 15 not found at ${PG_BIN}: run \`node scripts/ensure-postgres.js\` (installs Debian's postgresql as root) or set CHAINFLOW_PG_BIN`);
   }
-  const root = mkdtempSync(join(tmpdir(), 'chainflow-pg-'));
+  // /tmp itself, not TMPDIR: the postgres user must reach it, and a unix socket's path is short (107 bytes at most).
+  const root = mkdtempSync(join('/tmp', 'chainflow-pg-'));
   const dataDir = join(root, 'data');
-  if (process.getuid?.() === 0) chownSync(root, Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim()), -1);
   const fail = (what: string, output: string): never => {
     rmSync(root, { recursive: true, force: true });
     throw new Error(`test PostgreSQL: ${what} failed: ${output}`);
   };
+  if (process.getuid?.() === 0) {
+    const uid = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+    if (uid.status !== 0) fail('finding the postgres user', 'no such user (Debian\'s postgresql-15 package creates it)');
+    chownSync(root, Number(uid.stdout.trim()), -1);
+  }
   const init = asPostgres('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
   if (init.status !== 0) fail('initdb', init.output);
   let port = 0;
@@ -72,7 +80,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     const start = asPostgres('pg_ctl', ['-D', dataDir, '-l', join(root, 'server.log'), '-w', '-t', '30', '-o', options, 'start']);
     if (start.status === 0) break;
     // Another process took the port between the probe and the start: try another one.
-    if (attempt >= 3) fail('pg_ctl start', start.output);
+    if (attempt >= 3) fail('pg_ctl start', `${start.output}\n${logOf(join(root, 'server.log'))}`);
   }
   let stopped = false;
   return {

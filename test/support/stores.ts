@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { openDatabase, type OpenOptions } from '../../src/adapters/knex/connection';
-import { freshPostgres } from './postgres';
+import { freshPostgres, type FreshPostgres } from './postgres';
 
 export interface FreshStore {
   /** The storage url (`sqlite:…` or `postgres://…`) of an empty, migrated database of this test's own. */
@@ -61,4 +61,18 @@ export async function reopenable<T>(fresh: FreshStore, make: (db: Knex) => T): P
       return make(db);
     },
   };
+}
+
+/**
+ * For the end-to-end suites (describe.each): the storage a `chainflow start` is configured with. SQLite: none given
+ * (the default file under the working folder); PostgreSQL: a fresh database of the test cluster, dropped by the suite.
+ */
+export const E2E_STORAGES: ReadonlyArray<readonly [string, () => Promise<FreshPostgres | undefined>]> = [
+  ['SQLite', async () => undefined],
+  ['PostgreSQL', freshPostgres],
+];
+
+/** The config's `storage:` section for a storage of E2E_STORAGES (empty for the default). */
+export function storageSection(database: FreshPostgres | undefined): string {
+  return database ? `storage:\n  url: ${database.url}\n` : '';
 }

@@ -4,6 +4,7 @@ import type { LedgerAppendResult, PendingReceipts, SpendFilter, SpendLedger } fr
 import type { LedgerEntry, PendingReceipt } from '../../domain/spend/ledger-entry';
 import { addTotals, zeroTotals, type ComboTotals } from '../../domain/spend/spend-totals';
 import { isSqlite } from './connection';
+import { databaseNow, leaseSql } from './dialect';
 import { Database } from './knex-journal.writer';
 import { coverRange, type Range } from './spend-cover';
 import { selectOnPool } from './sqlite-client';
@@ -71,9 +72,15 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
   private readonly parts = new Map<string, { seq: number; totals: ComboTotals[] }>();
   private dataVersion: number | undefined;
   private readonly cacheable: boolean;
+  /** The database's "now" for receipt claims (see LeaseClock), or undefined: the caller's times. */
+  private readonly dbNow: string | undefined;
+  /** PostgreSQL: concurrent drains skip the reads another one is claiming instead of waiting for it. */
+  private readonly skipLocked: string;
 
   constructor(@inject(Database) private readonly db: Knex) {
     this.cacheable = isSqlite(db);
+    this.dbNow = databaseNow(db);
+    this.skipLocked = isSqlite(db) ? '' : ' FOR UPDATE SKIP LOCKED';
   }
 
   async append(entries: readonly LedgerEntry[]): Promise<LedgerAppendResult> {
@@ -284,6 +291,23 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
   async pending(limit: number): Promise<PendingReceipt[]> {
     const rows = await this.db('spend_pending').where({ state: 'pending' }).orderBy('recorded_at').limit(limit).select('body');
     return rows.map((r: Row) => bodyToPending(String(r.body)));
+  }
+
+  async claim(owner: string, now: number, claimUntil: number, limit: number): Promise<PendingReceipt[]> {
+    const lease = leaseSql(this.dbNow, now, claimUntil);
+    const free = `state = 'pending' AND (claimed_by IS NULL OR claimed_by = ? OR claimed_until < ${lease.now})`;
+    // The candidates are picked once (a materialized CTE): a subquery under IN may be scanned again by PostgreSQL's
+    // plan, and with SKIP LOCKED each scan may pick other rows, so that more than `limit` would be taken.
+    const rows = rowsOf(await this.db.raw(
+      `WITH picked AS MATERIALIZED (SELECT step_run_id, tx_hash FROM spend_pending WHERE ${free} ORDER BY recorded_at LIMIT ?${this.skipLocked})
+       UPDATE spend_pending SET claimed_by = ?, claimed_until = ${lease.until}
+       WHERE (step_run_id, tx_hash) IN (SELECT step_run_id, tx_hash FROM picked) AND ${free}
+       RETURNING body, recorded_at, step_run_id`,
+      [owner, ...lease.nowArgs, limit, owner, ...lease.untilArgs, owner, ...lease.nowArgs],
+    ));
+    // RETURNING keeps no order: the oldest first, as `pending` gives them.
+    rows.sort((a, b) => Number(a.recorded_at) - Number(b.recorded_at) || String(a.step_run_id).localeCompare(String(b.step_run_id)));
+    return rows.map((r) => bodyToPending(String(r.body)));
   }
 
   async complete(pending: PendingReceipt, entry: LedgerEntry): Promise<void> {

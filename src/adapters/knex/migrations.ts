@@ -13,6 +13,7 @@ import { waitingCounts } from './migration-waiting';
 import { waitingPagesMigration } from './migration-waiting-pages';
 import { stepRunsMigration } from './step-runs-store';
 import { notificationsMigration } from './migration-notifications';
+import { receiptClaimsMigration } from './migration-receipt-claims';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -120,6 +121,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0011_waiting_pages', waitingPagesMigration], ['0012_approval_items', approvalItemsMigration],
   ['0013_budget_reservations', budgetReservationsMigration], ['0014_send_token_transfer', sendTokenTransferMigration],
   ['0015_engine_guarantees', engineGuarantees], ['0016_notifications', notificationsMigration],
+  ['0019_receipt_claims', receiptClaimsMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

@@ -43,6 +43,12 @@ export const SpendLedger = Symbol('SpendLedger');
 export interface PendingReceipts {
   /** The oldest pending reads (not failed ones). */
   pending(limit: number): Promise<PendingReceipt[]>;
+  /**
+   * Takes up to `limit` of the oldest pending reads that no other drain holds (none, or its claim ran out at `now`),
+   * each held by `owner` until `claimUntil` (on the database's clock on PostgreSQL, CONTRACT 10): the drains of
+   * several processes read different receipts. `owner` takes again what it holds; complete and fail end a claim.
+   */
+  claim(owner: string, now: number, claimUntil: number, limit: number): Promise<PendingReceipt[]>;
   /** Records the completed entry and clears the pending read, atomically. */
   complete(pending: PendingReceipt, entry: LedgerEntry): Promise<void>;
   /** Marks the read failed: a ledger gap. */

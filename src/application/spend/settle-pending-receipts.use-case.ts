@@ -1,24 +1,31 @@
+import { randomBytes } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { unsetUnder } from '../secrets-needed';
 import { Redactor } from '../../domain/redactor';
 import { completeEntry, type PendingReceipt } from '../../domain/spend/ledger-entry';
 import { ChainflowConfig } from '../config';
 import { ChainReader } from '../ports/chain';
+import { Clock } from '../ports/clock';
 import { journalReceipt } from '../../domain/chain/tx-receipt';
 import { Logger } from '../ports/logger';
 import { PendingReceipts } from '../ports/spend-ledger';
 
 const BATCH = 100;
+/** How long a drain holds the reads it took: far beyond a batch of receipt reads, short enough for a dead process. */
+const CLAIM_MS = 120_000;
 
 /**
  * Completes the ledger entries of landed sends whose journaled receipt had no gas numbers: ONE receipt read
  * each, over the network's read providers. A failed read logs a warning and writes nothing (a ledger gap);
  * nothing here ever fails a send. Safe to run again after a crash: an entry already recorded is not
- * recorded twice.
+ * recorded twice. Each drain claims the reads it makes (CONTRACT 10): the drains of several processes read
+ * different receipts, and a read held by a process that died is taken again once its claim runs out.
  */
 @injectable()
 export class SettlePendingReceipts {
   private running: Promise<{ recorded: number; gaps: number }> | undefined;
+  /** Who holds this process's claims. */
+  private readonly owner = `receipts-${randomBytes(6).toString('hex')}`;
 
   constructor(
     @inject(PendingReceipts) private readonly pending: PendingReceipts,
@@ -26,6 +33,7 @@ export class SettlePendingReceipts {
     @inject(ChainflowConfig) private readonly config: ChainflowConfig,
     @inject(Logger) private readonly logger: Logger,
     @inject(Redactor) private readonly redactor: Redactor,
+    @inject(Clock) private readonly clock: Clock,
   ) {}
 
   /** Reads every owed receipt (one drain at a time per process). */
@@ -40,7 +48,8 @@ export class SettlePendingReceipts {
     let recorded = 0;
     let gaps = 0;
     for (;;) {
-      const batch = await this.pending.pending(BATCH);
+      const now = this.clock.now();
+      const batch = await this.pending.claim(this.owner, now, now + CLAIM_MS, BATCH);
       if (!batch.length) break;
       for (const p of batch) {
         const reason = await this.settle(p);

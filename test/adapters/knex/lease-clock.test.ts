@@ -46,6 +46,13 @@ describe('leases on the database clock (PostgreSQL)', () => {
     expect(taken!.fence).toBeGreaterThan(first!.fence);
   });
 
+  it('a claim on the database\'s clock takes at most its limit, and the next claim the rest', async () => {
+    const now = Date.now();
+    for (const [i, id] of ['r3', 'r1', 'r2'].entries()) await a.enqueue({ runId: id, workflow: 'wf', start: start(id), at: now + i }, '', 0);
+    expect((await a.claimDue('a', now, now + 15_000, 2)).map((c) => c.runId).sort()).toEqual(['r1', 'r3']);
+    expect((await b.claimDue('b', now, now + 15_000, 2)).map((c) => c.runId)).toEqual(['r2']);
+  });
+
   it('a renewal extends the lease from the database\'s now by the length the caller asks for', async () => {
     const frozen = Date.parse('2026-03-01T12:00:00.000Z');
     await a.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: frozen }, '', 0);

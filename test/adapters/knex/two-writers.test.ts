@@ -9,7 +9,7 @@ import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.write
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
 import { KnexSpendLedger } from '../../../src/adapters/knex/knex-spend-ledger';
 import type { JournalEvent } from '../../../src/domain/journal/journal-event';
-import { anEntry } from '../../contract/spend.contract';
+import { anEntry, landedSend } from '../../contract/spend.contract';
 import { aRun, aSession, HOUR, iso, T0 } from '../../mothers/journal-events';
 import { KNEX_STORES, type FreshStore } from '../../support/stores';
 
@@ -89,5 +89,16 @@ describe.each(KNEX_STORES)('two writers on one %s database', (_name, freshStore)
     }
     expect(await engines[1]!.cronNext('keeper')).toBe(T0 + 10 * MINUTE);
     expect(Number((await first('engine_runs').count({ n: '*' }))[0]!.n)).toBe(10);
+  });
+
+  it('drains owed receipts from both at once: each read taken by one drain only', async () => {
+    await new KnexJournalWriter(first).append(Array.from({ length: 30 }, (_, i) => landedSend({ runId: `p${i}`, receipt: null, at: T0 + i * 1000 })).flat());
+    const ledgers = [new KnexSpendLedger(first), new KnexSpendLedger(second)];
+    const now = Date.now();
+    const taken = await Promise.all([0, 1, 2].flatMap((k) => ledgers.map((l, i) => l.claim(`drain-${k}-${i}`, now, now + 60_000, 7))));
+    const ids = taken.flat().map((p) => p.runId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const rest = await ledgers[0]!.claim('late', now, now + 60_000, 100);
+    expect([...ids, ...rest.map((p) => p.runId)].sort()).toEqual(Array.from({ length: 30 }, (_, i) => `p${i}`).sort());
   });
 });
