@@ -6,8 +6,9 @@
  * exports of every run, each in a child process (time, peak RSS); then the web UI, the spend ledger and the relayers'
  * address book. Report: stdout and `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of
  * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers`, `--events`, `--cli`, `--import-cli` and
- * `--export` measure one part alone, `--lighthouse` the runs view's Lighthouse scores (bench/lighthouse.ts), `--read`
- * the read side (list pages and overview beside /live at two journal sizes, concurrent clients; see read.ts).
+ * `--export` measure one part alone, `--lighthouse` the runs view's Lighthouse scores (bench/lighthouse.ts), `--copy`
+ * `chainflow storage copy` into a throwaway PostgreSQL (bench/copy.ts; BENCH_COPY_FROM=PATH copies another journal),
+ * `--read` the read side (list pages and overview beside /live at two journal sizes, concurrent clients; see read.ts).
  */
 import 'reflect-metadata';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -44,6 +45,7 @@ import { benchEngine, renderEngine } from './engine';
 import { benchRelayers, renderRelayers } from './relayers';
 import { benchNotifications, renderNotifications } from './notifications';
 import { benchLighthouse, renderLighthouse } from './lighthouse';
+import { benchCopy, renderCopy } from './copy';
 import { benchSends, renderSends } from './sends';
 import { measureUi, UI_FIRST_PAGE_TARGET_MS, UI_PAGE_BYTES_TARGET, type UiFigures } from './ui';
 import { measureExport, type ExportFigures } from './export';
@@ -164,6 +166,25 @@ function publish(name: string, { text, pass }: { text: string; pass: boolean }):
 async function engineOnly(): Promise<void> {
   mkdirSync(WORK, { recursive: true });
   publish('engine', renderEngine(await benchEngine({ work: WORK, repo: REPO, log })));
+}
+
+/**
+ * `--copy`: `chainflow storage copy` of `.bench/journal-<BENCH_RUNS>.db` (built when missing) or of BENCH_COPY_FROM
+ * (any SQLite journal, opened read-only) into a throwaway PostgreSQL cluster (bench/copy.ts).
+ */
+async function copyOnly(): Promise<void> {
+  const given = process.env.BENCH_COPY_FROM;
+  let journal = given ? resolve(given) : undefined;
+  if (!journal) {
+    const runs = positiveInt('BENCH_RUNS', 1_000_000);
+    const configPath = await ensureJournal(runs);
+    // The bench's own journal may come from an older build: brought to this schema first (the copy requires it).
+    // A journal named by BENCH_COPY_FROM is left as it is.
+    await (await openRoot({ cwd: WORK, configPath })).close();
+    journal = join(WORK, `journal-${runs}.db`);
+  }
+  mkdirSync(WORK, { recursive: true });
+  publish('copy', renderCopy(await benchCopy({ repo: REPO, journal, log })));
 }
 
 /** `--notifications`: a notification from the failing step to the receiver's 2xx. */
@@ -316,6 +337,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--spend')) return spendOnly();
   if (process.argv.includes('--ui')) return uiOnly();
   if (process.argv.includes('--lighthouse')) return lighthouseOnly();
+  if (process.argv.includes('--copy')) return copyOnly();
   const started = new Date();
   const loadAtStart = loadavg()[0]!;
   const runs = positiveInt('BENCH_RUNS', 1_000_000);

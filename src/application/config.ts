@@ -105,8 +105,14 @@ export interface EngineConfig {
 }
 
 export interface StorageConfig {
-  /** `sqlite:<absolute path>` or `postgres://…`. */
+  /** `sqlite:<absolute path>` or `postgres://…` (never with a password in it: see `password`). */
   readonly url: string;
+  /**
+   * PostgreSQL's password, resolved from `storage.password` (a secret reference). Absent: none given, or its
+   * variable unset (then noted in `unsetSecrets` at `storage.password`, and every command that opens the storage
+   * refuses to run, naming it). pg's own PGPASSWORD convention still applies when the config names no password.
+   */
+  readonly password?: string;
 }
 
 export interface ChainflowConfig {

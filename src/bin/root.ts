@@ -2,6 +2,9 @@ import { Container } from 'inversify';
 import type { Knex } from 'knex';
 import { loadConfig } from '../adapters/config/config.loader';
 import { openDatabase, type StorageProfile } from '../adapters/knex/connection';
+import { openPostgresCopyTarget, openSqliteCopySource } from '../adapters/knex/storage-copy';
+import { CopyStorage } from '../application/storage/copy-storage.use-case';
+import type { CopySource, CopyTarget } from '../application/ports/storage-copy';
 import { Database, KnexJournalWriter } from '../adapters/knex/knex-journal.writer';
 import { KnexBearerRepository } from '../adapters/knex/knex-bearer.repository';
 import { KnexHistoryRepository } from '../adapters/knex/knex-history.repository';
@@ -71,6 +74,7 @@ import { RelayerBook } from '../application/relayers/relayer-book';
 import { RelayerGauges } from '../application/relayers/relayer-gauges.use-case';
 import { TopUpRelayer } from '../application/relayers/top-up-relayer.use-case';
 import { ChainflowConfig } from '../application/config';
+import { requireSecrets } from '../application/secrets-needed';
 import { Authenticate } from '../application/auth/authenticate.use-case';
 import { ListBearers, MintBearer, RevokeBearer } from '../application/auth/manage-bearers.use-case';
 import { CheckHealth } from '../application/health/check-health.use-case';
@@ -152,7 +156,9 @@ export interface Root {
  */
 export async function openRoot(options: RootOptions = {}): Promise<Root> {
   const config = loadConfig({ cwd: options.cwd ?? process.cwd(), configPath: options.configPath, env: options.env ?? process.env });
-  const db = await openDatabase(config.storage.url, options.profile);
+  // Every command here opens the storage: an unset `storage.password` variable stops it, named.
+  requireSecrets(config, ['storage'], 'opening the storage');
+  const db = await openDatabase(config.storage.url, options.profile, config.storage.password === undefined ? {} : { password: config.storage.password });
   const cursorKey = (await db('meta').where({ key: 'cursor_key' }).first()) as { value: string };
   const container = new Container({ defaultScope: 'Singleton' });
 
@@ -227,4 +233,25 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(SendBudget).toService(BudgetGuard);
 
   return { container, config, close: () => db.destroy() };
+}
+
+/** `chainflow storage copy`: its two ends, opened apart from any config (the command names both), and the use case. */
+export interface StorageCopy {
+  readonly copy: CopyStorage;
+  readonly source: CopySource;
+  readonly target: CopyTarget;
+  close(): Promise<void>;
+}
+
+/** Opens `from` (`sqlite:PATH`, read-only) and `to` (`postgres://…`, migrated); the caller has checked both. */
+export async function openStorageCopy(from: string, to: string, password?: string): Promise<StorageCopy> {
+  const source = await openSqliteCopySource(from);
+  let target: CopyTarget;
+  try {
+    target = await openPostgresCopyTarget(to, password);
+  } catch (err) {
+    await source.close();
+    throw err;
+  }
+  return { copy: new CopyStorage(), source, target, close: async () => void (await Promise.allSettled([source.close(), target.close()])) };
 }

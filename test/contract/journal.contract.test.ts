@@ -19,6 +19,7 @@ function knexPorts(db: Knex): JournalPorts {
     stream: (id) => repo.stream(id),
     streams: (ids, types) => repo.streams(ids, types),
     stepItemsOfRuns: (ids) => repo.stepItemsOfRuns(ids),
+    kind: () => repo.kind(),
     ping: () => repo.ping(),
     sizes: () => repo.sizes(),
   };

@@ -9,7 +9,7 @@ import { LeaseLostError } from '../../src/domain/errors';
 import type { ItemText, PageRequest, RunFilter, RunItemText, RunRepository, StepItemsText } from '../../src/application/ports/run-repository';
 import { exportSteps, STEP_EVENT_TYPES } from '../../src/application/history/timeline';
 import { toApprovalItem, toRunItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
-import type { StorageHealth } from '../../src/application/ports/storage-health';
+import type { StorageHealth, StorageKind } from '../../src/application/ports/storage-health';
 import type { PruneCounts, RetentionRepository } from '../../src/application/ports/retention-repository';
 import type { ExplorerTxLinks, HistoryRepository, ListFilter, WorkflowOverview } from '../../src/application/ports/history-repository';
 import type { Approval } from '../../src/domain/approval';
@@ -176,6 +176,11 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
     const ids = new Set(runIds);
     return [...this.ws.approvals.values()].filter((a) => ids.has(a.runId))
       .sort((a, b) => a.requestedAt - b.requestedAt || (a.approvalId < b.approvalId ? -1 : 1)).map((a) => structuredClone(a));
+  }
+
+  /** The fake stands in for the default store. */
+  kind(): StorageKind {
+    return 'sqlite';
   }
 
   async ping(): Promise<void> {}

@@ -1,5 +1,5 @@
 import { Command, Errors, Flags } from '@oclif/core';
-import type { Root, RootOptions } from '../../bin/root';
+import type { Root, RootOptions, StorageCopy } from '../../bin/root';
 import { describeFailure } from './cli-errors';
 
 export { EXIT_FAILURE, EXIT_USAGE } from './cli-errors';
@@ -23,6 +23,12 @@ export abstract class ChainflowCommand extends Command {
       this.opened = await openRoot({ configPath, profile, ...(logger ? { logger } : {}) });
     }
     return this.opened;
+  }
+
+  /** `chainflow storage copy`: both ends of a copy, from the root (they are not the config's storage). */
+  protected async storageCopy(from: string, to: string, password?: string): Promise<StorageCopy> {
+    const { openStorageCopy } = await import('../../bin/root');
+    return openStorageCopy(from, to, password);
   }
 
   protected override async finally(err: Error | undefined): Promise<unknown> {

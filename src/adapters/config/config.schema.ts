@@ -80,7 +80,7 @@ export const configSchema = {
       type: 'object',
       required: ['url'],
       additionalProperties: false,
-      properties: { url: { type: 'string', minLength: 1 } },
+      properties: { url: { type: 'string', minLength: 1 }, password: { $ref: '#/definitions/reference' } },
     },
     networks: {
       type: 'object',

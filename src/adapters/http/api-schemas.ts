@@ -204,6 +204,10 @@ export const APPROVAL_DECIDED = object({ approval_id: 'string', run_id: 'string'
 export const RUN_CANCELLED = object({ run_id: 'string', status: { const: 'cancelled' } });
 export const LIVE = object({ status: { const: 'ok' } });
 export const HEALTH = {
-  type: 'object', required: ['status', 'checks'],
-  properties: { status: { enum: ['ok', 'unavailable'] }, checks: { type: 'object', additionalProperties: { type: 'string' } } },
+  type: 'object', required: ['status', 'storage', 'checks'],
+  properties: {
+    status: { enum: ['ok', 'unavailable'] },
+    storage: { enum: ['sqlite', 'postgres'], description: 'the storage technology (never its URL)' },
+    checks: { type: 'object', required: ['database'], properties: { database: { enum: ['ok', 'unavailable'] } }, additionalProperties: { type: 'string' } },
+  },
 };

@@ -88,8 +88,8 @@ export function createHttpApp(deps: HttpDependencies): Express {
     res.json({ status: 'ok' });
   });
   probes.get('/health', {
-    summary: 'Health: whether the storage answers', tag: 'operations', security: 'probe',
-    responses: { 200: { description: 'healthy', schema: HEALTH }, 503: { description: 'the database does not answer', schema: HEALTH } },
+    summary: 'Health: which storage, and whether it answers (within 2 s)', tag: 'operations', security: 'probe',
+    responses: { 200: { description: 'healthy', schema: HEALTH }, 503: { description: 'the database does not answer: take this process out of rotation', schema: HEALTH } },
   }, probe, async (_req, res) => {
     const report = await deps.checkHealth.execute();
     res.status(report.status === 'ok' ? 200 : 503).json(report);

@@ -36,6 +36,21 @@ export interface OpenOptions {
   readonly busyTimeoutMs?: number;
   /** PostgreSQL: where lease times come from (see LeaseClock); default the database's clock. */
   readonly leaseClock?: LeaseClock;
+  /** PostgreSQL: the role's password (`storage.password`), given apart from the URL. */
+  readonly password?: string;
+}
+
+/**
+ * What knex's pg client receives for `url` and a password given apart from it (`storage.password`). pg parses a
+ * connection string over the fields given beside it (an absent password reads as empty and would win), so the
+ * password goes into the string here, in memory only; the config file's URL never holds it. Without one, pg
+ * falls back to PGPASSWORD and ~/.pgpass, as psql does.
+ */
+export function postgresConnection(url: string, password?: string): { connectionString: string } {
+  if (password === undefined) return { connectionString: url };
+  const u = new URL(url);
+  u.password = encodeURIComponent(password);
+  return { connectionString: u.toString() };
 }
 
 /** SQLite tuned for one writer and concurrent readers (WAL). The journal writer widens the cache during an append. */
@@ -79,7 +94,7 @@ export async function openDatabase(url: string, profile: StorageProfile = 'tool'
       },
     });
   } else if (/^postgres(ql)?:\/\//.test(url)) {
-    db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 10 } });
+    db = knexFactory({ client: 'pg', connection: postgresConnection(url, options.password), pool: { min: 0, max: 10 } });
     setLeaseClock(db, options.leaseClock ?? 'database');
   } else {
     throw new StorageError('opening the database (storage.url)', 'unsupported storage url (expected sqlite:PATH or postgres://…)');

@@ -5,7 +5,7 @@ import type { JournalEvent } from '../../domain/journal/journal-event';
 import type { Run, RunStatus } from '../../domain/run';
 import type { PageRequest, RunItemText, RunFilter, RunRepository, StepItemsText } from '../../application/ports/run-repository';
 import { toRunItem } from '../../application/history/items';
-import type { StorageHealth } from '../../application/ports/storage-health';
+import type { StorageHealth, StorageKind } from '../../application/ports/storage-health';
 import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
@@ -233,6 +233,10 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
       out[table] = Number(row.n);
     }
     return out;
+  }
+
+  kind(): StorageKind {
+    return isSqlite(this.db) ? 'sqlite' : 'postgres';
   }
 
   async ping(): Promise<void> {

@@ -7,7 +7,7 @@ import { JournalRejectedError, LeaseLostError } from '../../domain/errors';
 import type { ErrorInfo, JournalEvent, RunEndStatus } from '../../domain/journal/journal-event';
 import { parseRfc3339, toIso } from '../../domain/time';
 import { Clock } from '../ports/clock';
-import { EngineMetrics, NO_ENGINE_METRICS } from '../ports/engine-metrics';
+import { EngineMetrics, NO_ENGINE_METRICS, type DriveOutcome } from '../ports/engine-metrics';
 import { EngineStore, type ClaimedRun } from '../ports/engine-store';
 import { ExpressionError, Expressions } from '../ports/expressions';
 import { JournalWriter, type LeaseFence } from '../ports/journal-writer';
@@ -22,11 +22,7 @@ import { isTransientStorageError, retryStorage, STORAGE_MAX_BACKOFF_MS } from '.
 import { evaluateBool } from './templates';
 import { WorkflowCatalog } from '../workflow-catalog';
 
-/**
- * How a drive left the run: ended, parked (released to be claimed when due), gone (nothing to drive), or lost (its
- * lease was taken over by another driver, whose the run is now: this one wrote nothing after).
- */
-export type DriveOutcome = 'finished' | 'parked' | 'gone' | 'lost';
+export type { DriveOutcome } from '../ports/engine-metrics';
 
 /**
  * The runner's view of one run while it drives it: the progress replayed from the journal, kept current, the events

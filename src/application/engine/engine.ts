@@ -5,6 +5,7 @@ import { toIso } from '../../domain/time';
 import { ChainflowConfig, DEFAULT_ENGINE_CONFIG, type EngineConfig } from '../config';
 import { Clock } from '../ports/clock';
 import { CronCalendar } from '../ports/cron-calendar';
+import { EngineMetrics, NO_ENGINE_METRICS } from '../ports/engine-metrics';
 import { EngineStore, FIRST_FENCE, type ClaimedRun } from '../ports/engine-store';
 import { Logger } from '../ports/logger';
 import { WorkflowStates } from '../ports/workflow-states';
@@ -82,6 +83,7 @@ export class Engine {
     @inject(NotifyLowBalances) @optional() private readonly lowBalances?: NotifyLowBalances,
     @inject(PollEventLogs) @optional() private readonly eventLogs?: PollEventLogs,
     @inject(WatchEventWaits) @optional() private readonly eventWaits?: WatchEventWaits,
+    @inject(EngineMetrics) @optional() private readonly metrics: EngineMetrics = NO_ENGINE_METRICS,
   ) {
     this.settings = config.engine ?? DEFAULT_ENGINE_CONFIG;
   }
@@ -225,15 +227,20 @@ export class Engine {
   async drive(claim: ClaimedRun): Promise<void> {
     const work = this.driveRun.execute(claim, this.owner, () => this.stopping).then(
       (outcome) => {
-        if (outcome === 'lost') this.logger.warn('lease lost: the run is left to its new holder', { run_id: claim.runId, workflow: claim.workflow });
+        this.metrics.runDriven(claim.workflow, outcome);
+        if (outcome !== 'lost') return;
+        this.metrics.leaseLost(claim.workflow);
+        this.logger.warn('lease lost: the run is left to its new holder', { run_id: claim.runId, workflow: claim.workflow });
       },
       (err: unknown) => this.warn(`run ${claim.runId}: drive failed`, err),
     );
     this.driving.set(claim.runId, work);
+    this.metrics.leasesHeld(this.driving.size);
     try {
       await work;
     } finally {
       this.driving.delete(claim.runId);
+      this.metrics.leasesHeld(this.driving.size);
     }
   }
 
@@ -246,7 +253,9 @@ export class Engine {
     }
     this.backlog = false;
     const now = this.clock.now();
+    const asked = performance.now();
     const claims = await this.store.claimDue(this.owner, now, now + this.settings.leaseTtlMs, room);
+    this.metrics.claimed((performance.now() - asked) / 1000, claims.length);
     for (const claim of claims) {
       void this.drive(claim).then(() => this.roomFreed());
     }

@@ -633,7 +633,7 @@ describe('probes and the page', () => {
   it('GET /health is 200 with the database ok', async () => {
     const res = await srv.get('/health');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'ok', checks: { database: 'ok' } });
+    expect(res.body).toEqual({ status: 'ok', storage: 'sqlite', checks: { database: 'ok' } });
   });
 
   it('GET / returns the HTML page', async () => {

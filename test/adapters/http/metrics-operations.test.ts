@@ -65,6 +65,15 @@ describe('/metrics: process, engine and storage series', () => {
     });
     expect(samples(text, 'chainflow_step_duration_seconds_count')).toEqual({ '{workflow="quick",step_type="http_call"}': 1 });
     expect(samples(text, 'chainflow_step_duration_seconds_bucket')['{le="+Inf",workflow="quick",step_type="http_call"}']).toBe(1);
+    // Per process (CONTRACT 10): the drives it ran, the leases it holds now, its claims of due runs and their latency.
+    expect(samples(text, 'chainflow_runs_driven_total')).toEqual({
+      '{workflow="quick",outcome="finished"}': 1, '{workflow="never",outcome="finished"}': 1,
+    });
+    expect(samples(text, 'chainflow_leases_held')).toEqual({ '': 0 });
+    expect(samples(text, 'chainflow_leases_lost_total')).toEqual({});
+    // The engine's loop claims at start and at each poll: its claims are counted, each one timed.
+    expect(samples(text, 'chainflow_lease_claim_duration_seconds_count')['']).toBeGreaterThan(0);
+    expect(samples(text, 'chainflow_leases_claimed_total')).toEqual({ '': 0 });
   });
 
   it('reads waiting runs, sends in flight and event lag from storage, grouped', async () => {
@@ -102,6 +111,11 @@ describe('/metrics: process, engine and storage series', () => {
     expect(pages.server).toContain('chainflow_runs_total{');
     expect(pages.server).toContain('chainflow_http_requests_total{');
     expect(pages.worker).toContain('chainflow_runs_waiting');
+    for (const text of Object.values(pages)) {
+      for (const series of ['chainflow_runs_driven_total', 'chainflow_leases_held ', 'chainflow_leases_claimed_total ', 'chainflow_lease_claim_duration_seconds_bucket']) {
+        expect(text).toContain(series);
+      }
+    }
     for (const [page, text] of Object.entries(pages)) {
       const problems = promtoolProblems(text);
       expect({ page, problems: problems.filter((p) => !ALLOWED.test(p)) }).toEqual({ page, problems: [] });

@@ -26,6 +26,7 @@ import Budgets from './budgets/index';
 import Spend from './spend/index';
 import SpendExport from './spend/export';
 import Start from './start';
+import StorageCopy from './storage/copy';
 import Test from './test';
 import TokenList from './token/list';
 import TokenMint from './token/mint';
@@ -65,6 +66,7 @@ export const COMMANDS = {
   spend: Spend,
   'spend:export': SpendExport,
   start: Start,
+  'storage:copy': StorageCopy,
   test: Test,
   'token:list': TokenList,
   'token:mint': TokenMint,
