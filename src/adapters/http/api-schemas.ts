@@ -174,6 +174,7 @@ export const SPEND_REPORT = object({
 
 export const CONFIGURED_WORKFLOW = object({
   workflow: 'string', trigger: 'string', schedule: 'string?', paused: 'boolean', next_tick_at: 'time?', lease_holders: 'integer', steps: 'string[]',
+  network: 'string?', cursor_block: 'integer?', head_block: 'integer?', lag_blocks: 'integer?',
 });
 
 export const RELAYER_ROW = object({
