@@ -80,7 +80,7 @@ export function sampleJournal(now: number): JournalEvent[] {
           : { block, price: String(1800 + (i % 50)) },
         // An event run keeps its log beside the payload, as the engine's log poller journals it (CONTRACT 8.6).
         ...(wf.trigger === 'event' && wf.contract ? {
-          block: { number: block, hash: demoHash('b10c', block), timestamp: Math.floor(Date.parse('2026-01-01T00:00:00Z') / 1000) + block * 2 },
+          block: { number: block, hash: demoHash('b10c', block), timestamp: Math.floor(t / 1000) - 4 },  // mined a poll before the run started (`at` above moved t)
           tx_hash: demoHash('7a11', block), log: { address: wf.contract, log_index: i % 7 },
         } : {}),
       },
