@@ -169,7 +169,8 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(CursorCodec).toConstantValue(new CursorCodec(cursorKey.value));
   container.bind(Redactor).toConstantValue(new Redactor(config.secretValues));
   const explorerOverrides = new Map([...config.networks.values()].flatMap((n) => (n.explorer ? [[n.name, n.explorer] as const] : [])));
-  container.bind(ExplorerLinks).toConstantValue(new ExplorerLinks(explorerOverrides));
+  const networkChainIds = new Map([...config.networks.values()].map((n) => [n.name, n.chainId] as const));
+  container.bind(ExplorerLinks).toConstantValue(new ExplorerLinks(explorerOverrides, networkChainIds));
 
   container.bind(KnexJournalWriter).toSelf();
   container.bind(JournalWriter).toService(KnexJournalWriter);

@@ -57,13 +57,18 @@ export class ExplorerLinks {
   /** The configured bases without their trailing slashes (made once: a txs page asks for fifty links). */
   private readonly overrides: ReadonlyMap<string, string>;
 
-  constructor(overrides: ReadonlyMap<string, string> = new Map()) {
+  /**
+   * `chainIds`: each configured network's chain id, for links where the journal names only the network (a log's
+   * block and transaction): a network called `devnet` on chain 1 links to chain 1's explorer.
+   */
+  constructor(overrides: ReadonlyMap<string, string> = new Map(), private readonly chainIds: ReadonlyMap<string, number> = new Map()) {
     this.overrides = new Map([...overrides].filter(([, base]) => base).map(([network, base]) => [network, base.replace(/\/+$/, '')]));
   }
 
   base(network: string, chainId?: number | null): string | null {
     const configured = this.overrides.get(network);
     if (configured !== undefined) return configured;
+    chainId ??= this.chainIds.get(network);
     if (chainId !== undefined && chainId !== null) {
       const byId = BY_CHAIN_ID.get(chainId);
       if (byId) return byId;
@@ -91,9 +96,10 @@ export class ExplorerLinks {
     return base ? `${base}/address/${pathSegment(address)}` : null;
   }
 
-  block(network: string, chainId: number | null | undefined, block: number): string | null {
+  /** A block by number, or by hash (EIP-3091's `/block/<hash or height>`): a removed block is found only by its hash. */
+  block(network: string, chainId: number | null | undefined, block: number | string): string | null {
     const base = this.base(network, chainId);
-    return base ? `${base}/block/${block}` : null;
+    return base ? `${base}/block/${typeof block === 'number' ? block : pathSegment(block)}` : null;
   }
 }
 

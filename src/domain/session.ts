@@ -13,6 +13,14 @@ export interface ReplaySession {
   readonly note: string | null;
 }
 
+/**
+ * How far an event trigger's cursor (the last block it read) is behind the head it last saw, in blocks: null until
+ * both are known. Never negative: a head read before the cursor moved past it is no lag.
+ */
+export function lagBlocks(cursorBlock: number | null, headBlock: number | null): number | null {
+  return cursorBlock !== null && headBlock !== null ? Math.max(0, headBlock - cursorBlock) : null;
+}
+
 /** The engine's last word on a workflow's trigger state. */
 export interface WorkflowStateRecord {
   readonly workflow: string;

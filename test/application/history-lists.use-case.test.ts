@@ -76,7 +76,7 @@ describe('history list use cases', () => {
     txs = new ListSends(journal, cursors, redactor, clock, new ExplorerLinks(new Map([['devnet', 'https://explorer.devnet.example/']])));
     approvals = new ListApprovals(journal, cursors, redactor, clock);
     waiting = new ListWaiting(journal, cursors, redactor, clock);
-    reorgs = new ListReorgs(journal, cursors, redactor, clock);
+    reorgs = new ListReorgs(journal, cursors, redactor, clock, new ExplorerLinks());
     replays = new ListReplays(journal, cursors, redactor, clock);
     await journal.append([
       // sends
@@ -93,7 +93,7 @@ describe('history list use cases', () => {
       ...aRun({ runId: 'w-event', workflow: 'keeper', at: T0 + 8 * MINUTE, park: { waitKind: 'event' } }),
       // reorgs
       ...aRun({ runId: 'r-rg1', workflow: 'keeper', network: 'base', at: T0 + 9 * MINUTE, reorg: { reorgId: 'rg-1', steps: [{ stepId: 'recheck', output: { note: `used ${SECRET}`, token: 'plain' } }] } }),
-      ...aRun({ runId: 'r-rg2', workflow: 'payouts', network: 'sepolia', at: T0 + 10 * MINUTE, reorg: { reorgId: 'rg-2' } }),
+      ...aRun({ runId: 'r-rg2', workflow: 'payouts', network: 'sepolia', at: T0 + 10 * MINUTE, reorg: { reorgId: 'rg-2', removedBlockHash: aTxHash('gone') } }),
       // sessions
       ...aSession({ sessionId: 'ses-replay', kind: 'replay', workflow: 'keeper', at: T0 + 4 * MINUTE - SECOND, fromBlock: 1, toBlock: 9, finishedAt: T0 + HOUR }),
       ...aSession({ sessionId: 'ses-test', kind: 'test', workflow: 'payouts', at: T0 + 11 * MINUTE, note: `note ${SECRET}` }),
@@ -210,8 +210,17 @@ describe('history list use cases', () => {
         reorg_id: 'rg-1', run_id: 'r-rg1', workflow: 'keeper', network: 'base', block: 7_000_000, removed_block_hash: null,
         created_at: iso(T0 + 9 * MINUTE + 4 * SECOND),
         steps: [{ step_id: 'recheck', status: 'succeeded', output: { note: `used ${REDACTED}`, token: REDACTED }, error: null, at: iso(T0 + 9 * MINUTE + 5 * SECOND) }],
+        // The block now at that height is linked by its number; the removed block's hash is unknown here, so no link.
+        block_url: 'https://basescan.org/block/7000000', removed_block_url: null,
       });
       expect(JSON.stringify(page)).not.toContain(SECRET);
+    });
+
+    it('links both blocks to the network\'s explorer: the one now at the height by number, the removed one by its hash', async () => {
+      const rg2 = (await reorgs.execute({ workflow: 'payouts' })).items[0]!;
+      expect([rg2.removed_block_hash, rg2.block_url, rg2.removed_block_url]).toEqual([
+        aTxHash('gone'), `https://sepolia.etherscan.io/block/${rg2.block}`, `https://sepolia.etherscan.io/block/${aTxHash('gone')}`,
+      ]);
     });
 
     it('filters by workflow and network, walks pages', async () => {

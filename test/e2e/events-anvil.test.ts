@@ -120,11 +120,21 @@ describe.each(E2E_STORAGES)('the event trigger on a real chain, end to end, on %
     const timeline = await client.get(`/api/history/runs/${runs[0]!.run_id}/timeline`);
     const read = (timeline.events as Json[]).find((e) => e.kind === 'step');
     expect(read?.input).toMatchObject({ call: { args: [HOLDER] } });
+    // The timeline shows the log the engine journaled: its block (the run item's), hash, transaction and place.
+    const log = (timeline.events as Json[]).find((e) => e.kind === 'trigger')?.log;
+    expect(log).toMatchObject({ network: 'anvil', contract: token, block_number: runs[0]!.block, log_index: expect.any(Number), tx_url: null });
+    expect(log.block_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(log.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
     const state = await eventually(async () => {
       const s = await stateOf('deposits');
       return s.head_block >= blocks[2]! ? s : undefined;
     }, 10_000, 'the cursor and head of deposits');
     expect(state.cursor_block).toBeLessThanOrEqual(state.head_block);
+    // GET /api/workflows shows the engine's blocks too (they may have moved since: the engine keeps polling).
+    const configured = ((await client.get('/api/workflows')).items as Json[]).find((w) => w.workflow === 'deposits');
+    expect(configured).toMatchObject({ trigger: 'event', network: 'anvil' });
+    expect(configured.head_block).toBeGreaterThanOrEqual(state.head_block);
+    expect(configured.lag_blocks).toBe(configured.head_block - configured.cursor_block);
     const metrics = (await client.api('GET', '/metrics')).body.text as string;
     expect(metrics).toMatch(/chainflow_event_lag_blocks\{workflow="deposits"\} \d+/);
   }, 60_000);

@@ -189,6 +189,11 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
     return this.ws.workflows.get(workflow)?.paused;
   }
 
+  async blocks(workflow: string): Promise<{ cursorBlock: number | null; headBlock: number | null } | undefined> {
+    const state = this.ws.workflows.get(workflow);
+    return state ? { cursorBlock: state.cursorBlock, headBlock: state.headBlock } : undefined;
+  }
+
   async sizes(): Promise<Record<string, number>> {
     return { runs: this.ws.runs.size, events: this.events.length, sends: this.ws.sends.size, approvals: this.ws.approvals.size };
   }

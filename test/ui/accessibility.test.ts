@@ -24,7 +24,7 @@ describe('web UI: accessibility', () => {
   const views = (): [string, string][] => {
     const parkedApproval = 'demo-0047';
     return [
-      ['#/workflows', 'workflows'], ['#/runs', 'runs'], [`#/run/${parkedApproval}`, 'run'], ['#/run/demo-0007', 'run'], ['#/run/demo-0021', 'run'], ['#/run/demo-replay-1-run-1', 'run'],
+      ['#/workflows', 'workflows'], ['#/runs', 'runs'], [`#/run/${parkedApproval}`, 'run'], ['#/run/demo-0007', 'run'], ['#/run/demo-0021', 'run'], ['#/run/demo-0042', 'run'], ['#/run/demo-replay-1-run-1', 'run'],
       ['#/failures', 'failures'], ['#/txs', 'txs'], ['#/approvals', 'approvals'], ['#/waiting', 'waiting'], ['#/reorgs', 'reorgs'],
       ['#/replays', 'replays'], ['#/relayers', 'relayers'], ['#/spend', 'spend'], ['#/compare?a=demo-0002&b=demo-replay-1-run-1', 'compare'],
     ];

@@ -101,10 +101,11 @@ describe('web UI: untrusted run data is text, never HTML or script', () => {
     const text = await mainText(page);
     for (const literal of [IMG, SVG, IFRAME, BREAKOUT, SCRIPT, WORKFLOW, RELAYER, `0x${IMG}`]) expect(text).toContain(literal);
     for (const literal of [SCRIPT, JS_URL, inJson(HTML_BODY), inJson(IFRAME), inJson(BREAKOUT)]) expect(text).toContain(literal);
-    // the explorer link of the odd hash still points at the explorer, over https
+    // the explorer link of the odd hash still points at the explorer, over https (and the reorg's block too)
     const hrefs = await page.locator('main a.ext').evaluateAll((as) => as.map((a) => (a as Json).href));
     expect(hrefs.length).toBeGreaterThan(0);
-    for (const href of hrefs) expect(href).toMatch(/^https:\/\/sepolia\.etherscan\.io\/tx\//);
+    for (const href of hrefs) expect(href).toMatch(/^https:\/\/sepolia\.etherscan\.io\/(tx|block)\//);
+    expect(hrefs.some((href) => href.includes('/tx/'))).toBe(true);
   });
 
   test('lists: runs, failures, transactions, approvals, reorgs, workflows, spend and compare show the payloads as text', async () => {

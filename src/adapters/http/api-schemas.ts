@@ -89,10 +89,14 @@ export const WAITING_ITEM = object({
   run_id: 'string', workflow: 'string', wait_kind: oneOf(WAIT_KINDS, true), step_run_id: 'string?', parked_at: 'time?', due_at: 'time?', expires_at: 'time?',
 });
 
+/** Explorer links to a reorg's blocks: the one now at its height, and the removed one by its hash. */
+const REORG_BLOCK_URLS = { block_url: 'string?', removed_block_url: 'string?' } as const;
+
 export const REORG_ITEM = object({
   reorg_id: 'string', run_id: 'string', workflow: 'string', network: 'string', block: 'integer', removed_block_hash: 'string?',
   created_at: 'time',
   steps: { type: 'array', items: object({ step_id: 'string', status: 'string', output: 'any', error: 'any', at: 'time' }) },
+  ...REORG_BLOCK_URLS,
 });
 
 export const REPLAY_ITEM = object({
@@ -110,6 +114,12 @@ export const WORKFLOW_ROW = object({
 const ERROR_INFO = { type: 'object', required: ['kind'], properties: { kind: field('string'), message: field('string') } };
 const ERROR_INFO_OR_NULL = { anyOf: [{ type: 'null' }, ERROR_INFO] };
 
+/** The log that started an event run, with explorer links (null where the network has no known explorer). */
+const TRIGGER_LOG = object({
+  network: 'string?', contract: 'string', block_number: 'integer', block_hash: 'string', block_time: 'time?', tx_hash: 'string?',
+  log_index: 'integer', tx_url: 'string?', block_url: 'string?', contract_url: 'string?',
+});
+
 /** The four kinds of timeline event (SPEC, Timeline), each with every member it carries. */
 const TIMELINE_EVENT = {
   oneOf: [
@@ -118,6 +128,11 @@ const TIMELINE_EVENT = {
       trigger: object({ kind: oneOf(TRIGGER_KINDS), summary: 'string?', payload: 'any' }),
       conditions: { type: 'array', items: object({ name: 'string', passed: 'boolean', detail: 'any' }) },
       session: oneOf(SESSIONS), session_id: 'string?', replay_of: 'string?', network: 'string?', contract: 'string?', block: 'integer?',
+      log: { anyOf: [{ type: 'null' }, TRIGGER_LOG] },
+      reorgs: {
+        type: 'array',
+        items: object({ reorg_id: 'string', created_at: 'time', network: 'string', block: 'integer', removed_block_hash: 'string?', ...REORG_BLOCK_URLS }),
+      },
     }),
     object({
       kind: { const: 'step' }, at: 'time', step_run_id: 'string', step_id: 'string', step_type: 'string', status: oneOf(STEP_STATUSES),
@@ -174,6 +189,7 @@ export const SPEND_REPORT = object({
 
 export const CONFIGURED_WORKFLOW = object({
   workflow: 'string', trigger: 'string', schedule: 'string?', paused: 'boolean', next_tick_at: 'time?', lease_holders: 'integer', steps: 'string[]',
+  network: 'string?', cursor_block: 'integer?', head_block: 'integer?', lag_blocks: 'integer?',
 });
 
 export const RELAYER_ROW = object({

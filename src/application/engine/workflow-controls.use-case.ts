@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { InvalidInputError, NotFoundError } from '../../domain/errors';
+import { lagBlocks } from '../../domain/session';
 import { toIso } from '../../domain/time';
 import type { ListEnvelope } from '../history/items';
 import { Clock } from '../ports/clock';
@@ -20,6 +21,11 @@ export interface ConfiguredWorkflowItem {
   /** Runs of the workflow an engine process holds a live lease on now. */
   lease_holders: number;
   steps: string[];
+  /** For an event trigger: its network, the last block its cursor read, the head it last saw, and the lag between (else null). */
+  network: string | null;
+  cursor_block: number | null;
+  head_block: number | null;
+  lag_blocks: number | null;
 }
 
 /** Pauses or resumes a configured workflow (CONTRACT 8.4): journals `workflow.state`. */
@@ -40,7 +46,7 @@ export class SetWorkflowPaused {
   }
 }
 
-/** The configured workflows with their trigger, pause state, next cron tick and lease holders. */
+/** The configured workflows with their trigger, pause state, next cron tick, lease holders and event blocks. */
 @injectable()
 export class ListConfiguredWorkflows {
   constructor(
@@ -59,9 +65,13 @@ export class ListConfiguredWorkflows {
       const paused = (await this.states.paused(w.name)) ?? w.paused;
       const schedule = w.trigger.kind === 'cron' ? w.trigger.schedule : null;
       const next = schedule && !paused ? ((await this.store.cronNext(w.name)) ?? this.cron.next(schedule, now)) : undefined;
+      const blocks = w.trigger.kind === 'event' ? await this.states.blocks(w.name) : undefined;
+      const cursor = blocks?.cursorBlock ?? null;
+      const head = blocks?.headBlock ?? null;
       items.push({
         workflow: w.name, trigger: w.trigger.kind, schedule, paused, next_tick_at: next === undefined ? null : toIso(next),
         lease_holders: held.get(w.name) ?? 0, steps: w.steps.map((s) => s.id),
+        network: w.trigger.kind === 'event' ? w.trigger.network : null, cursor_block: cursor, head_block: head, lag_blocks: lagBlocks(cursor, head),
       });
     }
     return { items, cursor: null, has_more: false };

@@ -145,9 +145,17 @@ export interface ReorgResponseItem {
   removed_block_hash: string | null;
   created_at: string;
   steps: { step_id: string; status: string; output: unknown; error: unknown; at: string }[];
+  /** The explorer's page of the block now at `block` (the new canonical one); null where the network has no known explorer. */
+  block_url: string | null;
+  /** The explorer's page of the removed block, by its hash; null where the hash or an explorer is unknown. */
+  removed_block_url: string | null;
 }
 
-export function toReorgItem(r: ReorgResponseRecord): ReorgResponseItem {
+/** `blockUrls`: explorer links to the reorg's two blocks (see reorgBlockUrls). */
+export function toReorgItem(
+  r: ReorgResponseRecord,
+  blockUrls: (r: ReorgResponseRecord) => { block_url: string | null; removed_block_url: string | null },
+): ReorgResponseItem {
   return {
     reorg_id: r.reorgId,
     run_id: r.runId,
@@ -155,6 +163,7 @@ export function toReorgItem(r: ReorgResponseRecord): ReorgResponseItem {
     network: r.network,
     block: r.block,
     removed_block_hash: r.removedBlockHash,
+    ...blockUrls(r),
     created_at: toIso(r.createdAt),
     steps: r.steps.map((s) => ({ step_id: s.stepId, status: s.status, output: s.output, error: s.error, at: toIso(s.at) })),
   };

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { CursorCodec } from '../../domain/cursor';
+import { ExplorerLinks } from '../../domain/explorer';
 import { Redactor } from '../../domain/redactor';
 import type { ReorgResponseRecord } from '../../domain/reorg';
 import { Clock } from '../ports/clock';
@@ -7,9 +8,10 @@ import { HistoryRepository } from '../ports/history-repository';
 import { REORG_FILTERS } from './history-lists';
 import { toReorgItem, type ReorgResponseItem, type ListEnvelope } from './items';
 import { KeysetList } from './keyset-list';
+import { reorgBlockUrls } from './timeline-chain';
 import type { ParamSpecs } from '../query/query-params';
 
-/** Lists the durable on_reorg responses with their steps, newest first. */
+/** Lists the durable on_reorg responses with their steps and explorer links to both blocks, newest first. */
 @injectable()
 export class ListReorgs {
   private readonly list: KeysetList<ReorgResponseRecord, ReorgResponseItem>;
@@ -19,6 +21,7 @@ export class ListReorgs {
     @inject(CursorCodec) cursors: CursorCodec,
     @inject(Redactor) redactor: Redactor,
     @inject(Clock) clock: Clock,
+    @inject(ExplorerLinks) explorer: ExplorerLinks,
   ) {
     this.list = new KeysetList<ReorgResponseRecord, ReorgResponseItem>({
       list: 'reorgs',
@@ -26,7 +29,7 @@ export class ListReorgs {
       timeField: 'created_at',
       fetch: (filter, page) => history.listReorgs(filter, page),
       position: (row) => ({ createdAt: row.createdAt, id: row.reorgId }),
-      item: toReorgItem,
+      item: (row) => toReorgItem(row, (r) => reorgBlockUrls(r, explorer)),
       cursors,
       redactor,
       now: () => clock.now(),

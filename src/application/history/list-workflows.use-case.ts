@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import { CursorCodec } from '../../domain/cursor';
 import { InvalidInputError } from '../../domain/errors';
 import { Redactor } from '../../domain/redactor';
+import { lagBlocks } from '../../domain/session';
 import { toIso } from '../../domain/time';
 import { ChainflowConfig } from '../config';
 import { Clock } from '../ports/clock';
@@ -92,7 +93,7 @@ export class ListWorkflows {
       recent_error_kind: stats?.recentErrorKind ?? null,
       cursor_block: cursor,
       head_block: head,
-      lag_blocks: cursor !== null && head !== null ? Math.max(0, head - cursor) : null,
+      lag_blocks: lagBlocks(cursor, head),
     };
   }
 }

@@ -5,6 +5,7 @@ import { applyEvents } from '../../domain/journal/projector';
 import { emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
 import type { Run } from '../../domain/run';
 import { isoText } from '../../domain/time';
+import { reorgLink, triggerLog, type ReorgLink, type TriggerLog } from './timeline-chain';
 import { toApprovalItem, toRunItem, toSendAttemptItem, type ApprovalItem, type RunItem, type SendAttemptItem } from './items';
 
 export interface Attempt {
@@ -34,6 +35,10 @@ export interface TriggerEvent {
   network: string | null;
   contract: string | null;
   block: number | null;
+  /** The log that started an event run (block, transaction, place), with explorer links; null for other triggers. */
+  log: TriggerLog | null;
+  /** The reorg responses naming this run (its log's block was removed), oldest first. */
+  reorgs: ReorgLink[];
 }
 
 export interface StepEvent {
@@ -109,6 +114,7 @@ export function timelineEvents(stream: readonly JournalEvent[], explorer: Explor
           trigger: { kind: e.trigger.kind, summary: e.trigger.summary ?? null, payload: e.trigger.payload ?? null },
           conditions: [], session: e.session, session_id: e.session_id ?? null, replay_of: e.replay_of ?? null,
           network: e.network ?? null, contract: e.contract ?? null, block: e.block ?? null,
+          log: triggerLog(e, explorer), reorgs: [],
         };
         events.push(trigger);
         break;
@@ -136,6 +142,8 @@ export function timelineEvents(stream: readonly JournalEvent[], explorer: Explor
   for (const send of ws.sends.values()) {
     steps.get(send.stepRunId)?.sends.push(toSendAttemptItem(send, (n, c, h) => explorer.tx(n, c, h)));
   }
+  // The stream is the run's own: every reorg response in it names this run.
+  if (trigger) trigger.reorgs = [...ws.reorgs.values()].sort((a, b) => a.createdAt - b.createdAt).map((r) => reorgLink(r, explorer));
   return byTime(events);
 }
 

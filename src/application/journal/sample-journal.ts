@@ -78,6 +78,11 @@ export function sampleJournal(now: number): JournalEvent[] {
         payload: wf.trigger === 'webhook'
           ? { body: { amount: '1500000000000000000', note: '<img src=x onerror=alert(1)>' }, headers: { authorization: 'Bearer demo-webhook-token' } }
           : { block, price: String(1800 + (i % 50)) },
+        // An event run keeps its log beside the payload, as the engine's log poller journals it (CONTRACT 8.6).
+        ...(wf.trigger === 'event' && wf.contract ? {
+          block: { number: block, hash: demoHash('b10c', block), timestamp: Math.floor(t / 1000) - 4 },  // mined a poll before the run started (`at` above moved t)
+          tx_hash: demoHash('7a11', block), log: { address: wf.contract, log_index: i % 7 },
+        } : {}),
       },
       network: wf.network.name, contract: wf.contract, block,
     });
@@ -200,10 +205,15 @@ export function sampleJournal(now: number): JournalEvent[] {
 
   // A chain reorganisation removed the block of an earlier price-keeper run; its on_reorg response re-ran two steps.
   const reorgAt = now - 20 * HOUR;
-  out.push({ type: 'reorg.response', at: iso(reorgAt), reorg_id: 'demo-reorg-1', run_id: 'demo-0042', workflow: 'price-keeper', network: 'base', block: 7_000_000 + 41 * 97, removed_block_hash: `0x${hex(64)}` });
+  out.push({ type: 'reorg.response', at: iso(reorgAt), reorg_id: 'demo-reorg-1', run_id: 'demo-0042', workflow: 'price-keeper', network: 'base', block: 7_000_000 + 41 * 97, removed_block_hash: demoHash('b10c', 7_000_000 + 41 * 97) });
   out.push({ type: 'reorg.step', at: iso(reorgAt + 2000), reorg_id: 'demo-reorg-1', step_id: 'recheck_price', status: 'succeeded', output: { price_changed: false } });
   out.push({ type: 'reorg.step', at: iso(reorgAt + 4000), reorg_id: 'demo-reorg-1', step_id: 'notify_ops', status: 'succeeded', output: { ok: true } });
   out.push({ type: 'workflow.state', at: iso(now - MIN), workflow: 'price-keeper', cursor_block: 7_104_650, head_block: 7_104_662 });
   out.push({ type: 'workflow.state', at: iso(now - MIN), workflow: 'treasury-sweep', paused: true });
   return out;
+}
+
+/** A made-up 32-byte hash that names its block (`tag` and the number, repeated), so that the demo's links agree. */
+function demoHash(tag: string, block: number): string {
+  return `0x${(tag + block.toString(16).padStart(12, '0')).repeat(4)}`;
 }

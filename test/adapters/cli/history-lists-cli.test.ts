@@ -105,7 +105,7 @@ describe('chainflow history lists on the demo journal', () => {
   });
 
   it('history reorgs and history replays print their tables', () => {
-    const reorgs = table(run('history', 'reorgs'), /^REORG\s+RUN\s+WORKFLOW\s+NETWORK\s+BLOCK\s+STEPS/);
+    const reorgs = table(run('history', 'reorgs'), /^REORG\s+RUN\s+WORKFLOW\s+NETWORK\s+BLOCK\s+REMOVED BLOCK HASH\s+STEPS/);
     expect(reorgs.firstColumn.length).toBeGreaterThan(0);
     expect(reorgs.firstColumn.every((id) => id.startsWith('demo-'))).toBe(true);
     const replays = json(run('history', 'replays', '--json'));

@@ -14,7 +14,7 @@ export default class HistoryWorkflows extends ListCommand<WorkflowRow> {
     ['WORKFLOW', (w) => w.workflow], ['PAUSED', (w) => w.paused], ['TRIGGER', (w) => w.trigger], ['LAST RUN', (w) => w.last_run_at],
     ['OK', (w) => w.success_count], ['FAILED', (w) => w.failure_count], ['WAITING', (w) => w.runs_waiting],
     ['P50', (w) => humanDuration(w.median_duration_ms)], ['P95', (w) => humanDuration(w.p95_duration_ms)], ['TXS', (w) => w.tx_count],
-    ['LAST ERROR', (w) => w.recent_error_kind], ['LAG', (w) => w.lag_blocks],
+    ['LAST ERROR', (w) => w.recent_error_kind], ['CURSOR / HEAD', (w) => (w.cursor_block === null && w.head_block === null ? null : `${w.cursor_block ?? '-'} / ${w.head_block ?? '-'}`)], ['LAG', (w) => w.lag_blocks],
   ];
 
   protected useCase(): typeof ListWorkflows {

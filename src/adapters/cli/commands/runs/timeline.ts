@@ -42,7 +42,17 @@ function describe(e: TimelineEvent, symbol: string): string {
   switch (e.kind) {
     case 'trigger': {
       const conditions = e.conditions.map((c) => `${c.name}=${c.passed ? 'pass' : 'fail'}`).join(' ');
-      return `${e.at}  trigger   ${e.trigger.kind}${e.trigger.summary ? `: ${e.trigger.summary}` : ''}${conditions ? `  [${conditions}]` : ''}`;
+      const lines = [`${e.at}  trigger   ${e.trigger.kind}${e.trigger.summary ? `: ${e.trigger.summary}` : ''}${conditions ? `  [${conditions}]` : ''}`];
+      if (e.log) {
+        const l = e.log;
+        lines.push(`            log ${l.log_index} of ${l.contract}${l.network ? ` on ${l.network}` : ''}, block ${l.block_number} ${l.block_hash}${l.block_time ? ` (${l.block_time})` : ''}`);
+        if (l.tx_hash) lines.push(`            tx ${l.tx_hash}${l.tx_url ? `  ${l.tx_url}` : ''}`);
+        if (l.block_url) lines.push(`            block ${l.block_url}`);
+      }
+      for (const r of e.reorgs) {
+        lines.push(`            reorged: ${r.reorg_id} at ${r.created_at} removed block ${r.block}${r.removed_block_hash ? ` ${r.removed_block_hash}` : ''}${r.removed_block_url ? `  ${r.removed_block_url}` : ''}`);
+      }
+      return lines.join('\n');
     }
     case 'step': {
       const lines = [`${e.at}  step      ${e.step_id} (${e.step_type}) ${e.status}, ${e.attempts.length} attempt(s)${e.error ? `  error ${e.error.kind}: ${text(e.error.message)}` : ''}`];

@@ -5,7 +5,7 @@ import { renderTable } from '../../table';
 
 /** `chainflow workflows [--json]`: the configured workflows. */
 export default class Workflows extends ChainflowCommand {
-  static override summary = 'List the configured workflows: trigger, paused, next cron tick, lease holders';
+  static override summary = 'List the configured workflows: trigger, paused, next cron tick, event cursor / head / lag, lease holders';
   static override flags = { json: Flags.boolean({ description: 'print { items, cursor, has_more }' }) };
 
   async run(): Promise<void> {
@@ -21,8 +21,12 @@ export default class Workflows extends ChainflowCommand {
       return;
     }
     this.log(renderTable(
-      ['WORKFLOW', 'TRIGGER', 'PAUSED', 'NEXT TICK', 'LEASES', 'STEPS'],
-      page.items.map((w) => [w.workflow, w.schedule ? `cron ${w.schedule}` : w.trigger, w.paused ? 'yes' : 'no', w.next_tick_at, w.lease_holders, w.steps.join(' ')]),
+      ['WORKFLOW', 'TRIGGER', 'PAUSED', 'NEXT TICK', 'CURSOR / HEAD', 'LAG', 'LEASES', 'STEPS'],
+      page.items.map((w) => [
+        w.workflow, w.schedule ? `cron ${w.schedule}` : w.network ? `${w.trigger} on ${w.network}` : w.trigger, w.paused ? 'yes' : 'no', w.next_tick_at,
+        w.cursor_block === null && w.head_block === null ? null : `${w.cursor_block ?? '-'} / ${w.head_block ?? '-'}`, w.lag_blocks,
+        w.lease_holders, w.steps.join(' '),
+      ]),
     ));
   }
 }

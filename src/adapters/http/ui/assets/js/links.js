@@ -76,8 +76,17 @@ export function idv(value, what, href, external) {
 
 export const runRef = (id) => idv(id, 'run id', id ? '#/run/' + encodeURIComponent(id) : null);
 
-/** A transaction hash: an explorer link (new tab) where the API resolved one, else the hash alone; copy either way. */
-export function txRef(hash, url) {
+/** A hash or address with an explorer link (new tab) where the API resolved one, else the value alone; copy either way. */
+export function extRef(value, what, url) {
   const safe = safeUrl(url);
-  return idv(hash, 'transaction hash', safe, !!safe);
+  return idv(value, what, safe, !!safe);
 }
+
+/** `text` linked (new tab) to an explorer page where the API resolved one, else `text` alone. */
+export function extLink(text, url, title) {
+  const safe = safeUrl(url);
+  return safe ? h('a', { href: safe, target: '_blank', rel: 'noopener noreferrer', class: 'ext', title: title || null }, text) : text;
+}
+
+/** A transaction hash: an explorer link (new tab) where the API resolved one, else the hash alone; copy either way. */
+export const txRef = (hash, url) => extRef(hash, 'transaction hash', url);

@@ -5,15 +5,34 @@
 import { api, ApiError } from '../api.js';
 import { approvalButtons, cancelButton } from '../actions.js';
 import { badge, dash, errorText, h, json, kv, notice, small, td, tdn, tdw, txt } from '../dom.js';
-import { idv, link, runRef, txRef } from '../links.js';
+import { extLink, extRef, idv, link, runRef, txRef } from '../links.js';
 import { main, rerender } from '../router.js';
 import { dur, num, rel, time, wei } from '../values.js';
 import { SEND_COLUMNS, sendRow } from './txs.js';
 
-function triggerEvent(e) {
+/** The log an event run started from: its block, transaction and place, linked to the network's explorer. */
+function logInfo(l) {
+  return [h('h3', null, 'Log'), kv([
+    ['network', txt(l.network)], ['contract', extRef(l.contract, 'contract address', l.contract_url)],
+    ['block', [num(l.block_number), ' ', extRef(l.block_hash, 'block hash', l.block_url)]], ['block time', time(l.block_time)],
+    ['transaction', txRef(l.tx_hash, l.tx_url)], ['log index', num(l.log_index)],
+  ])];
+}
+
+/** The reorg responses naming this run: the removed block, the block now at its height, and a link to the responses. */
+function reorgLinks(e, run) {
+  return [h('h3', null, 'Reorged'), small(['response', 'at (UTC)', '#block', 'removed block', 'block now'], e.reorgs.map((r) => h('tr', { 'data-reorg': r.reorg_id },
+    td(idv(r.reorg_id, 'reorg id'), ' ', link('responses', 'reorgs', { workflow: run.workflow, network: r.network })), td(time(r.created_at)), tdn(num(r.block)),
+    td(extRef(r.removed_block_hash, 'removed block hash', r.removed_block_url)),
+    td(r.block_url ? extLink('block ' + num(r.block) + ' now', r.block_url) : dash()))))];
+}
+
+function triggerEvent(e, run) {
   const t = e.trigger || {};
   return [
     kv([['kind', txt(t.kind)], ['summary', txt(t.summary)], ['network', txt(e.network)], ['contract', idv(e.contract, 'contract address')], ['block', num(e.block)]]),
+    e.log ? logInfo(e.log) : null,
+    e.reorgs && e.reorgs.length ? reorgLinks(e, run) : null,
     h('h3', null, 'Payload'), json(t.payload),
     h('h3', null, 'Conditions'),
     e.conditions && e.conditions.length
@@ -70,7 +89,7 @@ function timeline(tl) {
   for (const e of tl.events) {
     const title = e.kind === 'step' || e.kind === 'reorg_step' ? e.step_id : e.kind === 'approval' ? (e.approval && e.approval.workflow) : e.trigger && e.trigger.kind;
     const status = e.kind === 'step' || e.kind === 'reorg_step' ? e.status : e.kind === 'approval' ? e.approval && e.approval.status : null;
-    const body = e.kind === 'trigger' ? triggerEvent(e) : e.kind === 'step' ? stepEvent(e) : e.kind === 'approval' ? approvalEvent(e) : e.kind === 'reorg_step' ? reorgEvent(e, r) : json(e);
+    const body = e.kind === 'trigger' ? triggerEvent(e, r) : e.kind === 'step' ? stepEvent(e) : e.kind === 'approval' ? approvalEvent(e) : e.kind === 'reorg_step' ? reorgEvent(e, r) : json(e);
     ol.append(h('li', { class: 'ev ev-' + e.kind, 'data-kind': e.kind, 'data-approval': e.kind === 'approval' && e.approval ? e.approval.approval_id : null },
       h('div', { class: 'evh' }, h('span', { class: 'badge' }, EVENT_TITLE[e.kind] || e.kind), h('span', { class: 't' }, txt(title)), status ? badge(status) : null, h('span', { class: 'muted' }, time(e.at))),
       body));
