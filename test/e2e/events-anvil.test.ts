@@ -131,7 +131,7 @@ describe.each(E2E_STORAGES)('the event trigger on a real chain, end to end, on %
     }, 10_000, 'the cursor and head of deposits');
     expect(state.cursor_block).toBeLessThanOrEqual(state.head_block);
     // GET /api/workflows shows the engine's blocks too (they may have moved since: the engine keeps polling).
-    const configured = ((await client.get('/api/workflows')).items as Json[]).find((w) => w.workflow === 'deposits');
+    const configured = ((await client.get('/api/workflows')).items as Json[]).find((w) => w.workflow === 'deposits')!;
     expect(configured).toMatchObject({ trigger: 'event', network: 'anvil' });
     expect(configured.head_block).toBeGreaterThanOrEqual(state.head_block);
     expect(configured.lag_blocks).toBe(configured.head_block - configured.cursor_block);
