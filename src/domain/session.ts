@@ -24,7 +24,8 @@ export function lagBlocks(cursorBlock: number | null, headBlock: number | null):
 /** The engine's last word on a workflow's trigger state. */
 export interface WorkflowStateRecord {
   readonly workflow: string;
-  paused: boolean;
+  /** null while the journal never said (a first word of the log poller carries only blocks): the config's `paused` holds. */
+  paused: boolean | null;
   trigger: string | null;
   network: string | null;
   cursorBlock: number | null;

@@ -480,7 +480,7 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
         const alpha = rows[0]!;
         expect(alpha).toEqual({ workflow: 'alpha-idle', state: undefined, stats: undefined, runsWaiting: 0 });
         expect(rows[3]!.stats).toBeUndefined();
-        expect(rows[3]!.state).toMatchObject({ workflow: 'state-only', trigger: 'event', cursorBlock: 10, headBlock: 15, paused: false });
+        expect(rows[3]!.state).toMatchObject({ workflow: 'state-only', trigger: 'event', cursorBlock: 10, headBlock: 15, paused: null });
       });
 
       it('counts successes, failures (failed and dead_lettered), runs waiting and sends with a tx hash', async () => {

@@ -186,7 +186,7 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   async ping(): Promise<void> {}
 
   async paused(workflow: string): Promise<boolean | undefined> {
-    return this.ws.workflows.get(workflow)?.paused;
+    return this.ws.workflows.get(workflow)?.paused ?? undefined;
   }
 
   async blocks(workflow: string): Promise<{ cursorBlock: number | null; headBlock: number | null } | undefined> {

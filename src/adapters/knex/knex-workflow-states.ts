@@ -10,7 +10,7 @@ export class KnexWorkflowStates implements WorkflowStates {
 
   async paused(workflow: string): Promise<boolean | undefined> {
     const row = await this.db('workflow_states').where({ workflow }).first('paused');
-    return row ? Boolean(Number(row.paused)) : undefined;
+    return row && row.paused !== null ? Boolean(Number(row.paused)) : undefined;
   }
 
   async blocks(workflow: string): Promise<{ cursorBlock: number | null; headBlock: number | null } | undefined> {

@@ -1,3 +1,4 @@
+import { workflowPauseMigration } from './migration-workflow-pause';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { bearers } from './migration-bearers';
@@ -123,6 +124,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0013_budget_reservations', budgetReservationsMigration], ['0014_send_token_transfer', sendTokenTransferMigration],
   ['0015_engine_guarantees', engineGuarantees], ['0016_notifications', notificationsMigration],
   ['0017_event_cursors', eventsMigration], ['0019_receipt_claims', receiptClaimsMigration],
+  ['0021_workflow_pause_unknown', workflowPauseMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

@@ -171,7 +171,7 @@ export function workflowToRow(w: WorkflowStateRecord): unknown[] {
 export function rowToWorkflow(row: Row): WorkflowStateRecord {
   return {
     workflow: String(row.workflow),
-    paused: Boolean(row.paused),
+    paused: row.paused === null || row.paused === undefined ? null : Boolean(Number(row.paused)),
     trigger: str(row.trigger),
     network: str(row.network),
     cursorBlock: numOrNull(row.cursor_block),

@@ -4,7 +4,7 @@ import type { Reducers } from './fold';
 export const WORKFLOW_REDUCERS: Pick<Reducers, 'workflow.state'> = {
   'workflow.state': (f, e) => {
     const wf = f.ws.workflows.get(e.workflow) ?? {
-      workflow: e.workflow, paused: false, trigger: null, network: null, cursorBlock: null, headBlock: null, updatedAt: f.at,
+      workflow: e.workflow, paused: null, trigger: null, network: null, cursorBlock: null, headBlock: null, updatedAt: f.at,
     };
     if (e.paused !== undefined) wf.paused = e.paused;
     if (e.trigger !== undefined) wf.trigger = e.trigger;
