@@ -14,6 +14,7 @@ import { waitingPagesMigration } from './migration-waiting-pages';
 import { stepRunsMigration } from './step-runs-store';
 import { notificationsMigration } from './migration-notifications';
 import { eventsMigration } from './migration-events';
+import { reorgsMigration } from './migration-reorgs';
 import { receiptClaimsMigration } from './migration-receipt-claims';
 
 interface Migration {
@@ -123,6 +124,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0013_budget_reservations', budgetReservationsMigration], ['0014_send_token_transfer', sendTokenTransferMigration],
   ['0015_engine_guarantees', engineGuarantees], ['0016_notifications', notificationsMigration],
   ['0017_event_cursors', eventsMigration], ['0019_receipt_claims', receiptClaimsMigration],
+  ['0020_reorgs', reorgsMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

@@ -19,11 +19,20 @@ export class PromEngineMetrics implements EngineMetrics {
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers: [this.registry],
   });
 
+  private readonly reorgs = new Counter({
+    name: 'chainflow_reorgs_total', help: 'Reorgs this process rolled back (deep="true": deeper than finality_depth, not rolled back), by network',
+    labelNames: ['network', 'deep'], registers: [this.registry],
+  });
+
   runEnded(workflow: string, status: RunEndStatus): void {
     this.runs.inc({ workflow, status });
   }
 
   stepFinished(workflow: string, stepType: string, seconds: number): void {
     this.steps.observe({ workflow, step_type: stepType }, seconds);
+  }
+
+  reorgSeen(network: string, deep: boolean): void {
+    this.reorgs.inc({ network, deep: String(deep) });
   }
 }

@@ -9,8 +9,10 @@ export interface EngineMetrics {
   runEnded(workflow: string, status: RunEndStatus): void;
   /** This process ran one attempt of a step to its end (not a park), taking `seconds`. */
   stepFinished(workflow: string, stepType: string, seconds: number): void;
+  /** This process rolled back (or, `deep`, found too deep to roll back) a reorg of the network (CONTRACT 8.6). */
+  reorgSeen(network: string, deep: boolean): void;
 }
 export const EngineMetrics = Symbol('EngineMetrics');
 
 /** Counts nothing (tools that expose no metrics). */
-export const NO_ENGINE_METRICS: EngineMetrics = { runEnded: () => undefined, stepFinished: () => undefined };
+export const NO_ENGINE_METRICS: EngineMetrics = { runEnded: () => undefined, stepFinished: () => undefined, reorgSeen: () => undefined };
