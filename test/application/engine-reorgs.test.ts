@@ -5,11 +5,15 @@
  * than finality_depth logged and counted, not rolled back.
  */
 import type { NetworkConfig } from '../../src/application/config';
+import { AnswerReorgs } from '../../src/application/engine/answer-reorgs';
 import { CancelRun } from '../../src/application/engine/cancel-run.use-case';
+import { StepRunners } from '../../src/application/engine/step-runners';
 import { PollEventLogs } from '../../src/application/engine/poll-event-logs.use-case';
 import { WorkflowCatalog } from '../../src/application/workflow-catalog';
 import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
 import type { JournalEvent, RunStarted } from '../../src/domain/journal/journal-event';
+import { CelExpressions } from '../../src/adapters/cel/cel-expressions';
+import { ScriptedHttpClient, status } from '../fakes/scripted-http-client';
 import { CountingEngineMetrics } from '../fakes/counting-engine-metrics';
 import { EventFakes } from '../fakes/event-fakes';
 import { aDevnet, anEventConfig, TOKEN, transfer, TRANSFER } from '../mothers/events';
@@ -17,6 +21,9 @@ import { aDelay, anHttpCall, aWorkflow } from '../mothers/workflows';
 
 class Harness extends EventFakes {
   readonly metrics = new CountingEngineMetrics();
+  readonly http = new ScriptedHttpClient();
+  /** The waits between on_reorg step attempts (not waited here). */
+  readonly waits: number[] = [];
   readonly workflow: WorkflowDefinition;
   readonly network: NetworkConfig;
   readonly poller: PollEventLogs;
@@ -27,7 +34,11 @@ class Harness extends EventFakes {
     super();
     this.network = aDevnet(network);
     this.workflow = aWorkflow({
-      name: 'on_deposit', steps: [aDelay('note', 1000)], onReorg: [anHttpCall('undo')],
+      name: 'on_deposit', steps: [aDelay('note', 1000)],
+      onReorg: [
+        anHttpCall('undo', { method: 'POST', url: 'http://receiver.test/undo', body: { run: '${{ reorg.run_id }}', block: '${{ reorg.block }}', value: '${{ trigger.payload.value }}' } }),
+        anHttpCall('only_deep', { if: 'reorg.depth > 5', url: 'http://receiver.test/deep' }),
+      ],
       trigger: { kind: 'event', network: 'devnet', addresses: [TOKEN], event: TRANSFER, confirmations: 1, fromBlock: 1 },
     });
     this.poller = this.newPoller();
@@ -48,10 +59,15 @@ class Harness extends EventFakes {
   newPoller(): PollEventLogs {
     const config = anEventConfig(this.network, this.workflow);
     const cancel = new CancelRun(this.journal, this.journal, this.journal, this.engine, this.clock, this.metrics);
-    return new PollEventLogs(
-      config, new WorkflowCatalog(config), this.chain, this.cursors, this.journal, this.journal, this.clock, this.logger, undefined,
-      this.metrics, this.journal, cancel,
+    const catalog = new WorkflowCatalog(config);
+    const expressions = new CelExpressions();
+    const answers = new AnswerReorgs(
+      this.cursors, this.journal, this.journal, cancel, catalog, new StepRunners(this.http, expressions, this.clock), expressions, this.clock, this.logger,
+      async (ms) => {
+        this.waits.push(ms);
+      },
     );
+    return new PollEventLogs(config, catalog, this.chain, this.cursors, this.journal, this.journal, this.clock, this.logger, undefined, this.metrics, answers);
   }
 
   async poll(poller = this.poller): Promise<void> {
@@ -108,6 +124,30 @@ describe('the reorg check', () => {
     await h.poll();
     expect(await h.events('reorg.response')).toHaveLength(2);
     expect(h.metrics.reorgs).toHaveLength(1);
+  });
+
+  it('runs the on_reorg steps once per response with the reorg and the affected run in context, retrying as steps do', async () => {
+    const h = new Harness();
+    h.http.on('http://receiver.test/undo', status(503), status(200));
+    h.chain.emit(TOKEN, TRANSFER, transfer(1));
+    h.chain.emit(TOKEN, TRANSFER, transfer(7));
+    await h.poll();
+    const [, second] = await h.startRuns();
+    h.chain.reorg(1, 1);
+    await h.poll();
+    await h.poll();
+    const undo = h.http.requests.filter((r) => r.url === 'http://receiver.test/undo');
+    expect(undo.map((r) => JSON.parse(r.body!))).toEqual([
+      { run: second!.run_id, block: '2', value: '7' }, { run: second!.run_id, block: '2', value: '7' },
+    ]);
+    expect(h.waits).toEqual([1000]);
+    const [response] = await h.events('reorg.response');
+    const reorgId = (response as { reorg_id: string }).reorg_id;
+    expect(await h.events('reorg.step')).toEqual([
+      expect.objectContaining({ reorg_id: reorgId, step_id: 'undo', status: 'succeeded', output: expect.objectContaining({ status: 200 }) }),
+      expect.objectContaining({ reorg_id: reorgId, step_id: 'only_deep', status: 'skipped' }),
+    ]);
+    expect(undo[0]!.headers['Idempotency-Key']).toBe(`${reorgId}.undo:1`);
   });
 
   it('sees a head at the same height with another hash as a reorg', async () => {

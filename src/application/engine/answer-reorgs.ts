@@ -1,27 +1,48 @@
+import { inject, injectable, optional } from 'inversify';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import { ConflictError, NotFoundError } from '../../domain/errors';
 import { toIso } from '../../domain/time';
-import type { EventCursors, ReorgResponse } from '../ports/event-cursors';
-import type { JournalWriter } from '../ports/journal-writer';
-import type { Logger } from '../ports/logger';
-import type { RunRepository } from '../ports/run-repository';
-import type { CancelRun } from './cancel-run.use-case';
+import { Clock } from '../ports/clock';
+import { EventCursors, type ReorgResponse } from '../ports/event-cursors';
+import { Expressions } from '../ports/expressions';
+import { JournalWriter } from '../ports/journal-writer';
+import { Logger } from '../ports/logger';
+import { RunRepository } from '../ports/run-repository';
+import { WorkflowCatalog } from '../workflow-catalog';
+import { CancelRun } from './cancel-run.use-case';
+import { ReorgSteps } from './reorg-steps';
+import { StepRunners } from './step-runners';
+
+/** Waits between attempts of an on_reorg step (tests pass one that does not wait). */
+export const ReorgRetryWait = Symbol('ReorgRetryWait');
+const realWait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Journals the responses a roll back recorded (CONTRACT 8.6): `reorg.response` against the affected run, and ends
  * that run `cancelled` / `reorged` when it is still running or parked. A response stays pending in storage until it
  * is journaled: a crash in between journals it again at the next poll, and the journal keeps one (the event is the
- * same, to its time: a repeat is a duplicate). A run whose start no engine has journaled yet (its log run was
+ * same, to its time: a repeat is a duplicate), then the workflow's `on_reorg` steps run (ReorgSteps), and only then
+ * is the response no longer pending. A run whose start no engine has journaled yet (its log run was
  * enqueued, not yet claimed) is answered once it is: it is due at once.
  */
+@injectable()
 export class AnswerReorgs {
+  private readonly steps: ReorgSteps;
+
   constructor(
-    private readonly cursors: EventCursors,
-    private readonly runs: RunRepository,
-    private readonly journal: JournalWriter,
-    private readonly cancel: CancelRun | undefined,
-    private readonly logger: Logger,
-  ) {}
+    @inject(EventCursors) private readonly cursors: EventCursors,
+    @inject(RunRepository) private readonly runs: RunRepository,
+    @inject(JournalWriter) private readonly journal: JournalWriter,
+    @inject(CancelRun) private readonly cancel: CancelRun,
+    @inject(WorkflowCatalog) private readonly catalog: WorkflowCatalog,
+    @inject(StepRunners) runners: StepRunners,
+    @inject(Expressions) expressions: Expressions,
+    @inject(Clock) clock: Clock,
+    @inject(Logger) private readonly logger: Logger,
+    @inject(ReorgRetryWait) @optional() wait: (ms: number) => Promise<void> = realWait,
+  ) {
+    this.steps = new ReorgSteps(runners, expressions, () => clock.now(), wait);
+  }
 
   async answer(network: string): Promise<void> {
     for (const response of await this.cursors.pendingResponses(network)) {
@@ -29,12 +50,17 @@ export class AnswerReorgs {
       if (!run) continue;
       await this.journal.append([responseEvent(response)]);
       if (run.status === 'running' || run.status === 'waiting') await this.cancelRun(response);
+      const onReorg = this.catalog.get(response.workflow)?.onReorg ?? [];
+      if (onReorg.length > 0) {
+        await this.steps.run(response, onReorg, await this.runs.stream(response.runId), async (e) => {
+          await this.journal.append([e]);
+        });
+      }
       await this.cursors.responseJournaled(response.reorgId);
     }
   }
 
   private async cancelRun(response: ReorgResponse): Promise<void> {
-    if (!this.cancel) return;
     try {
       await this.cancel.execute(response.runId, 'reorg', {
         kind: 'reorged', message: `a reorg of ${response.depth} block(s) removed block ${response.block} (${response.removedBlockHash}) holding the run's log`,

@@ -17,9 +17,7 @@ import { Logger } from '../ports/logger';
 import { WorkflowStates } from '../ports/workflow-states';
 import { WorkflowCatalog } from '../workflow-catalog';
 import { EngineMetrics, NO_ENGINE_METRICS } from '../ports/engine-metrics';
-import { RunRepository } from '../ports/run-repository';
 import { AnswerReorgs } from './answer-reorgs';
-import { CancelRun } from './cancel-run.use-case';
 import { CheckReorgs } from './check-reorgs';
 
 /** Block headers read at once for the logs of one range. */
@@ -50,7 +48,6 @@ export class PollEventLogs {
   private readonly pinned = new WeakMap<WorkflowDefinition, PinnedDefinition>();
   private readonly workflows: readonly EventWorkflow[];
   private readonly reorgs: CheckReorgs;
-  private readonly answers: AnswerReorgs | undefined;
 
   constructor(
     @inject(ChainflowConfig) config: ChainflowConfig,
@@ -63,13 +60,12 @@ export class PollEventLogs {
     @inject(Logger) private readonly logger: Logger,
     @inject(Redactor) @optional() private readonly redactor?: Redactor,
     @inject(EngineMetrics) @optional() metrics: EngineMetrics = NO_ENGINE_METRICS,
-    @inject(RunRepository) @optional() runs?: RunRepository,
-    @inject(CancelRun) @optional() cancel?: CancelRun,
+    /** Journals the responses a roll back recorded; without it (a tool that only reads logs) they stay recorded. */
+    @inject(AnswerReorgs) @optional() private readonly answers?: AnswerReorgs,
   ) {
     this.ranges = new LogRanges(chain, logger);
     this.reorgs = new CheckReorgs(chain, cursors, metrics, logger, () => clock.now());
-    // Without the run projection (a tool that only reads logs), responses stay recorded for an engine to journal.
-    this.answers = runs ? new AnswerReorgs(cursors, runs, journal, cancel, logger) : undefined;
+
     this.workflows = catalog.all().flatMap((definition) => {
       const { trigger } = definition;
       const network = trigger.kind === 'event' ? config.networks.get(trigger.network) : undefined;
