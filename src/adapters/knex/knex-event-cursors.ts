@@ -140,7 +140,10 @@ export class KnexEventCursors implements EventCursors {
 }
 
 /** Keeps these headers as the network's blocks at their numbers (one kept before at a number is replaced). */
-async function upsertBlocks(trx: Knex.Transaction, network: string, headers: readonly BlockHeader[]): Promise<void> {
+async function upsertBlocks(trx: Knex.Transaction, network: string, given: readonly BlockHeader[]): Promise<void> {
+  // One row per number (the last given wins): PostgreSQL refuses an upsert that touches a row twice (SQLSTATE 21000),
+  // as when the head is also the block of a log.
+  const headers = [...new Map(given.map((h) => [h.number, h])).values()];
   for (let i = 0; i < headers.length; i += CHUNK) {
     const part = headers.slice(i, i + CHUNK);
     await trx.raw(
