@@ -1,5 +1,5 @@
 import { inject, injectable, optional } from 'inversify';
-import type { JournalEvent } from '../../domain/journal/journal-event';
+import type { JournalEvent, RunStarted } from '../../domain/journal/journal-event';
 import { ConflictError, NotFoundError } from '../../domain/errors';
 import { toIso } from '../../domain/time';
 import { Clock } from '../ports/clock';
@@ -8,6 +8,7 @@ import { Expressions } from '../ports/expressions';
 import { JournalWriter } from '../ports/journal-writer';
 import { Logger } from '../ports/logger';
 import { RunRepository } from '../ports/run-repository';
+import { NotifyRunEvents } from '../notifications/notify.use-case';
 import { WorkflowCatalog } from '../workflow-catalog';
 import { CancelRun } from './cancel-run.use-case';
 import { ReorgSteps } from './reorg-steps';
@@ -40,6 +41,8 @@ export class AnswerReorgs {
     @inject(Clock) clock: Clock,
     @inject(Logger) private readonly logger: Logger,
     @inject(ReorgRetryWait) @optional() wait: (ms: number) => Promise<void> = realWait,
+    /** The `reorg` notification (CONTRACT 11); without it (tests, tools), none. */
+    @inject(NotifyRunEvents) @optional() private readonly notify?: NotifyRunEvents,
   ) {
     this.steps = new ReorgSteps(runners, expressions, () => clock.now(), wait);
   }
@@ -48,11 +51,16 @@ export class AnswerReorgs {
     for (const response of await this.cursors.pendingResponses(network)) {
       const run = await this.runs.get(response.runId);
       if (!run) continue;
-      await this.journal.append([responseEvent(response)]);
+      const event = responseEvent(response);
+      await this.journal.append([event]);
       if (run.status === 'running' || run.status === 'waiting') await this.cancelRun(response);
+      const stream = await this.runs.stream(response.runId);
+      // The same delivery id each time (the reorg id): a repeat after a crash is one delivery.
+      const started = stream.find((e): e is RunStarted => e.type === 'run.started');
+      if (started) await this.notify?.execute(started, [event]);
       const onReorg = this.catalog.get(response.workflow)?.onReorg ?? [];
       if (onReorg.length > 0) {
-        await this.steps.run(response, onReorg, await this.runs.stream(response.runId), async (e) => {
+        await this.steps.run(response, onReorg, stream, async (e) => {
           await this.journal.append([e]);
         });
       }
