@@ -100,7 +100,7 @@ describe.each(E2E_STORAGES)('reorgs answered by on_reorg on a real chain, end to
     });
     expect(reorgs).toHaveLength(1);
     expect(reorgs[0]).toMatchObject({
-      run_id: removedRun.run_id, workflow: 'deposits', network: 'anvil', block: Number(removed.blockNumber), removed_block_hash: removed.blockHash,
+      run_id: removedRun.run_id, workflow: 'deposits', network: 'anvil', block: Number(removed.blockNumber), removed_block_hash: removed.blockHash, depth: 1,
       steps: [expect.objectContaining({ step_id: 'undo', status: 'succeeded' })],
     });
     expect(receiver.hits('/undo').map((r) => JSON.parse(r.body))).toEqual([

@@ -91,7 +91,7 @@ export const WAITING_ITEM = object({
 
 export const REORG_ITEM = object({
   reorg_id: 'string', run_id: 'string', workflow: 'string', network: 'string', block: 'integer', removed_block_hash: 'string?',
-  created_at: 'time',
+  depth: 'integer?', created_at: 'time',
   steps: { type: 'array', items: object({ step_id: 'string', status: 'string', output: 'any', error: 'any', at: 'time' }) },
 });
 

@@ -10,6 +10,10 @@ export const reorgsMigration = {
     await db.schema.alterTable('event_log_runs', (t) => {
       t.string('reorg_id', 128);
     });
+    // The projection's reorg responses keep the depth (CONTRACT 4's reorg response item).
+    await db.schema.alterTable('reorgs', (t) => {
+      t.integer('depth');
+    });
     await db.schema.createTable('reorg_responses', (t) => {
       t.string('reorg_id', 128).primary();
       t.string('run_id', 128).notNullable();
@@ -26,6 +30,9 @@ export const reorgsMigration = {
   },
   async down(db: Knex): Promise<void> {
     await db.schema.dropTableIfExists('reorg_responses');
+    await db.schema.alterTable('reorgs', (t) => {
+      t.dropColumn('depth');
+    });
     await db.schema.alterTable('event_log_runs', (t) => {
       t.dropColumn('reorg_id');
     });

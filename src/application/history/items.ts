@@ -143,6 +143,7 @@ export interface ReorgResponseItem {
   network: string;
   block: number;
   removed_block_hash: string | null;
+  depth: number | null;
   created_at: string;
   steps: { step_id: string; status: string; output: unknown; error: unknown; at: string }[];
 }
@@ -155,6 +156,7 @@ export function toReorgItem(r: ReorgResponseRecord): ReorgResponseItem {
     network: r.network,
     block: r.block,
     removed_block_hash: r.removedBlockHash,
+    depth: r.depth,
     created_at: toIso(r.createdAt),
     steps: r.steps.map((s) => ({ step_id: s.stepId, status: s.status, output: s.output, error: s.error, at: toIso(s.at) })),
   };
