@@ -181,6 +181,7 @@ describe('the reorg check', () => {
     await h.poll();
     h.journal.append = append;
     expect(await h.events('reorg.response')).toEqual([]);
+    expect(h.logger.named('reorg responses not journaled; tried again at the next poll')).toHaveLength(1);
     await h.poll();
     await h.poll();
     expect(await h.events('reorg.response')).toHaveLength(1);

@@ -155,8 +155,16 @@ export class PollEventLogs {
 
   private async checkReorgs(target: ChainTarget, network: NetworkConfig, top: BlockHeader): Promise<void> {
     await this.reorgs.check(target, network.finalityDepth ?? DEFAULT_FINALITY_DEPTH, top);
-    // Also those a crash left recorded and not journaled.
-    await this.answers?.answer(target.network);
+    // Also those a crash left recorded and not journaled. A response that cannot be journaled now stays recorded and
+    // is tried at the next poll; it does not hold back the logs of the new chain (the rollback is done).
+    try {
+      await this.answers?.answer(target.network);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.logger.warn('reorg responses not journaled; tried again at the next poll', {
+        network: target.network, err: this.redactor?.redactText(message) ?? message,
+      });
+    }
   }
 
   /**
