@@ -16,6 +16,8 @@ export interface ReorgResponseRecord {
   readonly network: string;
   readonly block: number;
   readonly removedBlockHash: string | null;
+  /** Blocks the reorg removed; null when the journal did not say (an imported response without it). */
+  readonly depth: number | null;
   readonly createdAt: number;
   steps: ReorgStepRecord[];
 }

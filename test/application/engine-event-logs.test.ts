@@ -3,42 +3,25 @@
  * confirmations, ranges halved when a provider refuses them, reads that fail leave the cursor, paused workflows,
  * and `workflow.state` with the cursor and head.
  */
-import type { ChainflowConfig, NetworkConfig, WorkflowConfig } from '../../src/application/config';
+import type { NetworkConfig } from '../../src/application/config';
 import { PollEventLogs } from '../../src/application/engine/poll-event-logs.use-case';
 import { WorkflowCatalog } from '../../src/application/workflow-catalog';
 import type { ClaimedRun } from '../../src/application/ports/engine-store';
 import type { EventTrigger, WorkflowDefinition } from '../../src/domain/engine/workflow';
 import type { JournalEvent, RunStarted } from '../../src/domain/journal/journal-event';
-import { FixedClock } from '../fakes/fixed-clock';
-import { InMemoryChainLogs } from '../fakes/in-memory-chain-logs';
-import { InMemoryEngineStore } from '../fakes/in-memory-engine-store';
-import { InMemoryEventCursors } from '../fakes/in-memory-event-cursors';
-import { InMemoryJournal } from '../fakes/in-memory-journal';
-import { RecordingLogger } from '../fakes/recording-logger';
+import { EventFakes } from '../fakes/event-fakes';
 import { T0 } from '../mothers/journal-events';
+import { aDevnet, anEventConfig, OTHER, TOKEN, transfer, TRANSFER } from '../mothers/events';
 import { aDelay, aWorkflow } from '../mothers/workflows';
 
-const TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
-const OTHER = '0xe7f1725e7734ce288f8367e1bb143e90bb3f0512';
-const TRANSFER = 'Transfer(address indexed from, address indexed to, uint256 value)';
-const ALICE = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
-const ZERO = `0x${'0'.repeat(40)}`;
-
-const transfer = (value: number): Record<string, string> => ({ from: ZERO, to: ALICE, value: String(value) });
-
-class Harness {
-  readonly clock = new FixedClock(T0);
-  readonly chain = new InMemoryChainLogs();
-  readonly engine = new InMemoryEngineStore();
-  readonly cursors = new InMemoryEventCursors(this.engine);
-  readonly journal = new InMemoryJournal({ schedule: this.engine });
-  readonly logger = new RecordingLogger();
+class Harness extends EventFakes {
   readonly network: NetworkConfig;
   readonly workflow: WorkflowDefinition;
   readonly poller: PollEventLogs;
 
   constructor(trigger: Partial<EventTrigger> = {}, network: Partial<NetworkConfig> = {}) {
-    this.network = { name: 'devnet', chainId: 31337, nativeSymbol: 'ETH', rpc: ['http://fake/'], replaceAfterMs: 60_000, confirmations: 1, ...network };
+    super();
+    this.network = aDevnet(network);
     this.workflow = aWorkflow({
       name: 'on_deposit', steps: [aDelay('note', 1000)],
       trigger: { kind: 'event', network: 'devnet', addresses: [TOKEN], event: TRANSFER, confirmations: 1, fromBlock: 'latest', ...trigger },
@@ -48,11 +31,7 @@ class Harness {
 
   /** Another engine process's poller on the same storage and chain. */
   newPoller(): PollEventLogs {
-    const entries: [string, WorkflowConfig][] = [['on_deposit', { name: 'on_deposit', budgets: [], definition: {}, engine: this.workflow }]];
-    const config: ChainflowConfig = {
-      server: { host: '127.0.0.1', port: 8080, healthPublic: true, metricsPublic: false }, storage: { url: 'sqlite::memory:' },
-      networks: new Map([['devnet', this.network]]), relayers: new Map(), budgets: new Map(), workflows: new Map(entries), secretValues: [],
-    };
+    const config = anEventConfig(this.network, this.workflow);
     return new PollEventLogs(config, new WorkflowCatalog(config), this.chain, this.cursors, this.journal, this.journal, this.clock, this.logger);
   }
 

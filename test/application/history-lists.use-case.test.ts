@@ -207,7 +207,7 @@ describe('history list use cases', () => {
       expect(page.items.map((r) => r.reorg_id)).toEqual(['rg-2', 'rg-1']);
       const rg1 = page.items[1]!;
       expect(rg1).toEqual({
-        reorg_id: 'rg-1', run_id: 'r-rg1', workflow: 'keeper', network: 'base', block: 7_000_000, removed_block_hash: null,
+        reorg_id: 'rg-1', run_id: 'r-rg1', workflow: 'keeper', network: 'base', block: 7_000_000, removed_block_hash: null, depth: null,
         created_at: iso(T0 + 9 * MINUTE + 4 * SECOND),
         steps: [{ step_id: 'recheck', status: 'succeeded', output: { note: `used ${REDACTED}`, token: REDACTED }, error: null, at: iso(T0 + 9 * MINUTE + 5 * SECOND) }],
         // The block now at that height is linked by its number; the removed block's hash is unknown here, so no link.

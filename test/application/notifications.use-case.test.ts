@@ -98,6 +98,22 @@ describe('NotifyRunEvents', () => {
     await failedOnly.notify.execute(started(), events);
     expect(await failedOnly.outbox.list(none, all)).toEqual([]);
   });
+
+  it('a reorg that removed the run\'s log, once per response, only when the rule lists it', async () => {
+    const response = {
+      type: 'reorg.response', at: iso(T0), reorg_id: 'reorg-1', run_id: 'r-1', workflow: 'payouts', network: 'devnet', block: 12,
+      removed_block_hash: `0x${'ab'.repeat(32)}`, depth: 2,
+    } as JournalEvent;
+    const told = setup({ payouts: { on: ['reorg'], to: ['ops'] } });
+    await told.notify.execute(started(), [response]);
+    await told.notify.execute(started(), [response]);
+    expect((await told.outbox.list(none, all)).map((r) => [r.type, r.data])).toEqual([['reorg', {
+      run_id: 'r-1', workflow: 'payouts', reorg_id: 'reorg-1', network: 'devnet', block: 12, removed_block_hash: `0x${'ab'.repeat(32)}`, depth: 2,
+    }]]);
+    const untold = setup({ payouts: { on: ['run_failed'], to: ['ops'] } });
+    await untold.notify.execute(started(), [response]);
+    expect(await untold.outbox.list(none, all)).toEqual([]);
+  });
 });
 
 describe('NotifyLowBalances', () => {

@@ -88,10 +88,60 @@ export function eventCursorsContract(name: string, open: () => Promise<EventStor
         number: BigInt(n), hash: hashOf(n * 10 + fork), parentHash: hashOf((n - 1) * 10), timestamp: 1_700_000_000 + n,
       });
       await s.cursors.keepBlocks('devnet', [header(1), header(2), header(3)], -62n);
-      await s.cursors.keepBlocks('devnet', [header(3, 1), header(4)], 2n);
+      // The head given twice (it is also a log's block): kept once.
+      await s.cursors.keepBlocks('devnet', [header(3, 1), header(4), header(4)], 2n);
       await s.cursors.keepBlocks('other', [header(9)], 0n);
       expect(await s.cursors.keptBlocks('devnet', 0n)).toEqual([header(2), header(3, 1), header(4)]);
       expect(await s.cursors.keptBlocks('devnet', 4n)).toEqual([header(4)]);
+    });
+    it('rolls a reorg back once: kept blocks replaced, cursors moved back, a pending response per run of a removed block', async () => {
+      const header = (n: number, fork = 0): { number: bigint; hash: string; parentHash: string; timestamp: number } => ({
+        number: BigInt(n), hash: hashOf(n * 10 + fork), parentHash: hashOf((n - 1) * 10 + (n > 11 ? fork : 0)), timestamp: 1_700_000_000 + n,
+      });
+      // Log runs in blocks 10, 11, 12 (hashes hashOf(n): these are the kept blocks of fork 0 below).
+      const kept = [10, 11, 12].map((n) => ({ ...header(n), hash: hashOf(n) }));
+      await s.cursors.keepBlocks('devnet', kept, 0n);
+      await s.cursors.startCursor('on_deposit', 'devnet', 10n);
+      await s.cursors.startCursor('audit', 'devnet', 10n);
+      await s.cursors.startCursor('elsewhere', 'other', 13n);
+      await s.cursors.advance('on_deposit', 10n, 13n, [logRun('on_deposit', 10, 0, 'a'), logRun('on_deposit', 11, 0, 'b'), logRun('on_deposit', 12, 2, 'c')]);
+      await s.cursors.advance('audit', 10n, 11n, [logRun('audit', 10, 1, 'd')]);
+      const canonical = [{ ...header(11, 5), parentHash: hashOf(10) }, header(12, 5)];
+      let id = 0;
+      const rollBack = { network: 'devnet', ancestor: 10n, removedTop: kept[2]!, canonical, depth: 2, at: T, newReorgId: () => `reorg-${++id}` };
+      const done = await s.cursors.rollBack(rollBack);
+      expect(done.applied).toBe(true);
+      expect(done.responses.map((r) => [r.reorgId, r.runId, r.workflow, r.block, r.removedBlockHash, r.depth])).toEqual([
+        ['reorg-1', 'b', 'on_deposit', 11n, hashOf(11), 2], ['reorg-2', 'c', 'on_deposit', 12n, hashOf(12), 2],
+      ]);
+      expect(await s.cursors.cursor('on_deposit')).toBe(11n);
+      expect(await s.cursors.cursor('audit')).toBe(11n);
+      expect(await s.cursors.cursor('elsewhere')).toBe(13n);
+      expect(await s.cursors.keptBlocks('devnet', 0n)).toEqual([kept[0], ...canonical]);
+      // Another process with the same view finds it rolled back.
+      expect(await s.other.rollBack(rollBack)).toEqual({ applied: false, responses: [] });
+      expect((await s.cursors.pendingResponses('devnet')).map((r) => r.reorgId)).toEqual(['reorg-1', 'reorg-2']);
+      await s.other.responseJournaled('reorg-1');
+      expect((await s.cursors.pendingResponses('devnet')).map((r) => [r.reorgId, r.at])).toEqual([['reorg-2', T]]);
+      expect(await s.cursors.pendingResponses('other')).toEqual([]);
+      // The same log in the new block (another hash) starts a new run.
+      const again = await s.cursors.advance('on_deposit', 11n, 13n, [{ ...logRun('on_deposit', 11, 0, 'b2'), blockHash: hashOf(115) }]);
+      expect(again.started).toEqual(['b2']);
+    });
+
+    it('replaces only the kept blocks of a deep reorg: cursors stay and no response is recorded', async () => {
+      const kept = [10, 11].map((n) => ({ number: BigInt(n), hash: hashOf(n), parentHash: hashOf(n - 1), timestamp: 1_700_000_000 + n }));
+      await s.cursors.keepBlocks('devnet', kept, 0n);
+      await s.cursors.startCursor('on_deposit', 'devnet', 10n);
+      await s.cursors.advance('on_deposit', 10n, 12n, [logRun('on_deposit', 11, 0, 'a')]);
+      const head = { number: 12n, hash: hashOf(999), parentHash: hashOf(998), timestamp: 1_700_000_012 };
+      const done = await s.cursors.rollBack({
+        network: 'devnet', ancestor: 9n, removedTop: kept[1]!, canonical: [head], depth: 3, at: T, newReorgId: () => 'x', cursorsStay: true,
+      });
+      expect(done).toEqual({ applied: true, responses: [] });
+      expect(await s.cursors.cursor('on_deposit')).toBe(12n);
+      expect(await s.cursors.keptBlocks('devnet', 0n)).toEqual([head]);
+      expect(await s.cursors.pendingResponses('devnet')).toEqual([]);
     });
   });
 }

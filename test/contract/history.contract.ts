@@ -363,7 +363,7 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
       beforeEach(async () => {
         await ports.append([
           ...aRun({ runId: 'g1', workflow: 'keeper', network: 'base', at: T0, block: 100, reorg: {
-            reorgId: 'reorg-1', removedBlockHash: aTxHash('gone'),
+            reorgId: 'reorg-1', removedBlockHash: aTxHash('gone'), depth: 3,
             steps: [{ stepId: 'recheck', output: { price: '1800' } }, { stepId: 'notify', status: 'failed', error: { kind: 'http_error', message: 'HTTP 503' } }],
           } }),
           ...aRun({ runId: 'g2', workflow: 'payouts', network: 'sepolia', at: T0 + MINUTE, reorg: { reorgId: 'reorg-2', block: 200 } }),
@@ -375,13 +375,13 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
         const all = await ports.listReorgs(ALL, page());
         expect(all.map((r) => r.reorgId)).toEqual(['reorg-3', 'reorg-2', 'reorg-1']);
         const first = all[2]!;
-        expect(first).toMatchObject({ reorgId: 'reorg-1', runId: 'g1', workflow: 'keeper', network: 'base', block: 100, removedBlockHash: aTxHash('gone') });
+        expect(first).toMatchObject({ reorgId: 'reorg-1', runId: 'g1', workflow: 'keeper', network: 'base', block: 100, removedBlockHash: aTxHash('gone'), depth: 3 });
         expect(first.createdAt).toBe(T0 + 4 * SECOND);
         expect(first.steps).toEqual([
           { stepId: 'recheck', status: 'succeeded', output: { price: '1800' }, error: null, at: T0 + 5 * SECOND },
           { stepId: 'notify', status: 'failed', output: null, error: { kind: 'http_error', message: 'HTTP 503' }, at: T0 + 6 * SECOND },
         ]);
-        expect(all[1]).toMatchObject({ block: 200, removedBlockHash: null, steps: [expect.objectContaining({ stepId: 'recheck_balance', status: 'succeeded' })] });
+        expect(all[1]).toMatchObject({ block: 200, removedBlockHash: null, depth: null, steps: [expect.objectContaining({ stepId: 'recheck_balance', status: 'succeeded' })] });
       });
 
       it('filters by workflow and network, bounds created_at, pages after a cursor', async () => {

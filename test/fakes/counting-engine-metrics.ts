@@ -4,6 +4,7 @@ import type { RunEndStatus } from '../../src/domain/journal/journal-event';
 /** Records what the engine reports, for tests. */
 export class CountingEngineMetrics implements EngineMetrics {
   readonly ends: Array<{ workflow: string; status: RunEndStatus }> = [];
+  readonly reorgs: Array<{ network: string; deep: boolean }> = [];
   readonly steps: Array<{ workflow: string; stepType: string; seconds: number }> = [];
   readonly drives: Array<{ workflow: string; outcome: DriveOutcome }> = [];
   /** Every value the held-leases gauge was set to, in order. */
@@ -27,5 +28,8 @@ export class CountingEngineMetrics implements EngineMetrics {
   }
   leaseLost(workflow: string): void {
     this.lost.push(workflow);
+  }
+  reorgSeen(network: string, deep: boolean): void {
+    this.reorgs.push({ network, deep });
   }
 }

@@ -1,5 +1,5 @@
 import type { EngineStore } from '../../src/application/ports/engine-store';
-import type { EventCursors, LogRun, LogRunToEnqueue } from '../../src/application/ports/event-cursors';
+import type { EventCursors, LogRun, LogRunToEnqueue, ReorgResponse, ReorgRollback } from '../../src/application/ports/event-cursors';
 import type { BlockHeader } from '../../src/domain/chain/chain-log';
 
 /**
@@ -11,6 +11,9 @@ export class InMemoryEventCursors implements EventCursors {
   private readonly cursors = new Map<string, { network: string; next: bigint }>();
   private readonly logRuns = new Map<string, LogRun>();
   private readonly blocks = new Map<string, Map<bigint, BlockHeader>>();
+  /** Log runs a reorg removed (by key), and the responses recorded, journaled or not. */
+  private readonly reorged = new Set<string>();
+  private readonly responses: Array<ReorgResponse & { journaled: boolean }> = [];
 
   constructor(private readonly engine: EngineStore) {}
 
@@ -57,4 +60,36 @@ export class InMemoryEventCursors implements EventCursors {
   async keptBlocks(network: string, fromBlock: bigint): Promise<BlockHeader[]> {
     return [...(this.blocks.get(network)?.values() ?? [])].filter((h) => h.number >= fromBlock).sort((a, b) => (a.number < b.number ? -1 : 1)).map((h) => ({ ...h }));
   }
+
+  async rollBack(reorg: ReorgRollback): Promise<{ applied: boolean; responses: ReorgResponse[] }> {
+    const kept = this.blocks.get(reorg.network);
+    if (kept?.get(reorg.removedTop.number)?.hash !== reorg.removedTop.hash.toLowerCase()) return { applied: false, responses: [] };
+    for (const number of kept.keys()) if (number > reorg.ancestor) kept.delete(number);
+    for (const h of reorg.canonical) kept.set(h.number, { ...h, hash: h.hash.toLowerCase(), parentHash: h.parentHash.toLowerCase() });
+    if (reorg.cursorsStay) return { applied: true, responses: [] };
+    for (const cursor of this.cursors.values()) {
+      if (cursor.network === reorg.network && cursor.next > reorg.ancestor + 1n) cursor.next = reorg.ancestor + 1n;
+    }
+    const canonical = new Set(reorg.canonical.map((h) => h.hash.toLowerCase()));
+    const removed = (await this.logRunsFrom(reorg.network, reorg.ancestor + 1n)).filter((r) => !canonical.has(r.blockHash) && !this.reorged.has(keyOf(r)));
+    const responses = removed.map((r): ReorgResponse => {
+      this.reorged.add(keyOf(r));
+      return {
+        reorgId: reorg.newReorgId(), runId: r.runId, workflow: r.workflow, network: r.network, block: r.blockNumber, removedBlockHash: r.blockHash,
+        depth: reorg.depth, at: reorg.at,
+      };
+    });
+    this.responses.push(...responses.map((r) => ({ ...r, journaled: false })));
+    return { applied: true, responses };
+  }
+
+  async pendingResponses(network: string): Promise<ReorgResponse[]> {
+    return this.responses.filter((r) => r.network === network && !r.journaled).map(({ journaled: _j, ...r }) => r);
+  }
+
+  async responseJournaled(reorgId: string): Promise<void> {
+    for (const r of this.responses) if (r.reorgId === reorgId) r.journaled = true;
+  }
 }
+
+const keyOf = (r: LogRun): string => `${r.workflow}\n${r.blockHash}\n${r.logIndex}`;

@@ -93,6 +93,7 @@ export interface ReorgSpec {
   readonly reorgId?: string;
   readonly block?: number;
   readonly removedBlockHash?: string;
+  readonly depth?: number;
   readonly steps?: readonly { stepId: string; status?: string; output?: Json; error?: ErrorInfo }[];
 }
 
@@ -262,7 +263,7 @@ export function aRun(spec: RunSpec): JournalEvent[] {
     events.push({
       type: 'reorg.response', at: next(), reorg_id: reorgId, run_id: runId, workflow: spec.workflow ?? 'payouts',
       network: spec.network ?? spec.send?.network ?? 'sepolia', block: r.block ?? spec.block ?? 7_000_000,
-      ...(r.removedBlockHash ? { removed_block_hash: r.removedBlockHash } : {}),
+      ...(r.removedBlockHash ? { removed_block_hash: r.removedBlockHash } : {}), ...(r.depth !== undefined ? { depth: r.depth } : {}),
     });
     for (const step of r.steps ?? [{ stepId: 'recheck_balance' }]) {
       events.push({

@@ -94,7 +94,7 @@ const REORG_BLOCK_URLS = { block_url: 'string?', removed_block_url: 'string?' } 
 
 export const REORG_ITEM = object({
   reorg_id: 'string', run_id: 'string', workflow: 'string', network: 'string', block: 'integer', removed_block_hash: 'string?',
-  created_at: 'time',
+  depth: 'integer?', created_at: 'time',
   steps: { type: 'array', items: object({ step_id: 'string', status: 'string', output: 'any', error: 'any', at: 'time' }) },
   ...REORG_BLOCK_URLS,
 });

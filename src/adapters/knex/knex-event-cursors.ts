@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
-import type { EventCursors, LogRun, LogRunToEnqueue } from '../../application/ports/event-cursors';
+import type { EventCursors, LogRun, LogRunToEnqueue, ReorgResponse, ReorgRollback } from '../../application/ports/event-cursors';
 import type { BlockHeader } from '../../domain/chain/chain-log';
 import { storeDefinition, unheldRunRow } from './engine-runs-sql';
 import { Database } from './knex-journal.writer';
@@ -79,17 +79,55 @@ export class KnexEventCursors implements EventCursors {
 
   async keepBlocks(network: string, headers: readonly BlockHeader[], keepFrom: bigint): Promise<void> {
     await this.db.transaction(async (trx) => {
-      for (let i = 0; i < headers.length; i += CHUNK) {
-        const part = headers.slice(i, i + CHUNK);
-        await trx.raw(
-          `INSERT INTO event_blocks (network, number, hash, parent_hash, block_time) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}
-           ON CONFLICT (network, number) DO UPDATE SET hash = excluded.hash, parent_hash = excluded.parent_hash, block_time = excluded.block_time`,
-          part.flatMap((h) => [network, block(h.number), h.hash.toLowerCase(), h.parentHash.toLowerCase(), h.timestamp]),
-        );
-      }
+      await upsertBlocks(trx, network, headers);
       // A window that reaches below genesis (a young chain) keeps everything.
       if (keepFrom > 0n) await trx('event_blocks').where({ network }).andWhere('number', '<', block(keepFrom)).delete();
     });
+  }
+
+  async rollBack(reorg: ReorgRollback): Promise<{ applied: boolean; responses: ReorgResponse[] }> {
+    const { network, ancestor, removedTop } = reorg;
+    return this.db.transaction(async (trx) => {
+      // The compare-and-set: the process whose DELETE finds the removed header rolls the reorg back; another finds none.
+      const taken = await trx('event_blocks').where({ network, number: block(removedTop.number), hash: removedTop.hash.toLowerCase() }).delete();
+      if (Number(taken) !== 1) return { applied: false, responses: [] };
+      await trx('event_blocks').where({ network }).andWhere('number', '>', block(ancestor)).delete();
+      await upsertBlocks(trx, network, reorg.canonical);
+      if (reorg.cursorsStay) return { applied: true, responses: [] };
+      await trx('event_cursors').where({ network }).andWhere('next_block', '>', block(ancestor + 1n))
+        .update({ next_block: block(ancestor + 1n), updated_at: reorg.at });
+      const canonical = reorg.canonical.map((h) => h.hash.toLowerCase());
+      let query = trx('event_log_runs').where({ network }).andWhere('block_number', '>', block(ancestor)).whereNull('reorg_id');
+      if (canonical.length) query = query.whereNotIn('block_hash', canonical);
+      const removed: Array<Record<string, unknown>> = await query.orderBy([{ column: 'block_number' }, { column: 'log_index' }, { column: 'workflow' }])
+        .select('workflow', 'block_hash', 'log_index', 'run_id', 'block_number');
+      const responses: ReorgResponse[] = [];
+      for (const r of removed) {
+        const response: ReorgResponse = {
+          reorgId: reorg.newReorgId(), runId: String(r.run_id), workflow: String(r.workflow), network, block: big(r.block_number),
+          removedBlockHash: String(r.block_hash), depth: reorg.depth, at: reorg.at,
+        };
+        await trx('event_log_runs').where({ workflow: r.workflow, block_hash: r.block_hash, log_index: r.log_index }).update({ reorg_id: response.reorgId });
+        await trx('reorg_responses').insert({
+          reorg_id: response.reorgId, run_id: response.runId, workflow: response.workflow, network, block: block(response.block),
+          removed_block_hash: response.removedBlockHash, depth: response.depth, created_at: response.at, journaled_at: null,
+        });
+        responses.push(response);
+      }
+      return { applied: true, responses };
+    });
+  }
+
+  async pendingResponses(network: string): Promise<ReorgResponse[]> {
+    const rows = await this.db('reorg_responses').where({ network }).whereNull('journaled_at').orderBy([{ column: 'created_at' }, { column: 'block' }, { column: 'reorg_id' }]);
+    return rows.map((r: Record<string, unknown>) => ({
+      reorgId: String(r.reorg_id), runId: String(r.run_id), workflow: String(r.workflow), network: String(r.network), block: big(r.block),
+      removedBlockHash: String(r.removed_block_hash), depth: Number(r.depth), at: Number(r.created_at),
+    }));
+  }
+
+  async responseJournaled(reorgId: string): Promise<void> {
+    await this.db('reorg_responses').where({ reorg_id: reorgId }).whereNull('journaled_at').update({ journaled_at: Date.now() });
   }
 
   async keptBlocks(network: string, fromBlock: bigint): Promise<BlockHeader[]> {
@@ -98,5 +136,20 @@ export class KnexEventCursors implements EventCursors {
     return rows.map((r: Record<string, unknown>) => ({
       number: big(r.number), hash: String(r.hash), parentHash: String(r.parent_hash), timestamp: Number(r.block_time),
     }));
+  }
+}
+
+/** Keeps these headers as the network's blocks at their numbers (one kept before at a number is replaced). */
+async function upsertBlocks(trx: Knex.Transaction, network: string, given: readonly BlockHeader[]): Promise<void> {
+  // One row per number (the last given wins): PostgreSQL refuses an upsert that touches a row twice (SQLSTATE 21000),
+  // as when the head is also the block of a log.
+  const headers = [...new Map(given.map((h) => [h.number, h])).values()];
+  for (let i = 0; i < headers.length; i += CHUNK) {
+    const part = headers.slice(i, i + CHUNK);
+    await trx.raw(
+      `INSERT INTO event_blocks (network, number, hash, parent_hash, block_time) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}
+       ON CONFLICT (network, number) DO UPDATE SET hash = excluded.hash, parent_hash = excluded.parent_hash, block_time = excluded.block_time`,
+      part.flatMap((h) => [network, block(h.number), h.hash.toLowerCase(), h.parentHash.toLowerCase(), h.timestamp]),
+    );
   }
 }

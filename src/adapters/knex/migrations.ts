@@ -15,6 +15,7 @@ import { waitingPagesMigration } from './migration-waiting-pages';
 import { stepRunsMigration } from './step-runs-store';
 import { notificationsMigration } from './migration-notifications';
 import { eventsMigration } from './migration-events';
+import { reorgsMigration } from './migration-reorgs';
 import { receiptClaimsMigration } from './migration-receipt-claims';
 
 interface Migration {
@@ -124,6 +125,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0013_budget_reservations', budgetReservationsMigration], ['0014_send_token_transfer', sendTokenTransferMigration],
   ['0015_engine_guarantees', engineGuarantees], ['0016_notifications', notificationsMigration],
   ['0017_event_cursors', eventsMigration], ['0019_receipt_claims', receiptClaimsMigration],
+  ['0020_reorgs', reorgsMigration],
   ['0021_workflow_pause_unknown', workflowPauseMigration],
 ];
 

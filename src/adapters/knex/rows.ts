@@ -123,10 +123,10 @@ export function rowToApproval(row: Row): Approval {
   };
 }
 
-export const REORG_COLUMNS = ['reorg_id', 'run_id', 'workflow', 'network', 'block', 'removed_block_hash', 'created_at', 'steps'] as const;
+export const REORG_COLUMNS = ['reorg_id', 'run_id', 'workflow', 'network', 'block', 'removed_block_hash', 'depth', 'created_at', 'steps'] as const;
 
 export function reorgToRow(r: ReorgResponseRecord): unknown[] {
-  return [r.reorgId, r.runId, r.workflow, r.network, r.block, r.removedBlockHash, r.createdAt, JSON.stringify(r.steps)];
+  return [r.reorgId, r.runId, r.workflow, r.network, r.block, r.removedBlockHash, r.depth, r.createdAt, JSON.stringify(r.steps)];
 }
 
 export function rowToReorg(row: Row): ReorgResponseRecord {
@@ -137,6 +137,7 @@ export function rowToReorg(row: Row): ReorgResponseRecord {
     network: String(row.network),
     block: num(row.block),
     removedBlockHash: str(row.removed_block_hash),
+    depth: numOrNull(row.depth),
     createdAt: num(row.created_at),
     steps: json<ReorgResponseRecord['steps']>(row.steps),
   };

@@ -45,6 +45,11 @@ export class PromEngineMetrics implements EngineMetrics {
     this.claims.inc(0);
   }
 
+  private readonly reorgs = new Counter({
+    name: 'chainflow_reorgs_total', help: 'Reorgs this process rolled back (deep="true": deeper than finality_depth, not rolled back), by network',
+    labelNames: ['network', 'deep'], registers: [this.registry],
+  });
+
   runEnded(workflow: string, status: RunEndStatus): void {
     this.runs.inc({ workflow, status });
   }
@@ -68,5 +73,9 @@ export class PromEngineMetrics implements EngineMetrics {
 
   leaseLost(workflow: string): void {
     this.lost.inc({ workflow });
+  }
+
+  reorgSeen(network: string, deep: boolean): void {
+    this.reorgs.inc({ network, deep: String(deep) });
   }
 }

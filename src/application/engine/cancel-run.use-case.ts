@@ -2,7 +2,7 @@ import { inject, injectable, optional } from 'inversify';
 import { CANCELLED_REASON } from '../../domain/approval';
 import { ConflictError, InvalidInputError, JournalRejectedError, NotFoundError } from '../../domain/errors';
 import { isValidId } from '../../domain/ids';
-import type { JournalEvent } from '../../domain/journal/journal-event';
+import type { ErrorInfo, JournalEvent } from '../../domain/journal/journal-event';
 import { toIso } from '../../domain/time';
 import { Clock } from '../ports/clock';
 import { EngineMetrics, NO_ENGINE_METRICS } from '../ports/engine-metrics';
@@ -26,7 +26,8 @@ export class CancelRun {
     @inject(EngineMetrics) @optional() private readonly metrics: EngineMetrics = NO_ENGINE_METRICS,
   ) {}
 
-  async execute(runId: string, by: string): Promise<{ run_id: string; status: 'cancelled' }> {
+  /** `error`: why, when not an operator's cancel (a reorg removed the run's log: kind `reorged`). */
+  async execute(runId: string, by: string, error?: ErrorInfo): Promise<{ run_id: string; status: 'cancelled' }> {
     if (!isValidId(runId)) throw new InvalidInputError('run_id', 'malformed run id');
     const run = await this.runs.get(runId);
     if (!run) throw new NotFoundError('run');
@@ -36,7 +37,7 @@ export class CancelRun {
     const events: JournalEvent[] = pending.map((a) => ({
       type: 'approval.decided', at, approval_id: a.approvalId, decision: 'rejected', by, reason: CANCELLED_REASON,
     }));
-    events.push({ type: 'run.finished', at, run_id: runId, status: 'cancelled', error: { kind: 'cancelled', message: `cancelled by ${by}` } });
+    events.push({ type: 'run.finished', at, run_id: runId, status: 'cancelled', error: error ?? { kind: 'cancelled', message: `cancelled by ${by}` } });
     if (run.session === 'test' && run.sessionId) events.push({ type: 'session.finished', at, session_id: run.sessionId });
     try {
       await this.journal.append(events);

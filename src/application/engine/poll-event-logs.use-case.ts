@@ -16,6 +16,9 @@ import { JournalWriter } from '../ports/journal-writer';
 import { Logger } from '../ports/logger';
 import { WorkflowStates } from '../ports/workflow-states';
 import { WorkflowCatalog } from '../workflow-catalog';
+import { EngineMetrics, NO_ENGINE_METRICS } from '../ports/engine-metrics';
+import { AnswerReorgs } from './answer-reorgs';
+import { CheckReorgs } from './check-reorgs';
 
 /** Block headers read at once for the logs of one range. */
 const HEADER_READS = 16;
@@ -44,6 +47,7 @@ export class PollEventLogs {
   private readonly journaled = new Map<string, string>();
   private readonly pinned = new WeakMap<WorkflowDefinition, PinnedDefinition>();
   private readonly workflows: readonly EventWorkflow[];
+  private readonly reorgs: CheckReorgs;
 
   constructor(
     @inject(ChainflowConfig) config: ChainflowConfig,
@@ -55,8 +59,13 @@ export class PollEventLogs {
     @inject(Clock) private readonly clock: Clock,
     @inject(Logger) private readonly logger: Logger,
     @inject(Redactor) @optional() private readonly redactor?: Redactor,
+    @inject(EngineMetrics) @optional() metrics: EngineMetrics = NO_ENGINE_METRICS,
+    /** Journals the responses a roll back recorded; without it (a tool that only reads logs) they stay recorded. */
+    @inject(AnswerReorgs) @optional() private readonly answers?: AnswerReorgs,
   ) {
     this.ranges = new LogRanges(chain, logger);
+    this.reorgs = new CheckReorgs(chain, cursors, metrics, logger, () => clock.now());
+
     this.workflows = catalog.all().flatMap((definition) => {
       const { trigger } = definition;
       const network = trigger.kind === 'event' ? config.networks.get(trigger.network) : undefined;
@@ -80,12 +89,13 @@ export class PollEventLogs {
    */
   async execute(started?: () => void): Promise<void> {
     const heads = new Map<string, Promise<BlockHeader | null>>();
+    const checks = new Map<string, Promise<void>>();
     for (const w of this.workflows) {
       const now = this.clock.now();
       const due = this.due.get(w.definition.name);
       if (due && due.at > now) continue;
       try {
-        await this.poll(w, heads, started);
+        await this.poll(w, heads, checks, started);
         this.due.set(w.definition.name, { at: now + pollMs(w.network), backoffMs: 0 });
       } catch (err) {
         const backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(pollMs(w.network), (due?.backoffMs ?? 0) * 2));
@@ -98,7 +108,9 @@ export class PollEventLogs {
     }
   }
 
-  private async poll(w: EventWorkflow, heads: Map<string, Promise<BlockHeader | null>>, started?: () => void): Promise<void> {
+  private async poll(
+    w: EventWorkflow, heads: Map<string, Promise<BlockHeader | null>>, checks: Map<string, Promise<void>>, started?: () => void,
+  ): Promise<void> {
     const target: ChainTarget = { network: w.network.name, chainId: w.network.chainId, rpc: w.network.rpc };
     // One head read per network and poll, whatever number of workflows watch it.
     let head = heads.get(target.network);
@@ -108,6 +120,13 @@ export class PollEventLogs {
       throw err;
     });
     if (!top) throw new Error(`${target.network}: the provider knows no latest block`);
+    // The reorg check, once per network and poll, before any cursor of the network moves (see CheckReorgs).
+    let check = checks.get(target.network);
+    if (!check) checks.set(target.network, (check = this.checkReorgs(target, w.network, top)));
+    await check.catch((err: unknown) => {
+      checks.delete(target.network);
+      throw err;
+    });
     const name = w.definition.name;
     let cursor = (await this.cursors.cursor(name))
       ?? (await this.cursors.startCursor(name, target.network, w.trigger.fromBlock === 'latest' ? top.number : BigInt(w.trigger.fromBlock)));
@@ -132,6 +151,20 @@ export class PollEventLogs {
     const depth = BigInt(w.network.finalityDepth ?? DEFAULT_FINALITY_DEPTH);
     await this.cursors.keepBlocks(target.network, kept, top.number - depth + 1n);
     await this.noteState(w, cursor - 1n, top.number);
+  }
+
+  private async checkReorgs(target: ChainTarget, network: NetworkConfig, top: BlockHeader): Promise<void> {
+    await this.reorgs.check(target, network.finalityDepth ?? DEFAULT_FINALITY_DEPTH, top);
+    // Also those a crash left recorded and not journaled. A response that cannot be journaled now stays recorded and
+    // is tried at the next poll; it does not hold back the logs of the new chain (the rollback is done).
+    try {
+      await this.answers?.answer(target.network);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.logger.warn('reorg responses not journaled; tried again at the next poll', {
+        network: target.network, err: this.redactor?.redactText(message) ?? message,
+      });
+    }
   }
 
   /**

@@ -143,6 +143,7 @@ export interface ReorgResponseItem {
   network: string;
   block: number;
   removed_block_hash: string | null;
+  depth: number | null;
   created_at: string;
   steps: { step_id: string; status: string; output: unknown; error: unknown; at: string }[];
   /** The explorer's page of the block now at `block` (the new canonical one); null where the network has no known explorer. */
@@ -163,6 +164,7 @@ export function toReorgItem(
     network: r.network,
     block: r.block,
     removed_block_hash: r.removedBlockHash,
+    depth: r.depth,
     ...blockUrls(r),
     created_at: toIso(r.createdAt),
     steps: r.steps.map((s) => ({ step_id: s.stepId, status: s.status, output: s.output, error: s.error, at: toIso(s.at) })),

@@ -103,7 +103,7 @@ const shapes: Record<JournalEventType, { required: string[]; properties: Props }
   },
   'reorg.response': {
     required: ['reorg_id', 'run_id', 'workflow', 'network', 'block'],
-    properties: { reorg_id: id, run_id: id, workflow: name, network: name, block: uint, removed_block_hash: name },
+    properties: { reorg_id: id, run_id: id, workflow: name, network: name, block: uint, removed_block_hash: name, depth: uint },
   },
   'reorg.step': {
     required: ['reorg_id', 'step_id', 'status'],

@@ -30,7 +30,7 @@ export function deliveryId(type: string, key: string, channel: string): string {
 /**
  * Turns what a live run journaled into deliveries in the outbox (CONTRACT 11), per the workflow's `notify` rule
  * (else the top-level one): a run ended failed or dead-lettered, a send refused by its budget, an approval
- * requested. Test and replay sessions notify nobody. Never fails the drive: what cannot be recorded is logged.
+ * requested, a reorg removed the run's log (`reorg`, from its `reorg.response`). Test and replay sessions notify nobody. Never fails the drive: what cannot be recorded is logged.
  */
 @injectable()
 export class NotifyRunEvents {
@@ -85,6 +85,11 @@ function noticesOf(started: RunStarted, events: readonly JournalEvent[]): Notice
       notices.push({
         type: 'approval_requested', key: e.approval_id, at: when(e),
         data: { ...run, approval_id: e.approval_id, step_run_id: e.step_run_id, message: e.message ?? null, expires_at: e.expires_at ?? null },
+      });
+    } else if (e.type === 'reorg.response') {
+      notices.push({
+        type: 'reorg', key: e.reorg_id, at: when(e),
+        data: { ...run, reorg_id: e.reorg_id, network: e.network, block: e.block, removed_block_hash: e.removed_block_hash ?? null, depth: e.depth ?? null },
       });
     } else if (e.type === 'run.finished' && (e.status === 'failed' || e.status === 'dead_lettered')) {
       notices.push({

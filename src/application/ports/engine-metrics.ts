@@ -23,6 +23,8 @@ export interface EngineMetrics {
   claimed(seconds: number, claimed: number): void;
   /** A lease of this process was taken over by another driver (it had run past its end). */
   leaseLost(workflow: string): void;
+  /** This process rolled back (or, `deep`, found too deep to roll back) a reorg of the network (CONTRACT 8.6). */
+  reorgSeen(network: string, deep: boolean): void;
 }
 export const EngineMetrics = Symbol('EngineMetrics');
 
@@ -34,4 +36,5 @@ export const NO_ENGINE_METRICS: EngineMetrics = {
   leasesHeld: () => undefined,
   claimed: () => undefined,
   leaseLost: () => undefined,
+  reorgSeen: () => undefined,
 };

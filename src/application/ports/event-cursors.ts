@@ -21,6 +21,37 @@ export interface LogRun {
   readonly logIndex: number;
 }
 
+/** A run whose log a reorg removed, and the response it is owed (CONTRACT 8.6 `reorg.response`). */
+export interface ReorgResponse {
+  readonly reorgId: string;
+  readonly runId: string;
+  readonly workflow: string;
+  readonly network: string;
+  readonly block: bigint;
+  readonly removedBlockHash: string;
+  /** Blocks the reorg removed. */
+  readonly depth: number;
+  /** When the reorg was rolled back (epoch ms). */
+  readonly at: number;
+}
+
+/** A reorg to roll back: the network's kept blocks above `ancestor` were removed. */
+export interface ReorgRollback {
+  readonly network: string;
+  /** The highest kept block still canonical: cursors past it move back to the block after it. */
+  readonly ancestor: bigint;
+  /** The highest kept header the reorg removed, as kept: the compare-and-set that lets one process roll it back. */
+  readonly removedTop: BlockHeader;
+  /** Canonical headers to keep in place of the removed ones (the new head, at least). */
+  readonly canonical: readonly BlockHeader[];
+  readonly depth: number;
+  readonly at: number;
+  /** A deep reorg (CONTRACT 8.6: an alarm, not a rollback): only the kept blocks are replaced. */
+  readonly cursorsStay?: boolean;
+  /** Names each response (one per affected run). */
+  readonly newReorgId: () => string;
+}
+
 /**
  * Where each event workflow reads next, the runs its logs started, and the recent block hashes of each network
  * (CONTRACT 8.6). The cursor moves only together with the runs of the logs it passes, in one transaction, and by
@@ -46,5 +77,17 @@ export interface EventCursors {
   keepBlocks(network: string, headers: readonly BlockHeader[], keepFrom: bigint): Promise<void>;
   /** The kept headers of a network, from `fromBlock` up, in order. */
   keptBlocks(network: string, fromBlock: bigint): Promise<BlockHeader[]>;
+  /**
+   * In one transaction: forgets the kept blocks above the ancestor and keeps the canonical ones, moves the cursors
+   * of the network's workflows that passed the ancestor back to the block after it, and records a pending response
+   * for each run whose log was in a removed block (marked, so a log run is answered once). When the kept header at
+   * `removedTop` is no longer the one given (another process rolled this reorg back), nothing is written and
+   * `applied` is false. `responses`: those recorded.
+   */
+  rollBack(reorg: ReorgRollback): Promise<{ applied: boolean; responses: ReorgResponse[] }>;
+  /** The responses recorded and not yet journaled, oldest first. */
+  pendingResponses(network: string): Promise<ReorgResponse[]>;
+  /** The response was journaled: it is no longer pending. */
+  responseJournaled(reorgId: string): Promise<void>;
 }
 export const EventCursors = Symbol('EventCursors');

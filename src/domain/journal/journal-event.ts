@@ -157,6 +157,8 @@ export interface ReorgResponse extends Base<'reorg.response'> {
   readonly network: string;
   readonly block: number;
   readonly removed_block_hash?: string;
+  /** Blocks the reorg removed. */
+  readonly depth?: number;
 }
 export interface ReorgStep extends Base<'reorg.step'> {
   readonly reorg_id: string;

@@ -4,7 +4,7 @@
  * can drop repeats.
  */
 
-/** What a workflow's `notify.on` may list. `reorg` and `event_lag` have no producer yet: accepted, never sent. */
+/** What a workflow's `notify.on` may list. `event_lag` has no producer yet: accepted, never sent. */
 export const NOTIFICATION_TYPES = [
   'run_failed', 'run_dead_lettered', 'budget_exceeded', 'approval_requested', 'relayer_low_balance', 'reorg', 'event_lag',
 ] as const;

@@ -13,7 +13,7 @@ const APPROVAL_FIELDS = [
   'approval_id', 'run_id', 'step_run_id', 'workflow', 'status', 'message', 'requested_at', 'expires_at', 'decided_at', 'decided_by', 'reason',
 ];
 const WAITING_FIELDS = ['run_id', 'workflow', 'wait_kind', 'step_run_id', 'parked_at', 'due_at', 'expires_at'];
-const REORG_FIELDS = ['reorg_id', 'run_id', 'workflow', 'network', 'block', 'removed_block_hash', 'created_at', 'steps', 'block_url', 'removed_block_url'];
+const REORG_FIELDS = ['reorg_id', 'run_id', 'workflow', 'network', 'block', 'removed_block_hash', 'depth', 'created_at', 'steps', 'block_url', 'removed_block_url'];
 const REPLAY_FIELDS = ['session_id', 'kind', 'workflow', 'created_at', 'finished_at', 'run_count', 'from_block', 'to_block'];
 const WORKFLOW_FIELDS = [
   'workflow', 'paused', 'trigger', 'last_run_at', 'last_success_at', 'last_failure_at', 'success_count', 'failure_count',

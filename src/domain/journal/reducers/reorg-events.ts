@@ -7,7 +7,7 @@ export const REORG_REDUCERS: Pick<Reducers, 'reorg.response' | 'reorg.step'> = {
     if (f.ws.reorgs.has(e.reorg_id)) f.refuse('reorg_id: this reorg is already recorded (a reorg.response with other content)');
     f.ws.reorgs.set(e.reorg_id, {
       reorgId: e.reorg_id, runId: e.run_id, workflow: e.workflow, network: e.network, block: e.block,
-      removedBlockHash: e.removed_block_hash ?? null, createdAt: f.at, steps: [],
+      removedBlockHash: e.removed_block_hash ?? null, depth: e.depth ?? null, createdAt: f.at, steps: [],
     });
     f.ch.reorgs.add(e.reorg_id);
   },
