@@ -116,7 +116,7 @@ describe('chain events on the API', () => {
   it('GET /api/history/reorgs lists the response with its steps and both blocks linked', async () => {
     const items = (await srv.get('/api/history/reorgs')).body.items as Json[];
     expect(items).toEqual([{
-      reorg_id: 'rg-1', run_id: 'ev-1', workflow: 'deposits', network: 'devnet', block: 118, removed_block_hash: hash('a'), created_at: at(30),
+      reorg_id: 'rg-1', run_id: 'ev-1', workflow: 'deposits', network: 'devnet', block: 118, removed_block_hash: hash('a'), depth: null, created_at: at(30),
       steps: [{ step_id: 'undo', status: 'succeeded', output: { undone: true }, error: null, at: at(31) }],
       block_url: `${EXPLORER}/block/118`, removed_block_url: `${EXPLORER}/block/${hash('a')}`,
     }]);
