@@ -6,7 +6,8 @@
  * exports of every run, each in a child process (time, peak RSS); then the web UI, the spend ledger and the relayers'
  * address book. Report: stdout and `.bench/report.md`. `--reuse` keeps an existing `.bench/journal-<N>.db` instead of
  * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers`, `--cli` and `--export` measure one part alone,
- * `--lighthouse` the runs view's Lighthouse scores (bench/lighthouse.ts), `--read` the read side (list pages and
+ * `--lighthouse` the runs view's Lighthouse scores (bench/lighthouse.ts), `--scale` several processes on one
+ * database, PostgreSQL beside SQLite (bench/scale.ts), `--read` the read side (list pages and
  * overview beside /live at two journal sizes, concurrent clients; see read.ts).
  */
 import 'reflect-metadata';
@@ -44,6 +45,7 @@ import { benchRelayers, renderRelayers } from './relayers';
 import { benchNotifications, renderNotifications } from './notifications';
 import { benchLighthouse, renderLighthouse } from './lighthouse';
 import { benchSends, renderSends } from './sends';
+import { benchScale, renderScale } from './scale';
 import { measureUi, UI_FIRST_PAGE_TARGET_MS, UI_PAGE_BYTES_TARGET, type UiFigures } from './ui';
 import { measureExport, type ExportFigures } from './export';
 import { runLines, type JournalShape } from './generate';
@@ -179,6 +181,12 @@ async function engineOnly(): Promise<void> {
   publish('engine', renderEngine(await benchEngine({ work: WORK, repo: REPO, log })));
 }
 
+/** `--scale`: several processes on one database, PostgreSQL beside SQLite (runs/s, takeover after kill -9); see scale.ts. */
+async function scaleOnly(): Promise<void> {
+  mkdirSync(WORK, { recursive: true });
+  publish('scale', renderScale(await benchScale({ work: WORK, repo: REPO, runs: positiveInt('BENCH_SCALE_RUNS', 3000), log })));
+}
+
 /** `--notifications`: a notification from the failing step to the receiver's 2xx. */
 async function notificationsOnly(): Promise<void> {
   mkdirSync(WORK, { recursive: true });
@@ -303,6 +311,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--cli')) return cliOnly();
   if (process.argv.includes('--sends')) return sendsOnly();
   if (process.argv.includes('--engine')) return engineOnly();
+  if (process.argv.includes('--scale')) return scaleOnly();
   if (process.argv.includes('--relayers')) return relayersOnly();
   if (process.argv.includes('--notifications')) return notificationsOnly();
   if (process.argv.includes('--spend')) return spendOnly();
