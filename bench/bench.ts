@@ -8,7 +8,8 @@
  * rebuilding it; `--spend`, `--ui`, `--engine`, `--sends`, `--relayers`, `--events`, `--cli`, `--import-cli` and
  * `--export` measure one part alone, `--lighthouse` the runs view's Lighthouse scores (bench/lighthouse.ts), `--copy`
  * `chainflow storage copy` into a throwaway PostgreSQL (bench/copy.ts; BENCH_COPY_FROM=PATH copies another journal),
- * `--read` the read side (list pages and overview beside /live at two journal sizes, concurrent clients; see read.ts).
+ * `--scale` several processes on one database, PostgreSQL beside SQLite (bench/scale.ts), `--read` the read side
+ * (list pages and overview beside /live at two journal sizes, concurrent clients; see read.ts).
  */
 import 'reflect-metadata';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -47,6 +48,7 @@ import { benchNotifications, renderNotifications } from './notifications';
 import { benchLighthouse, renderLighthouse } from './lighthouse';
 import { benchCopy, renderCopy } from './copy';
 import { benchSends, renderSends } from './sends';
+import { benchScale, renderScale } from './scale';
 import { measureUi, UI_FIRST_PAGE_TARGET_MS, UI_PAGE_BYTES_TARGET, type UiFigures } from './ui';
 import { measureExport, type ExportFigures } from './export';
 import { runLines, writeJournal, type JournalShape } from './generate';
@@ -185,6 +187,12 @@ async function copyOnly(): Promise<void> {
   }
   mkdirSync(WORK, { recursive: true });
   publish('copy', renderCopy(await benchCopy({ repo: REPO, journal, log })));
+}
+
+/** `--scale`: several processes on one database, PostgreSQL beside SQLite (runs/s, takeover after kill -9); see scale.ts. */
+async function scaleOnly(): Promise<void> {
+  mkdirSync(WORK, { recursive: true });
+  publish('scale', renderScale(await benchScale({ work: WORK, repo: REPO, runs: positiveInt('BENCH_SCALE_RUNS', 3000), log })));
 }
 
 /** `--notifications`: a notification from the failing step to the receiver's 2xx. */
@@ -331,6 +339,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--cli')) return cliOnly();
   if (process.argv.includes('--sends')) return sendsOnly();
   if (process.argv.includes('--engine')) return engineOnly();
+  if (process.argv.includes('--scale')) return scaleOnly();
   if (process.argv.includes('--relayers')) return relayersOnly();
   if (process.argv.includes('--events')) return eventsOnly();
   if (process.argv.includes('--notifications')) return notificationsOnly();
