@@ -59,7 +59,12 @@ describe('/metrics: process, engine and storage series', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
     }
-    const text = await scrape();
+    // A drive is counted when it returns, a moment after its run's end is journaled (what the loop above waits for).
+    let text = await scrape();
+    for (let i = 0; i < 100 && Object.keys(samples(text, 'chainflow_runs_driven_total')).length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      text = await scrape();
+    }
     expect(samples(text, 'chainflow_runs_total')).toEqual({
       '{workflow="quick",status="succeeded"}': 1, '{workflow="never",status="skipped"}': 1,
     });
