@@ -6,6 +6,7 @@
  * hand goes through the same globalSetup. Should the variable still be unset (a script that imports this module
  * outside jest), the first call starts a cluster for this process alone and stops it when the process exits.
  */
+import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import { openDatabase } from '../../src/adapters/knex/connection';
 import { startPostgresCluster } from '../../src/adapters/knex/postgres-cluster';
@@ -35,6 +36,11 @@ function withDatabase(url: string, name: string): string {
 
 let template: Promise<string> | undefined;
 let counter = 0;
+/**
+ * Jest loads this module again for each test file of a worker (same pid, counter back at 0): a tag per load keeps names
+ * unique even when an earlier file left a database behind.
+ */
+const LOAD_TAG = randomBytes(4).toString('hex');
 /** CREATE DATABASE … TEMPLATE refuses while another one copies the same template: one copy at a time per process. */
 let creating: Promise<unknown> = Promise.resolve();
 
@@ -71,7 +77,7 @@ export interface FreshPostgres {
 /** A new, empty, migrated database with a unique name in the test cluster: what a fresh SQLite file is to SQLite tests. */
 export async function freshPostgres(): Promise<FreshPostgres> {
   const source = await migratedTemplate();
-  const name = `chainflow_${process.pid}_${++counter}`;
+  const name = `chainflow_${process.pid}_${LOAD_TAG}_${++counter}`;
   const created = creating.then(() => onCluster(`CREATE DATABASE ${name} TEMPLATE ${source}`));
   creating = created.catch(() => undefined);
   await created;
