@@ -1,4 +1,3 @@
-import * as path from 'path';
 import type {
   BudgetConfig,
   ChainflowConfig,
@@ -15,6 +14,7 @@ import {
 } from '../../application/config';
 import { readWorkflow } from './workflow.reader';
 import { readChannels, readNotifyRule, type NotificationsReaderContext } from './notifications.reader';
+import { readStorage } from './storage.reader';
 import type { StepDefinition } from '../../domain/engine/workflow';
 import { InvalidConfigError, InvalidInputError } from '../../domain/errors';
 import { parseDuration } from '../../domain/duration';
@@ -37,15 +37,6 @@ type Reference = { readonly env: string } | { readonly secret: string };
 
 /** What a relayer's signer must resolve to: a secp256k1 private key, 32 bytes of hex (0x optional, as the chain takes it). */
 const PRIVATE_KEY = /^(?:0x)?[0-9a-fA-F]{64}$/;
-
-/** Whether a `postgres://user:password@…` URL carries a password (a URL that does not parse is left to the driver). */
-function postgresUrlHasPassword(url: string): boolean {
-  try {
-    return new URL(url).password !== '';
-  } catch {
-    return /^postgres(ql)?:\/\/[^/@]*:[^/@]*@/.test(url);
-  }
-}
 
 function isReference(value: unknown): value is Reference {
   if (!isMap(value)) return false;
@@ -101,7 +92,7 @@ export class ConfigReader {
     const config: ChainflowConfig = {
       source: this.file,
       server: this.server(),
-      storage: this.storage(),
+      storage: readStorage(this.raw.storage, this.file, this.defaults.storage.url, notices),
       networks,
       relayers,
       budgets,
@@ -220,36 +211,6 @@ export class ConfigReader {
       metricsPublic: typeof raw.metrics_public === 'boolean' ? raw.metrics_public : false,
       ...(typeof raw.public_url === 'string' ? { publicUrl: raw.public_url.replace(/\/+$/, '') } : {}),
     };
-  }
-
-  /** `storage.url` and, for PostgreSQL, `storage.password` (a reference: the URL literal never holds one). */
-  private storage(): ChainflowConfig['storage'] {
-    const url = this.storageUrl();
-    const raw = isMap(this.raw.storage) ? this.raw.storage.password : undefined;
-    if (raw === undefined) return { url };
-    if (!/^postgres(ql)?:\/\//.test(url)) {
-      this.problem('storage.password', 'is for a postgres:// storage.url only');
-      return { url };
-    }
-    const password = this.resolveReference(raw, 'storage.password');
-    return password === undefined ? { url } : { url, password };
-  }
-
-  /** `sqlite:<path>` (relative to the config file's folder) or `postgres://…`, kept as is. */
-  private storageUrl(): string {
-    const url = isMap(this.raw.storage) ? this.raw.storage.url : undefined;
-    if (typeof url !== 'string') return this.defaults.storage.url;
-    if (/^postgres(ql)?:\/\//.test(url)) {
-      // A password in the URL would sit in the file in clear; it takes a reference like every other secret.
-      if (postgresUrlHasPassword(url)) this.problem('storage.url', 'must not hold a password: give it as storage.password: { env: NAME } or { secret: NAME }');
-      return url;
-    }
-    if (url.startsWith('sqlite:') && url.length > 'sqlite:'.length) {
-      const file = url.slice('sqlite:'.length);
-      return file === ':memory:' ? url : `sqlite:${path.resolve(path.dirname(this.file), file)}`;
-    }
-    this.problem('storage.url', 'must be sqlite:<path> or postgres://…');
-    return url;
   }
 
   private networks(): Map<string, NetworkConfig> {
