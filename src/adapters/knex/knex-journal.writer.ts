@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
 import type { JournalEvent } from '../../domain/journal/journal-event';
-import { StorageError } from '../../domain/errors';
+import { isStreamConflict } from './storage-failure';
 import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
 import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
 import type { AppendOptions, AppendResult, JournalWriter } from '../../application/ports/journal-writer';
@@ -136,7 +136,7 @@ export class KnexJournalWriter implements JournalWriter {
       const ch = applyEvents(ws, events, 0, hashes.slice(offset, offset + events.length));
       offset += events.length;
       results.push({ applied: ch.events.length, duplicates: ch.duplicates });
-      mergeChanges(changes, ch);
+      changes.absorb(ch);
     }
     await this.write(trx, ws, changes, loaded);
     for (const w of group) if (w.options.wake) await wake(trx, w.options.wake);
@@ -393,21 +393,6 @@ export class KnexJournalWriter implements JournalWriter {
 /** How often a transaction is done again after a stream conflict (each retry reads what the winner wrote). */
 const STREAM_CONFLICT_TRIES = 5;
 
-/** Another writer took an ordinal of a stream this one appends to (the key of `events`), or PostgreSQL chose this transaction to roll back. */
-function isStreamConflict(err: unknown): boolean {
-  if (!(err instanceof StorageError) || !err.driverCode) return false;
-  return (err.driverCode === '23505' && err.operation === 'insert into events') || err.driverCode === '40001' || err.driverCode === '40P01';
-}
-
 async function* oneBatch(events: readonly JournalEvent[]): AsyncGenerator<readonly JournalEvent[]> {
   yield events;
-}
-
-/** Adds what `from` changed to `into` (appends applied one after the other over the same working set). */
-function mergeChanges(into: ChangeSet, from: ChangeSet): void {
-  const sets = ['runs', 'runLists', 'sends', 'approvals', 'reorgs', 'sessions', 'workflows', 'workflowStats'] as const;
-  for (const name of sets) for (const key of from[name]) into[name].add(key);
-  into.events.push(...from.events);
-  into.ledger.push(...from.ledger);
-  into.duplicates += from.duplicates;
 }

@@ -113,3 +113,9 @@ function reasonOf(err: unknown): string {
   if (e.name === 'KnexTimeoutError') return 'timed out waiting for a connection';
   return 'the statement failed';
 }
+
+/** Another writer took an ordinal of a stream this one appends to (the key of `events`), or PostgreSQL chose this transaction to roll back. */
+export function isStreamConflict(err: unknown): boolean {
+  if (!(err instanceof StorageError) || !err.driverCode) return false;
+  return (err.driverCode === '23505' && err.operation === 'insert into events') || err.driverCode === '40001' || err.driverCode === '40P01';
+}

@@ -56,4 +56,13 @@ export class ChangeSet {
   /** What the terminal settles of landed sends leave for the spend ledger (written in the same transaction). */
   readonly ledger: LandedSettle[] = [];
   duplicates = 0;
+
+  /** Adds what `from` changed (appends applied one after the other over the same working set). */
+  absorb(from: ChangeSet): void {
+    const sets = ['runs', 'runLists', 'sends', 'approvals', 'reorgs', 'sessions', 'workflows', 'workflowStats'] as const;
+    for (const name of sets) for (const key of from[name]) this[name].add(key);
+    this.events.push(...from.events);
+    this.ledger.push(...from.ledger);
+    this.duplicates += from.duplicates;
+  }
 }
