@@ -11,7 +11,7 @@ import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
 import { startProcessServer, type ProcessServer } from '../support/process';
 import type { FreshPostgres } from '../support/postgres';
-import { makeTempDir, removeTempDir } from '../support/server';
+import { makeTempDir, tearDownSuite } from '../support/server';
 import { E2E_STORAGES, storageSection } from '../support/stores';
 import { e2eConfigHead } from '../support/e2e-config';
 
@@ -73,12 +73,7 @@ describe.each(E2E_STORAGES)('exact amounts and checked addresses on a real chain
     fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(storageSection(database)));
     server = await startProcessServer(dir, { HOOK_SECRET, API_TOKEN, RPC: anvil.url, OPS_KEY: OPS.privateKey });
   }, 60_000);
-  afterAll(async () => {
-    await server?.kill('SIGKILL');
-    await anvil?.stop();
-    await database?.drop();
-    if (dir) removeTempDir(dir);
-  });
+  afterAll(() => tearDownSuite({ server, stops: [anvil], database, dir }));
 
   it('pays a webhook amount of 2^60+1 wei, given as a JSON number, to the wei', async () => {
     const run = await ended(await hook('payouts', `{"to": "${SMALL_PAYEE}", "amount": ${TWO_POW_60_PLUS_1}}`));

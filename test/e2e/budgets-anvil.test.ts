@@ -13,7 +13,7 @@ import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
 import type { FreshPostgres } from '../support/postgres';
-import { makeTempDir, removeTempDir } from '../support/server';
+import { makeTempDir, tearDownSuite } from '../support/server';
 import { E2E_STORAGES, storageSection } from '../support/stores';
 import { compileContract } from '../support/solidity';
 import { e2eConfigHead } from '../support/e2e-config';
@@ -89,12 +89,7 @@ describe.each(E2E_STORAGES)('budgets on a real chain, end to end, on %s', (_name
     fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(token, storageSection(database)));
     server = await startProcessServer(dir, { HOOK_SECRET, API_TOKEN, RPC: anvil.url, OPS_KEY: OPS.privateKey, TOKENS_KEY: TOKENS.privateKey });
   }, 60_000);
-  afterAll(async () => {
-    await server?.kill('SIGKILL');
-    await anvil?.stop();
-    await database?.drop();
-    if (dir) removeTempDir(dir);
-  });
+  afterAll(() => tearDownSuite({ server, stops: [anvil], database, dir }));
 
   it('pays exactly one of two 0.6 ether payouts fired at once against a 1 ether max_native_value', async () => {
     const before = await anvil.balance(RECIPIENT);

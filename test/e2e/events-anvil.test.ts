@@ -15,7 +15,7 @@ import { engineClient, type Json } from '../support/engine-client';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
 import { refuseWideLogRanges, startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
 import type { FreshPostgres } from '../support/postgres';
-import { makeTempDir, removeTempDir } from '../support/server';
+import { makeTempDir, tearDownSuite } from '../support/server';
 import { E2E_STORAGES, storageSection } from '../support/stores';
 import { compileContract } from '../support/solidity';
 
@@ -101,13 +101,7 @@ describe.each(E2E_STORAGES)('the event trigger on a real chain, end to end, on %
     await anvil.rpc('anvil_mine', ['0x8']);
     server = await startProcessServer(dir, env);
   }, 60_000);
-  afterAll(async () => {
-    await server?.kill('SIGKILL');
-    await proxy?.stop();
-    await anvil?.stop();
-    await database?.drop();
-    if (dir) removeTempDir(dir);
-  });
+  afterAll(() => tearDownSuite({ server, stops: [proxy, anvil], database, dir }));
 
   it('starts one run per Transfer log, with the log\'s network, contract and block, and the decoded payload in its context', async () => {
     const blocks = [await mint(11n), await mint(12n), await mint(13n)];

@@ -12,7 +12,7 @@ import { ANVIL_ACCOUNTS, REVERT_ON_CHAIN_CODE, startAnvil, type Anvil } from '..
 import { assertBuilt } from '../support/cli';
 import { chainflowAsync, eventually, startProcessServer, type ProcessServer } from '../support/process';
 import type { FreshPostgres } from '../support/postgres';
-import { makeTempDir, removeTempDir } from '../support/server';
+import { makeTempDir, tearDownSuite } from '../support/server';
 import { E2E_STORAGES, storageSection } from '../support/stores';
 import { e2eConfigHead } from '../support/e2e-config';
 
@@ -78,12 +78,7 @@ describe.each(E2E_STORAGES)('sends on a real chain, end to end, on %s', (_name, 
     fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(storageSection(database)));
     server = await startProcessServer(dir, ENV());
   }, 60_000);
-  afterAll(async () => {
-    await server?.kill('SIGKILL');
-    await anvil?.stop();
-    await database?.drop();
-    if (dir) removeTempDir(dir);
-  });
+  afterAll(() => tearDownSuite({ server, stops: [anvil], database, dir }));
 
   it('pays out through a relayer until the gas budget cap refuses the next send; history, spend and chain agree to the wei', async () => {
     const before = await anvil.balance(OPS.address);

@@ -13,7 +13,7 @@ import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
 import type { FreshPostgres } from '../support/postgres';
-import { makeTempDir, removeTempDir } from '../support/server';
+import { makeTempDir, tearDownSuite } from '../support/server';
 import { E2E_STORAGES, storageSection } from '../support/stores';
 import { e2eConfigHead } from '../support/e2e-config';
 
@@ -76,13 +76,7 @@ describe.each(E2E_STORAGES)('sends on a relayer lane, end to end, on %s', (_name
     fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(storageSection(database)));
     server = await startProcessServer(dir, env());
   }, 60_000);
-  afterAll(async () => {
-    await server?.kill('SIGKILL');
-    await proxy?.stop();
-    await anvil?.stop();
-    await database?.drop();
-    if (dir) removeTempDir(dir);
-  });
+  afterAll(() => tearDownSuite({ server, stops: [proxy, anvil], database, dir }));
 
   it('a transaction sent from the relayer\'s key outside chainflow jams nothing: every payout lands, also after a restart', async () => {
     const payout = async (amount: string): Promise<Json> => {

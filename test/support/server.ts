@@ -26,6 +26,22 @@ export function removeTempDir(dir: string): void {
 }
 
 /**
+ * Ends what a suite against a real `chainflow start` set up, skipping what never started: the server first (killed,
+ * so nothing writes while the rest goes), then the other processes in the order given, the database, the folder.
+ */
+export async function tearDownSuite(parts: {
+  readonly server?: { kill(signal?: NodeJS.Signals): Promise<unknown> };
+  readonly stops?: ReadonlyArray<{ stop(): Promise<unknown> } | undefined>;
+  readonly database?: { drop(): Promise<unknown> };
+  readonly dir?: string;
+}): Promise<void> {
+  await parts.server?.kill('SIGKILL');
+  for (const part of parts.stops ?? []) await part?.stop();
+  await parts.database?.drop();
+  if (parts.dir) removeTempDir(parts.dir);
+}
+
+/**
  * Writes `<dir>/chainflow.yaml`: `chainflow_version: 1` plus `config` (an object rendered as YAML, or raw
  * YAML text used as is). Returns the file's path.
  */
