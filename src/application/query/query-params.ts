@@ -80,10 +80,13 @@ const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: false });
  * Any problem is an InvalidInputError naming the parameter; nothing unknown passes.
  */
 export class QueryParser {
-  private readonly validate: ValidateFunction;
+  /** Compiled on first use: a process (a CLI command) builds every list but queries one or two. */
+  private compiled: ValidateFunction | undefined;
 
-  constructor(readonly specs: ParamSpecs, private readonly now: () => number) {
-    this.validate = ajv.compile(querySchema(specs));
+  constructor(readonly specs: ParamSpecs, private readonly now: () => number) {}
+
+  private get validate(): ValidateFunction {
+    return (this.compiled ??= ajv.compile(querySchema(this.specs)));
   }
 
   parse(raw: Readonly<Record<string, unknown>>): ParsedParams {
@@ -92,7 +95,8 @@ export class QueryParser {
       if (v === undefined) continue;
       input[k] = typeof v === 'number' ? String(v) : v;
     }
-    if (!this.validate(input)) throw toInputError(this.validate.errors?.[0], this.specs);
+    const validate = this.validate;
+    if (!validate(input)) throw toInputError(validate.errors?.[0], this.specs);
     const out: ParsedParams = bareObject();
     for (const [name, spec] of Object.entries(this.specs)) {
       const value = input[name] as string | undefined;
