@@ -118,9 +118,9 @@ describe.each(E2E_STORAGES)('replays on a real chain, end to end, on %s', (_name
     const balances: string[] = [];
     for (const run of runs) {
       const steps = (await timelineOf(run.run_id)).filter((e) => e.kind === 'step');
-      balances.push(String(steps.find((s) => s.step_id === 'balance').output.result));
-      expect(steps.find((s) => s.step_id === 'ok').output).toMatchObject({ decision: 'approved', by: 'replay' });
-      const pay = steps.find((s) => s.step_id === 'pay');
+      balances.push(String(steps.find((s) => s.step_id === 'balance')!.output.result));
+      expect(steps.find((s) => s.step_id === 'ok')!.output).toMatchObject({ decision: 'approved', by: 'replay' });
+      const pay = steps.find((s) => s.step_id === 'pay')!;
       expect(pay.simulation).toMatchObject({ ok: true });
       expect(pay.sends).toEqual([expect.objectContaining({ status: 'queued', session: 'replay', tx_hash: null })]);
     }
