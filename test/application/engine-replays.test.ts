@@ -130,6 +130,21 @@ describe('a replay session', () => {
     expect(await h.spend.latest({}, 10)).toEqual([]);
   });
 
+  it('goes on in another engine process when the one that claimed its runs died, and ends once they all did', async () => {
+    const h = await withLiveRuns([aSend('pay', { value: '${{ trigger.payload.value }}' })]);
+    const { session_id: sessionId } = await h.replays.execute({ workflow: 'on_deposit', fromBlock: 1, toBlock: 4 });
+    // A process claims the session's runs (and the live ones) and dies before driving any: their leases run out.
+    await h.engineStore.claimDue('dead', h.clock.now(), h.clock.now() + 15_000, 100);
+    expect(await h.tick('other')).toEqual([]);
+    h.clock.advance(20_000);
+    await h.drain();
+    const runs = await h.started(sessionId);
+    for (const r of runs) expect(await h.status(r.run_id)).toBe('succeeded');
+    expect(runs).toHaveLength(3);
+    expect((await h.journal.listSessions({ equals: {} }, { limit: 10 }))[0]).toMatchObject({ sessionId, finishedAt: expect.any(Number) });
+    for (const r of runs) expect(await h.events(r.run_id, 'send.submitted')).toEqual([]);
+  });
+
   it('runs nothing for a range without logs, and its session is finished at once', async () => {
     const h = await withLiveRuns([anHttpCall('note')]);
     const { session_id: sessionId, run_count: count } = await h.replays.execute({ workflow: 'on_deposit', fromBlock: 4, toBlock: 5 });
@@ -152,5 +167,19 @@ describe('a replay session', () => {
     expect(String(await refused({ fromBlock: 1, toBlock: 6 }))).toMatch(/to_block: is above the chain's head \(block 5\)/);
     expect(field(await refused({ fromBlock: 0, toBlock: 100_000 }))).toBe('to_block');
     expect(await h.journal.listSessions({ equals: {} }, { limit: 10 })).toEqual([]);
+  });
+});
+
+describe('a test session', () => {
+  it('neither waits for a delay nor for anyone\'s approval either, and skips in_test: skip steps', async () => {
+    const h = new SendHarness({ workflows: [aWorkflow({ name: 'payouts', steps: [anApproval('ok'), aDelay('pause', 3_600_000), anHttpCall('note', { skipInTest: true })] })] });
+    const runId = await h.run('payouts', {}, 'test');
+    expect(await h.status(runId)).toBe('succeeded');
+    expect((await h.events(runId, 'step.finished')).map((e) => [e.status, e.output])).toEqual([
+      ['succeeded', { decision: 'approved', by: 'test', reason: null }],
+      ['succeeded', expect.objectContaining({ not_waited: 'test session' })],
+      ['skipped', { reason: 'in_test: skip' }],
+    ]);
+    expect(h.http.requests).toHaveLength(0);
   });
 });
