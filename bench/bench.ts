@@ -35,6 +35,7 @@ import { openRoot, type Root } from '../src/bin/root';
 import { startServer } from '../src/bin/server';
 import { CursorCodec } from '../src/domain/cursor';
 import { benchEvents, renderEvents } from './events';
+import { benchEventsReplay, renderEventsReplay } from './events-replay';
 import { PAGE_LIMIT, defineCases, prepareCase, sqlOf } from './cases';
 import { measureAuth } from './auth';
 import { cliPlugins, measureCliCold, renderCliCold } from './cli';
@@ -216,10 +217,12 @@ async function relayersOnly(): Promise<void> {
 /** `--events`: the event trigger's backfill on anvil (10,000 logs over 2,000 blocks; again with wide ranges refused). */
 async function eventsOnly(): Promise<void> {
   mkdirSync(WORK, { recursive: true });
-  const { text, pass } = renderEvents(await benchEvents({ work: WORK, log }));
+  const backfill = renderEvents(await benchEvents({ work: WORK, log }));
+  const replay = renderEventsReplay(await benchEventsReplay({ work: WORK, log }));
+  const text = `${backfill.text}\n${replay.text}`;
   writeFileSync(join(WORK, 'report-events.md'), text);
   process.stdout.write(text);
-  process.exitCode = pass ? 0 : 1;
+  process.exitCode = backfill.pass && replay.pass ? 0 : 1;
 }
 
 /** `--sends`: the send path's figures on anvil (step overhead, 200 sends of one relayer, kill -9 at 20 moments). */

@@ -115,6 +115,8 @@ import { KnexEventCursors } from '../adapters/knex/knex-event-cursors';
 import { EventCursors } from '../application/ports/event-cursors';
 import { KnexWorkflowStates } from '../adapters/knex/knex-workflow-states';
 import { CancelRun } from '../application/engine/cancel-run.use-case';
+import { FinishSessions } from '../application/engine/finish-sessions';
+import { ReplayEvents } from '../application/engine/replay-events.use-case';
 import { DecideApproval } from '../application/engine/decide-approval.use-case';
 import { DriveRun } from '../application/engine/drive-run.use-case';
 import { Engine } from '../application/engine/engine';
@@ -228,7 +230,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     ReceiveWebhook, RelayerAddresses, Engine, Relayers, LaneWatch, FillNonceGaps, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
     RelayerBalances, RecentGasSpend, CheckProviders, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
     DeliverNotifications, NotifyRunEvents, NotifyLowBalances, ListNotifications, TestNotification, PollEventLogs,
-    WatchEventWaits, WaitEventStepRunner, AnswerReorgs,
+    WatchEventWaits, WaitEventStepRunner, AnswerReorgs, ReplayEvents, FinishSessions,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
   container.bind(UnattendedRuns).toService(TopupSettlement);

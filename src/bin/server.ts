@@ -18,6 +18,7 @@ import { ListSends } from '../application/history/list-sends.use-case';
 import { ListWaiting } from '../application/history/list-waiting.use-case';
 import { ListWorkflows } from '../application/history/list-workflows.use-case';
 import { GetSpend } from '../application/spend/get-spend.use-case';
+import { ReplayEvents } from '../application/engine/replay-events.use-case';
 import { CancelRun } from '../application/engine/cancel-run.use-case';
 import { DecideApproval } from '../application/engine/decide-approval.use-case';
 import { Engine } from '../application/engine/engine';
@@ -88,6 +89,7 @@ export async function startServer(root: Root, options: ServerOptions = {}): Prom
       startRun: (request) => container.get(Engine).submit(request),
       decideApproval: container.get(DecideApproval),
       cancelRun: container.get(CancelRun),
+      replay: container.get(ReplayEvents),
       setPaused: container.get(SetWorkflowPaused),
       listWorkflows: container.get(ListConfiguredWorkflows),
       receiveWebhook: container.get(ReceiveWebhook),

@@ -78,6 +78,8 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
       expect(await ids({ errorKind: 'http_error' })).toEqual(['r2']);
       expect(await ids({ approvalStatus: 'rejected' })).toEqual(['r3']);
       expect(await ids({ session: 'replay' })).toEqual(['r3']);
+      expect(await ids({ sessionId: 's1' })).toEqual(['r3']);
+      expect(await ids({ sessionId: 's2' })).toEqual([]);
       expect(await ids({ since: T0 + MINUTE })).toEqual(['r4', 'r3', 'r2']);
       expect(await ids({ until: T0 + MINUTE })).toEqual(['r2', 'r1']);
       expect(await ids({ workflow: 'payouts', relayer: 'ops' })).toEqual(['r1']);
@@ -109,7 +111,7 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
       const filters: RunFilter[] = [
         {}, { workflow: 'payouts' }, { status: 'waiting' }, { trigger: 'event' }, { network: 'base' }, { contract: '0xc1' },
         { relayer: 'treasury' }, { txHash: aTxHash('t1') }, { block: 11 }, { runId: 'r3' }, { stepId: 'fetch_price' },
-        { errorKind: 'http_error' }, { approvalStatus: 'rejected' }, { session: 'replay' }, { since: T0 + MINUTE },
+        { errorKind: 'http_error' }, { approvalStatus: 'rejected' }, { session: 'replay' }, { sessionId: 's1' }, { since: T0 + MINUTE },
         { until: T0 + MINUTE }, { workflow: 'payouts', relayer: 'ops' }, { workflow: 'nope' },
       ];
       for (const filter of filters) await expectItemsOfList(filter, 100);

@@ -65,4 +65,26 @@ describe('docs/examples/events.yaml, run against anvil as docs/events.md says', 
     // The 5000 run reads after its own mint, which came after the mint of 10: the balance is their sum.
     expect(read?.output).toEqual({ result: '5010' });
   }, 60_000);
+
+  it('replays the two mints as docs/events.md says: the same runs again, reading at each mint\'s block', async () => {
+    const live = await runs();
+    const head = Number(await anvil.rpc<string>('eth_blockNumber'));
+    // Minted after the range: the replay's read must not see it (it reads at the 5000 mint's block).
+    await transact({ to: TOKEN, data: abi.encodeCall('mint(address,uint256)', [RECIPIENT, '7']) });
+    const res = await fetch(`${server.baseUrl}/api/workflows/on_deposit/replays`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from_block: 0, to_block: head }),
+    });
+    expect(res.status).toBe(202);
+    const { session_id: sessionId } = (await res.json()) as { session_id: string };
+    const replayed = await eventually(async () => {
+      const items = ((await (await fetch(`${server.baseUrl}/api/history/runs?session_id=${sessionId}`)).json()) as { items: Json[] }).items;
+      return items.length === 2 && items.every((r) => ['succeeded', 'skipped'].includes(r.status)) ? items : undefined;
+    }, 30_000, 'the two replayed runs ended');
+    // Both by block: the live runs of one poll share a creation time, so their list order is not the chain's.
+    const byBlock = (a: Json, b: Json): number => a.block - b.block;
+    expect(replayed.sort(byBlock).map((r) => [r.session, r.status, r.replay_of])).toEqual(live.sort(byBlock).map((r) => ['replay', r.status, r.run_id]));
+    const succeeded = replayed.find((r) => r.status === 'succeeded')!;
+    const timeline = (await (await fetch(`${server.baseUrl}/api/history/runs/${succeeded.run_id}/timeline`)).json()) as { events: Json[] };
+    expect(timeline.events.find((e) => e.kind === 'step' && e.step_id === 'balance')?.output).toEqual({ result: '5010' });
+  }, 60_000);
 });

@@ -81,6 +81,8 @@ class ChainState {
   blockNumber = 0;
   receiptReads = 0;
   broadcasts = 0;
+  /** The block each view call and simulation ran at (undefined: latest), in order: tests check a replay's. */
+  readonly callBlocks: Array<{ readonly kind: 'call' | 'simulate'; readonly to: string; readonly block: bigint | undefined }> = [];
   /** Broadcasts refused with "nonce too low/high" until this many more (a node that lost sync). */
   nonceErrors = 0;
   /** Calls that fail (503 or rate limit) before the next is served, whatever the provider. */
@@ -131,6 +133,11 @@ export class InMemoryChain implements ChainReader, ChainSender {
   /** Receipt reads answered (by any provider), for tests that count them. */
   get receiptReads(): number {
     return this.state.receiptReads;
+  }
+
+  /** The block each view call and simulation ran at (undefined: latest), in order. */
+  get callBlocks(): ReadonlyArray<{ readonly kind: 'call' | 'simulate'; readonly to: string; readonly block: bigint | undefined }> {
+    return this.state.callBlocks;
   }
 
   /** Raw transactions accepted by broadcast (repeats included). */
@@ -286,6 +293,7 @@ export class InMemoryChain implements ChainReader, ChainSender {
   async call(target: ChainTarget, request: CallRequest): Promise<string> {
     checkCall(request);
     return this.overProviders(target, async () => {
+      this.state.callBlocks.push({ kind: 'call', to: request.to.toLowerCase(), block: request.block });
       if (this.state.reverting.has(request.to.toLowerCase())) throw new CallRevertedError('execution reverted (no reason given)');
       return this.state.views.get(request.to.toLowerCase())?.(request.data) ?? '0x';
     });
@@ -294,6 +302,7 @@ export class InMemoryChain implements ChainReader, ChainSender {
   async simulate(target: ChainTarget, request: CallRequest): Promise<Simulation> {
     checkCall(request);
     return this.overProviders(target, async (): Promise<Simulation> => {
+      this.state.callBlocks.push({ kind: 'simulate', to: request.to.toLowerCase(), block: request.block });
       if (this.state.reverting.has(request.to.toLowerCase())) return { ok: false, revertReason: 'execution reverted (no reason given)' };
       const balance = request.from ? (this.state.balances.get(request.from.toLowerCase()) ?? 0n) : 0n;
       if ((request.valueWei ?? 0n) > balance) return { ok: false, revertReason: 'insufficient funds for transfer' };

@@ -304,6 +304,7 @@ function matches(r: Run, f: RunFilter): boolean {
     && (f.errorKind === undefined || r.errorKind === f.errorKind)
     && (f.approvalStatus === undefined || r.approvalStatus === f.approvalStatus)
     && (f.session === undefined || r.session === f.session)
+    && (f.sessionId === undefined || r.sessionId === f.sessionId)
     && (f.since === undefined || r.createdAt >= f.since)
     && (f.until === undefined || r.createdAt <= f.until);
 }

@@ -5,6 +5,7 @@ import { Web3Abi } from '../../src/adapters/chain/web3-abi';
 import { CelExpressions } from '../../src/adapters/cel';
 import type { BudgetConfig, ChainflowConfig, NetworkConfig, WorkflowConfig } from '../../src/application/config';
 import { DriveRun } from '../../src/application/engine/drive-run.use-case';
+import { FinishSessions } from '../../src/application/engine/finish-sessions';
 import { DeliverNotifications } from '../../src/application/notifications/deliver-notifications.use-case';
 import { NotifyRunEvents } from '../../src/application/notifications/notify.use-case';
 import { InMemoryNotificationOutbox } from '../fakes/in-memory-notification-outbox';
@@ -125,7 +126,7 @@ export class SendHarness {
     const steps = new StepRunners(this.http, expressions, this.clock, sendStep, readStep, undefined, new ListBudgets(this.config, this.spend, this.reservations, this.clock));
     const deliveries = new DeliverNotifications(this.notifications, { deliver: async () => ({ ok: true }) }, this.clock, logger, redactor);
     const notify = new NotifyRunEvents(this.config, this.notifications, deliveries, redactor, this.clock, logger);
-    this.drive = new DriveRun(this.journal, this.journal, this.engineStore, catalog, steps, expressions, this.clock, new RelayerAddresses(this.config, this.chain), undefined, notify, log);
+    this.drive = new DriveRun(this.journal, this.journal, this.engineStore, catalog, steps, expressions, this.clock, new RelayerAddresses(this.config, this.chain), undefined, notify, log, new FinishSessions(this.journal, this.journal, this.clock));
     this.start = new StartRun(catalog, this.journal, this.engineStore, this.journal, this.clock);
   }
 

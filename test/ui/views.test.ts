@@ -454,6 +454,7 @@ describe('web UI: views over the demo journal', () => {
     const replay = items.find((s: Json) => s.kind === 'replay');
     await page.locator('main tbody tr', { hasText: replay.session_id }).locator('td:nth-child(6) a').click();
     await waitForView(page, 'runs');
+    expect(new URL(page.url()).hash).toBe(`#/runs?session_id=${replay.session_id}`);
     const shown = await runIdsShown(page);
     expect(shown).toHaveLength(replay.run_count);
     for (const id of shown) expect((await api(`/api/history/runs?run_id=${id}`)).items[0].session_id).toBe(replay.session_id);

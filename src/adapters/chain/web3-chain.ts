@@ -180,9 +180,10 @@ export class Web3Chain implements ChainReader, ChainSender {
 
   async call(target: ChainTarget, request: CallRequest): Promise<string> {
     const tx = callObject(request);
+    const block = blockTag(request);
     return this.over(target, Number.POSITIVE_INFINITY, async (p) => {
       try {
-        return await p.call('eth_call', [tx, 'latest'], (result) => {
+        return await p.call('eth_call', [tx, block], (result) => {
           if (typeof result !== 'string' || !HEX_DATA.test(result)) throw new ProviderFailure('malformed call result');
           return result;
         });
@@ -195,12 +196,14 @@ export class Web3Chain implements ChainReader, ChainSender {
 
   async simulate(target: ChainTarget, request: CallRequest): Promise<Simulation> {
     const tx = callObject(request);
+    const block = blockTag(request);
     return this.over(target, Number.POSITIVE_INFINITY, async (p): Promise<Simulation> => {
       // The node ran the transaction and it failed (reverts, lacks funds): every provider would say so. A rate limit
       // or the provider's own trouble says nothing about the transaction: the next provider is asked.
       try {
-        await p.call('eth_call', [tx, 'latest']);
-        const gasEstimate = await p.call('eth_estimateGas', [tx], (v) => quantity(v, 'gas estimate'));
+        await p.call('eth_call', [tx, block]);
+        // The block is named only when asked for: some providers refuse eth_estimateGas's optional block parameter.
+        const gasEstimate = await p.call('eth_estimateGas', request.block === undefined ? [tx] : [tx, block], (v) => quantity(v, 'gas estimate'));
         return { ok: true, gasEstimate };
       } catch (error) {
         if (!(error instanceof RpcError)) throw error;
@@ -331,6 +334,13 @@ function callObject(request: CallRequest): Record<string, string> {
     ...(request.from ? { from: request.from } : {}), to: request.to, data: request.data,
     ...(request.valueWei ? { value: hex(request.valueWei) } : {}),
   };
+}
+
+/** The block tag of a call: the block asked for (0x-hex), else `latest`. */
+function blockTag(request: CallRequest): string {
+  if (request.block === undefined) return 'latest';
+  if (typeof request.block !== 'bigint' || request.block < 0n) throw new Error('call: block must be a bigint >= 0');
+  return hex(request.block);
 }
 
 /** The failover and retry policy the options ask for (defaults above), shared by the chain and log adapters. */

@@ -15,6 +15,7 @@ export const runFilterFlags = {
   'error-kind': Flags.string({ description: 'error kind' }),
   'approval-status': Flags.string({ description: 'pending, approved, rejected or expired' }),
   session: Flags.string({ description: 'live, replay or test' }),
+  'session-id': Flags.string({ description: 'session id (the runs of one replay or test session)' }),
   since: Flags.string({ description: 'duration back from now (24h, 7d) or RFC 3339 time' }),
   until: Flags.string({ description: 'duration back from now or RFC 3339 time' }),
 };

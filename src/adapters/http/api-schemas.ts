@@ -215,6 +215,7 @@ export const BUDGET_ITEM = object({
 });
 
 export const RUN_STARTED = object({ run_id: 'string' });
+export const REPLAY_STARTED = object({ session_id: 'string' });
 export const WORKFLOW_PAUSED = object({ workflow: 'string', paused: 'boolean' });
 export const APPROVAL_DECIDED = object({ approval_id: 'string', run_id: 'string', status: oneOf(['approved', 'rejected']), decided_by: 'string', reason: 'string?' });
 export const RUN_CANCELLED = object({ run_id: 'string', status: { const: 'cancelled' } });

@@ -1,5 +1,6 @@
 import express from 'express';
 import type { CancelRun } from '../../application/engine/cancel-run.use-case';
+import { MAX_REPLAY_BLOCKS, MAX_REPLAY_LOGS, type ReplayEvents } from '../../application/engine/replay-events.use-case';
 import { MAX_REASON, type DecideApproval } from '../../application/engine/decide-approval.use-case';
 import type { StartedRun, StartRunRequest } from '../../application/engine/start-run.use-case';
 import type { ListConfiguredWorkflows, SetWorkflowPaused } from '../../application/engine/workflow-controls.use-case';
@@ -7,7 +8,7 @@ import { MAX_IDEMPOTENCY_KEY, parseIdempotencyKey } from '../../domain/engine/id
 import { InvalidInputError } from '../../domain/errors';
 import type { Json } from '../../domain/journal/journal-event';
 import { parseExactJson } from '../json';
-import { APPROVAL_DECIDED, CONFIGURED_WORKFLOW, envelope, ERROR, RUN_CANCELLED, RUN_STARTED, WORKFLOW_PAUSED } from './api-schemas';
+import { APPROVAL_DECIDED, CONFIGURED_WORKFLOW, envelope, ERROR, REPLAY_STARTED, RUN_CANCELLED, RUN_STARTED, WORKFLOW_PAUSED } from './api-schemas';
 import type { JsonSchema, ResponseSpec, RouteTable } from './route-table';
 
 /** The engine's use cases behind the API (CONTRACT 8.4). */
@@ -18,6 +19,7 @@ export interface EngineUseCases {
   readonly cancelRun: CancelRun;
   readonly setPaused: SetWorkflowPaused;
   readonly listWorkflows: ListConfiguredWorkflows;
+  readonly replay: ReplayEvents;
   /** Tells this process's engine (if it runs one) that a run was started or woken. */
   readonly poke: () => void;
 
@@ -113,6 +115,21 @@ export function engineRoutes(routes: RouteTable, uc: EngineUseCases): express.Ro
       ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
     });
     res.status(started.created ? 202 : 200).json({ run_id: started.runId });
+  });
+  const block = { description: 'a block number (a non-negative integer, or its decimal text)' };
+  router.post('/workflows/:wf/replays', {
+    summary: `Replay an event workflow's logs of blocks [from_block, to_block] in a new replay session (sends simulated at each log's block, never broadcast; at most ${MAX_REPLAY_BLOCKS} blocks and ${MAX_REPLAY_LOGS} logs)`,
+    tag: 'engine', security: 'api', pathParams: WORKFLOW,
+    body: bodyOf({ from_block: block, to_block: block }, ['from_block', 'to_block']),
+    responses: {
+      202: { description: 'the session started: one run per matching log, in chain order', schema: REPLAY_STARTED },
+      ...ERRORS, 400: { description: 'a body member is missing or malformed, the workflow is not an event workflow, to_block is below from_block or above the head, or the range is too large (named in `error`)', schema: ERROR },
+    },
+  }, async (req, res) => {
+    const body = req.body as { from_block: unknown; to_block: unknown };
+    const started = await uc.replay.execute({ workflow: req.params.wf as string, fromBlock: body.from_block, toBlock: body.to_block });
+    uc.poke();
+    res.status(202).json({ session_id: started.session_id });
   });
   for (const [path, paused] of [['pause', true], ['resume', false]] as const) {
     router.post(`/workflows/:wf/${path}`, {

@@ -24,7 +24,7 @@ const STREAMS_CHUNK = 100;
 const COLUMN_FILTERS: ReadonlyArray<readonly [keyof RunFilter, string]> = [
   ['workflow', 'workflow'], ['status', 'status'], ['trigger', 'trigger_kind'], ['network', 'network'],
   ['contract', 'contract'], ['block', 'block'], ['runId', 'run_id'], ['errorKind', 'error_kind'],
-  ['approvalStatus', 'approval_status'], ['session', 'session'],
+  ['approvalStatus', 'approval_status'], ['session', 'session'], ['sessionId', 'session_id'],
 ];
 
 /** Multi-valued filters answered from a side table keyed (value, created_at, run_id). */

@@ -1,3 +1,4 @@
+import { sessionRunsMigration } from './migration-session-runs';
 import { workflowPauseMigration } from './migration-workflow-pause';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -127,6 +128,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0017_event_cursors', eventsMigration], ['0019_receipt_claims', receiptClaimsMigration],
   ['0020_reorgs', reorgsMigration],
   ['0021_workflow_pause_unknown', workflowPauseMigration],
+  ['0024_session_runs', sessionRunsMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

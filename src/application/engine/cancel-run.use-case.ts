@@ -10,6 +10,7 @@ import { EngineStore } from '../ports/engine-store';
 import { HistoryRepository } from '../ports/history-repository';
 import { JournalWriter } from '../ports/journal-writer';
 import { RunRepository } from '../ports/run-repository';
+import { FinishSessions } from './finish-sessions';
 
 /**
  * Ends a running or parked run `cancelled` (CONTRACT 8.4). Its pending approvals are closed as rejected (so none
@@ -24,6 +25,7 @@ export class CancelRun {
     @inject(EngineStore) private readonly store: EngineStore,
     @inject(Clock) private readonly clock: Clock,
     @inject(EngineMetrics) @optional() private readonly metrics: EngineMetrics = NO_ENGINE_METRICS,
+    @inject(FinishSessions) @optional() private readonly sessions?: FinishSessions,
   ) {}
 
   /** `error`: why, when not an operator's cancel (a reorg removed the run's log: kind `reorged`). */
@@ -46,6 +48,7 @@ export class CancelRun {
       throw err;
     }
     this.metrics.runEnded(run.workflow, 'cancelled');
+    await this.sessions?.afterRunEnded(run);
     await this.store.remove(runId);
     return { run_id: runId, status: 'cancelled' };
   }

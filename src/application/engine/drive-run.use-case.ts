@@ -20,6 +20,7 @@ import { runDefinition } from './run-definition';
 import { runScope } from './run-scope';
 import { isTransientStorageError, retryStorage, STORAGE_MAX_BACKOFF_MS } from './storage-retry';
 import { evaluateBool } from './templates';
+import { FinishSessions } from './finish-sessions';
 import { WorkflowCatalog } from '../workflow-catalog';
 
 export type { DriveOutcome } from '../ports/engine-metrics';
@@ -65,6 +66,8 @@ export class DriveRun {
     @inject(EngineMetrics) @optional() private readonly metrics: EngineMetrics = NO_ENGINE_METRICS,
     @inject(NotifyRunEvents) @optional() private readonly notify?: NotifyRunEvents,
     @inject(OperatorLog) @optional() private readonly log?: OperatorLog,
+    /** Ends a replay session with its last run; without it (tests of other things), sessions stay open. */
+    @inject(FinishSessions) @optional() private readonly sessions?: FinishSessions,
   ) {}
 
   /** `stopping`: the engine is shutting down; the run is let go before its next step attempt (see `letGo`). */
@@ -219,7 +222,10 @@ export class DriveRun {
     return this.removed(d);
   }
 
+  /** The run ended (now, or before a crash let the schedule keep it): its session may end too, then it leaves the schedule. */
   private async removed(d: Drive): Promise<DriveOutcome> {
+    const { started } = d.p;
+    if (this.sessions) await retryStorage(() => this.sessions!.afterRunEnded({ session: started.session, sessionId: started.session_id }));
     await retryStorage(() => this.store.remove(d.claim.runId));
     return 'finished';
   }

@@ -4,7 +4,7 @@ import { newRunId } from '../../domain/engine/run-id';
 import type { EventTrigger, WorkflowDefinition } from '../../domain/engine/workflow';
 import type { BlockHeader, ChainLog } from '../../domain/chain/chain-log';
 import { LogRanges } from './log-ranges';
-import type { JournalEvent } from '../../domain/journal/journal-event';
+import { eventNameOf, headersOf, logRunStarted } from './log-runs';
 import { Redactor } from '../../domain/redactor';
 import { toIso } from '../../domain/time';
 import { ChainflowConfig, DEFAULT_EVENT_POLL_MS, DEFAULT_FINALITY_DEPTH, type NetworkConfig } from '../config';
@@ -20,8 +20,6 @@ import { EngineMetrics, NO_ENGINE_METRICS } from '../ports/engine-metrics';
 import { AnswerReorgs } from './answer-reorgs';
 import { CheckReorgs } from './check-reorgs';
 
-/** Block headers read at once for the logs of one range. */
-const HEADER_READS = 16;
 /** The longest wait before a workflow whose reads keep failing is tried again. */
 const MAX_BACKOFF_MS = 60_000;
 
@@ -136,7 +134,7 @@ export class PollEventLogs {
     const kept: BlockHeader[] = [top];
     while (cursor <= safe) {
       const { logs, to } = await this.ranges.next(w.network, cursor, safe, w.trigger.addresses, w.trigger.event);
-      const headers = await this.headersOf(target, logs);
+      const headers = await headersOf(this.chain, target, logs);
       kept.push(...headers.values());
       const runs = paused ? [] : this.runsOf(w, logs, headers);
       const moved = await this.cursors.advance(name, cursor, to + 1n, runs);
@@ -167,42 +165,15 @@ export class PollEventLogs {
     }
   }
 
-  /**
-   * The header of each block holding logs, by hash (the log's own block, even if the chain moved meanwhile), read
-   * HEADER_READS at a time: a backfill's thousands of blocks would otherwise wait on one round trip each.
-   */
-  private async headersOf(target: ChainTarget, logs: readonly ChainLog[]): Promise<Map<string, BlockHeader>> {
-    const hashes = [...new Set(logs.map((l) => l.blockHash))];
-    const headers = new Map<string, BlockHeader>();
-    for (let i = 0; i < hashes.length; i += HEADER_READS) {
-      await Promise.all(hashes.slice(i, i + HEADER_READS).map(async (hash) => {
-        const header = await this.chain.headerByHash(target, hash);
-        // Gone already: a reorg removed it between the two reads. The range is read again at the next poll.
-        if (!header) throw new Error(`${target.network}: block ${hash} of a log is no longer known (reorg?)`);
-        headers.set(hash, header);
-      }));
-    }
-    return headers;
-  }
-
   private runsOf(w: EventWorkflow, logs: readonly ChainLog[], headers: ReadonlyMap<string, BlockHeader>): LogRunToEnqueue[] {
     const now = this.clock.now();
     const at = toIso(now);
     const workflow = w.definition.name;
-    const eventName = w.trigger.event.replace(/^\s*event\s+/, '').split('(')[0]!.trim();
+    const eventName = eventNameOf(w.trigger.event);
     const definition = this.pin(w.definition);
     return logs.map((log) => {
       const runId = newRunId(now);
-      const number = Number(log.blockNumber);
-      const header = headers.get(log.blockHash)!;
-      const start: JournalEvent[] = [{
-        type: 'run.started', at, run_id: runId, workflow, session: 'live',
-        trigger: {
-          kind: 'event', summary: `${eventName} at block ${number}`, payload: { ...log.args },
-          block: { number, hash: log.blockHash, timestamp: header.timestamp }, tx_hash: log.txHash, log: { address: log.address, log_index: log.logIndex },
-        },
-        network: w.network.name, contract: log.address, block: number,
-      }];
+      const start = [logRunStarted(runId, at, workflow, w.network.name, eventName, log, headers.get(log.blockHash)!, { session: 'live' })];
       return {
         run: { runId, workflow, start, at: now, definition }, network: w.network.name, blockNumber: log.blockNumber, blockHash: log.blockHash,
         logIndex: log.logIndex, txHash: log.txHash,

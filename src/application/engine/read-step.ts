@@ -8,11 +8,12 @@ import { AbiError, ContractAbi } from '../ports/contract-abi';
 import { ExpressionError, Expressions } from '../ports/expressions';
 import { targetOf } from '../sends/relayers';
 import type { Attempted, AttemptContext, PreparedAttempt } from './attempt';
+import { replayBlockOf } from './run-scope';
 import { renderTree } from './templates';
 
 
 /**
- * The `read` step (CONTRACT 8.1): a contract view call at the latest block, `call: { function: "balanceOf(address)
+ * The `read` step (CONTRACT 8.1): a contract view call at the latest block (a replay session's at its log's block), `call: { function: "balanceOf(address)
  * returns (uint256)", args }`, its result decoded into `output.result` (integers as decimal strings). A revert fails
  * the step `reverted` (never retried: the same call reverts again); no provider answering fails it `read_failed`.
  */
@@ -45,13 +46,14 @@ export class ReadStep {
       if (err instanceof AbiError) throw new ExpressionError(`call: ${err.message}`);
       throw err;
     }
+    const block = replayBlockOf(ctx.scope);
     return {
-      input: { network: network.name, to, call: { function: fn, args } },
+      input: { network: network.name, to, call: { function: fn, args }, ...(block !== undefined ? { block: block.toString() } : {}) },
       // A view call changes nothing: its start is journaled with its end.
       sideEffects: false,
       run: async (): Promise<Attempted> => {
         try {
-          const returned = await this.reader.call(targetOf(network), { to, data });
+          const returned = await this.reader.call(targetOf(network), { to, data, ...(block !== undefined ? { block } : {}) });
           return { kind: 'succeeded', output: { result: this.abi.decodeResult(fn, returned) } };
         } catch (err) {
           if (err instanceof CallRevertedError) return { kind: 'failed', error: { kind: 'reverted', message: this.redactor.redactText(err.message) } };

@@ -31,3 +31,15 @@ function triggerScope(started: RunStarted): Record<string, unknown> {
     ...(trigger.log ? { log: trigger.log } : {}),
   };
 }
+
+/**
+ * The block a replay session's chain steps run at (CONTRACT 8.6): its log's block, so that a send is simulated and a
+ * read answered as the chain was then. Undefined outside a replay (the latest block).
+ */
+export function replayBlockOf(scope: Readonly<Record<string, unknown>>): bigint | undefined {
+  const run = scope.run as { session?: string } | undefined;
+  if (run?.session !== 'replay') return undefined;
+  const block = (scope.trigger as { block?: unknown } | undefined)?.block;
+  const number = typeof block === 'object' && block !== null ? (block as { number?: unknown }).number : block;
+  return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0 ? BigInt(number) : undefined;
+}

@@ -16,6 +16,7 @@ import { AdvanceSend, type Advance } from '../sends/advance-send.use-case';
 import { Relayers } from '../sends/relayers';
 import { SEND_POLL_MS, SubmitSend, WATCH_GRACE_MS } from '../sends/submit-send.use-case';
 import type { Attempted, AttemptContext, PreparedAttempt } from './attempt';
+import { replayBlockOf } from './run-scope';
 import { renderTree } from './templates';
 
 /** After its broadcast, a step waiting for its receipt polls for it in process this long, then parks the run. */
@@ -121,12 +122,13 @@ export class SendStep {
     const sendId = sendIdOf(ctx.stepRunId, sendsOfStep(stream, ctx.stepRunId).length + 1);
     const run = (ctx.scope.run ?? {}) as { workflow?: string; session?: SessionKind };
     const detached = send.waitFor !== 'confirmed';
+    const atBlock = replayBlockOf(ctx.scope);
     let result;
     try {
       result = await this.submit.execute({
         runId: ctx.runId, stepRunId: ctx.stepRunId, sendId, workflow: run.workflow ?? '', session: run.session ?? 'live',
         relayer: send.relayer, to: send.to, valueWei: send.valueWei, data: send.data, gasLimit: send.gasLimit,
-        idempotencyKey: `${ctx.stepRunId}:${ctx.attempt}`, simulate: true, detached, ...(ctx.fence ? { fence: ctx.fence } : {}),
+        idempotencyKey: `${ctx.stepRunId}:${ctx.attempt}`, simulate: true, detached, ...(atBlock !== undefined ? { atBlock } : {}), ...(ctx.fence ? { fence: ctx.fence } : {}),
         ...(send.tokenTransfer ? { tokenTransfer: send.tokenTransfer } : {}),
       });
     } catch (err) {

@@ -66,7 +66,7 @@ export class StepRunners {
       case 'approval':
         return this.approval(step, ctx);
       case 'delay':
-        return this.delay(step);
+        return this.delay(step, ctx);
       case 'send':
         if (this.sends) return this.sends.prepare(step as ChainStep, ctx);
         return this.unsupported(step);
@@ -147,6 +147,8 @@ export class StepRunners {
       input: { ...(message !== undefined ? { message } : {}), expires_at: toIso(expiresAt) },
       sideEffects: false,
       run: async () => {
+        const session = sessionOf(ctx);
+        if (session !== 'live') return this.approvedBySession(ctx, session, approvalId, message, expiresAt);
         const note = this.budgets && ctx.upcoming ? await approvalBudgetNote(ctx.upcoming, ctx.scope, this.expressions, this.budgets) : undefined;
         const asked = note === undefined ? message : message === undefined ? note : `${message} ${note}`;
         return {
@@ -161,14 +163,40 @@ export class StepRunners {
     };
   }
 
-  private delay(step: DelayStep): PreparedAttempt {
-    const dueAt = this.clock.now() + step.durationMs;
+  /**
+   * In a replay or test session nobody is there to decide (CONTRACT 8.6): the approval is requested and decided
+   * `approved` by the session's kind at once, so the run shows what would have followed an approval.
+   */
+  private approvedBySession(ctx: AttemptContext, by: string, approvalId: string, message: string | undefined, expiresAt: number): Attempted {
+    const at = toIso(this.clock.now());
+    return {
+      kind: 'succeeded', output: { decision: 'approved', by, reason: null },
+      events: [
+        { type: 'approval.requested', at, approval_id: approvalId, run_id: ctx.runId, step_run_id: ctx.stepRunId, ...(message !== undefined ? { message } : {}), expires_at: toIso(expiresAt) },
+        { type: 'approval.decided', at, approval_id: approvalId, decision: 'approved', by },
+      ],
+    };
+  }
+
+  /** A delay parks the run until it is due; in a replay or test session it finishes at once (CONTRACT 8.6). */
+  private delay(step: DelayStep, ctx: AttemptContext): PreparedAttempt {
+    const now = this.clock.now();
+    const dueAt = now + step.durationMs;
+    const session = sessionOf(ctx);
     return {
       input: { duration_ms: step.durationMs, due_at: toIso(dueAt) },
       sideEffects: false,
-      run: async () => ({ kind: 'parked', events: [], wait: { kind: 'delay', dueAt, expiresAt: null } }),
+      run: async () => (session === 'live'
+        ? { kind: 'parked', events: [], wait: { kind: 'delay', dueAt, expiresAt: null } }
+        : { kind: 'succeeded', output: { waited_until: toIso(now), not_waited: `${session} session` } }),
     };
   }
+}
+
+/** The run's session kind from its expression context (`live` when it names none). */
+function sessionOf(ctx: AttemptContext): string {
+  const session = (ctx.scope.run as { session?: unknown } | undefined)?.session;
+  return typeof session === 'string' ? session : 'live';
 }
 
 /** JSON bodies as JSON, others as text; cut so that one answer cannot swell the journal. */

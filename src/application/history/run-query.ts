@@ -25,6 +25,7 @@ export const RUN_FIELD_FILTERS: ParamSpecs = {
   error_kind: { kind: 'text', description: 'error kind' },
   approval_status: { kind: 'enum', values: APPROVAL_STATUSES, description: 'approval status' },
   session: { kind: 'enum', values: SESSION_KINDS, description: 'session kind' },
+  session_id: { kind: 'id', description: 'session id (the runs of one replay or test session)' },
 };
 
 /** Every run filter of the SPEC, the time range included. */
@@ -47,6 +48,7 @@ export function toRunFilter(p: ParsedParams): RunFilter {
     errorKind: p.error_kind as string | undefined,
     approvalStatus: p.approval_status as ApprovalStatus | undefined,
     session: p.session as SessionKind | undefined,
+    sessionId: p.session_id as string | undefined,
     since: p.since as number | undefined,
     until: p.until as number | undefined,
   };

@@ -67,6 +67,11 @@ export interface CallRequest {
   readonly to: string;
   readonly valueWei?: bigint;
   readonly data: string;
+  /**
+   * The block the call runs at (its state after that block): a replay session simulates and reads as the chain was
+   * at the log's block (CONTRACT 8.6). Absent: the latest block.
+   */
+  readonly block?: bigint;
 }
 
 /** What the chain says a transaction would do now: run (with the gas it would use) or revert (with why). */
@@ -101,9 +106,9 @@ export interface ChainReader {
   nonce(target: ChainTarget, address: string, block: 'latest' | 'pending'): Promise<number>;
   /** What a transaction should offer per gas now (EIP-1559 when the chain has a base fee, legacy otherwise). */
   fees(target: ChainTarget): Promise<Fees>;
-  /** A view call at the latest block: the returned data (0x-hex). CallRevertedError when it reverts. */
+  /** A view call at `request.block` (default the latest block): the returned data (0x-hex). CallRevertedError when it reverts. */
   call(target: ChainTarget, request: CallRequest): Promise<string>;
-  /** Runs the transaction without sending it (eth_call, then eth_estimateGas): ok with its gas, or its revert reason. */
+  /** Runs the transaction without sending it (eth_call, then eth_estimateGas, at `request.block` or the latest): ok with its gas, or its revert reason. */
   simulate(target: ChainTarget, request: CallRequest): Promise<Simulation>;
 }
 export const ChainReader = Symbol('ChainReader');

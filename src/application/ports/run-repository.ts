@@ -21,6 +21,8 @@ export interface RunFilter {
   readonly errorKind?: string;
   readonly approvalStatus?: ApprovalStatus;
   readonly session?: SessionKind;
+  /** The runs of one replay or test session. */
+  readonly sessionId?: string;
   /** created_at >= since */
   readonly since?: number;
   /** created_at <= until */

@@ -40,6 +40,8 @@ export interface SendRequest {
   readonly idempotencyKey: string;
   /** Simulate first (`step.simulated`); a revert refuses the send. */
   readonly simulate: boolean;
+  /** Simulate at this block instead of the latest: a replay session's send, at its log's block (CONTRACT 8.6). */
+  readonly atBlock?: bigint;
   /** Nobody waits for the receipt (wait_for none/submitted): the engine's watcher settles the send. */
   readonly detached: boolean;
   /** A token transfer call (CONTRACT 8.8): charged against max_token_value, journaled on `send.queued`. */
@@ -98,7 +100,9 @@ export class SubmitSend {
     if (req.simulate) {
       try {
         [simulation] = await Promise.all([
-          this.reader.simulate(account.target, { from: account.address, to: req.to, valueWei: req.valueWei, data: req.data }),
+          this.reader.simulate(account.target, {
+            from: account.address, to: req.to, valueWei: req.valueWei, data: req.data, ...(req.atBlock !== undefined ? { block: req.atBlock } : {}),
+          }),
           watched,
         ]);
       } catch (err) {

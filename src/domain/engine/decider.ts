@@ -113,7 +113,7 @@ function afterFailure(step: StepDefinition, sp: StepProgress, allowed: boolean, 
   };
 }
 
-/** Attempt `attempt` of the step, unless its `if` is false or fails, or a test session skips it. */
+/** Attempt `attempt` of the step, unless its `if` is false or fails, or a test or replay session skips it. */
 function startMove(p: RunProgress, step: StepDefinition, attempt: number, at: string, evaluate: Evaluate): Move {
   const srid = stepRunId(p.started.run_id, step.id);
   const skip = (output: Json): Move => ({ kind: 'journal', events: [stepStarted(at, srid, step, attempt), stepFinished(at, srid, { kind: 'skipped', output })] });
@@ -125,7 +125,7 @@ function startMove(p: RunProgress, step: StepDefinition, attempt: number, at: st
     }
     if (!holds) return skip({ reason: 'if was false' });
   }
-  if (step.skipInTest && p.started.session === 'test') return skip({ reason: 'in_test: skip' });
+  if (step.skipInTest && p.started.session !== 'live') return skip({ reason: 'in_test: skip' });
   return { kind: 'start_step', step, stepRunId: srid, attempt };
 }
 

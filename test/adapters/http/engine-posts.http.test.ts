@@ -110,7 +110,7 @@ describe.each([
   it('documents the 403 and the 415 on every engine POST in the OpenAPI document', async () => {
     const doc = await fetch(`${srv.baseUrl}/api/openapi.json`, { headers: { ...auth } }).then((r) => r.json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     const posts = Object.entries(doc.paths).filter(([p, ops]) => p.startsWith('/api/') && ops.post).map(([p, ops]) => [p, Object.keys(ops.post!.responses)] as const);
-    expect(posts.length).toBe(5);
+    expect(posts.length).toBe(6);
     for (const [p, statuses] of posts) expect({ p, statuses }).toEqual({ p, statuses: expect.arrayContaining(['403', '415']) });
   });
 

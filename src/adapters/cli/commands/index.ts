@@ -17,6 +17,7 @@ import NotificationsTest from './notifications/test';
 import Relayers from './relayers/index';
 import RelayersHistory from './relayers/history';
 import RelayersTopup from './relayers/topup';
+import Replay from './replay';
 import Retention from './retention';
 import Run from './run';
 import RunsCancel from './runs/cancel';
@@ -57,6 +58,7 @@ export const COMMANDS = {
   relayers: Relayers,
   'relayers:history': RelayersHistory,
   'relayers:topup': RelayersTopup,
+  replay: Replay,
   retention: Retention,
   run: Run,
   'runs:cancel': RunsCancel,

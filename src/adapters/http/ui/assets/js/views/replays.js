@@ -14,8 +14,8 @@ export async function replaysView(ctx) {
     empty: 'No replay or test sessions.',
     row: (s) => h('tr', null, td(time(s.created_at)), td(idv(s.session_id, 'session id')), td(badge(s.kind)), td(link(s.workflow, 'replays', { workflow: s.workflow })),
       td(s.finished_at ? time(s.finished_at) : badge('running')),
-      // The runs API has no session filter: the link narrows to the session's workflow, kind and time span.
-      tdn(s.run_count ? link(String(s.run_count), 'runs', { workflow: s.workflow, session: s.kind, since: s.created_at, until: s.finished_at }) : num(s.run_count)),
+      // The session's own runs: the runs list filtered by its session_id.
+      tdn(s.run_count ? link(String(s.run_count), 'runs', { session_id: s.session_id }) : num(s.run_count)),
       td(s.from_block === null && s.to_block === null ? dash() : [num(s.from_block), ' \u2192 ', num(s.to_block)])),
   });
   main.append(h('h1', null, 'Replay and test sessions'), filterForm('replays', fields, ctx.params, { limit: 1 }), t.el);

@@ -11,6 +11,7 @@ const RUN_FILTERS = [
   { name: 'network', more: true }, { name: 'relayer', more: true }, { name: 'contract', more: true, ph: '0x\u2026' }, { name: 'tx_hash', label: 'tx hash', more: true, ph: '0x\u2026' },
   { name: 'block', more: true }, { name: 'run_id', label: 'run id', more: true }, { name: 'step_id', label: 'step id', more: true }, { name: 'error_kind', label: 'error kind', more: true },
   { name: 'approval_status', label: 'approval status', options: APPROVAL_STATUSES, more: true },
+  { name: 'session_id', label: 'session id', more: true },
 ];
 const RUN_PARAMS = RUN_FILTERS.map((f) => f.name).concat('limit');
 
