@@ -24,6 +24,7 @@ import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../test/support/anvil';
 import { freePort } from '../test/support/process';
 import { startRpcProxy } from '../test/support/rpc-proxy';
 import { waitLive } from './engine';
+import { all } from './sends';
 import { percentile } from './timing';
 
 type Log = (msg: string) => void;
@@ -120,23 +121,10 @@ async function stubServer(): Promise<{ server: Server; url: string }> {
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-interface Page<T> { items: T[]; cursor: string | null; has_more: boolean }
-
 async function getJson<T>(url: string): Promise<T> {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`GET ${url}: ${res.status}`);
   return (await res.json()) as T;
-}
-
-async function all<T>(base: string, path: string): Promise<T[]> {
-  const out: T[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: Page<T> = await getJson(`${base}${path}${path.includes('?') ? '&' : '?'}limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    out.push(...page.items);
-    cursor = page.has_more ? page.cursor : null;
-  } while (cursor);
-  return out;
 }
 
 /** The chain's head, read every 20 ms: when each block was sealed (to 20 ms). */
@@ -225,6 +213,42 @@ interface Timeline { events: Array<{ kind: string; at: string; trigger?: { paylo
 interface ReorgItem { run_id: string; created_at: string }
 interface WorkflowRow { workflow: string; cursor_block: number | null; head_block: number | null; lag_blocks: number | null }
 
+/**
+ * Each run's log (by its timeline) and its times from the log's emit: to run.started, to the first step, and split
+ * into block sealed, the next poll's head read and run.started. Logs of the reorg's new blocks are keyed, not timed.
+ */
+async function timeRuns(base: string, runs: readonly RunItem[], seen: { emitAt: readonly number[]; chain: ChainWatch; headReads: readonly number[]; replayed: ReadonlySet<string> }) {
+  const { emitAt, chain, headReads } = seen;
+  const keys = new Map<string, number>();
+  const byBlock = new Map<string, string[]>();
+  const toRunStart: number[] = [];
+  const toFirstStep: number[] = [];
+  const toSeal: number[] = [];
+  const sealToPoll: number[] = [];
+  const inPoll: number[] = [];
+  for (const run of runs) {
+    const timeline = await getJson<Timeline>(`${base}/api/history/runs/${run.run_id}/timeline`);
+    const trigger = timeline.events.find((e) => e.kind === 'trigger')!;
+    const key = `${trigger.log!.block_hash}:${trigger.log!.log_index}`;
+    keys.set(key, (keys.get(key) ?? 0) + 1);
+    byBlock.set(trigger.log!.block_hash, [...(byBlock.get(trigger.log!.block_hash) ?? []), run.run_id]);
+    if (seen.replayed.has(trigger.log!.block_hash)) continue;
+    const emitted = emitAt[Number(trigger.trigger!.payload!.value)]!;
+    const startedAt = Date.parse(run.created_at);
+    toRunStart.push(startedAt - emitted);
+    const sealed = chain.sealedAt.get(run.block);
+    const polled = headReads.find((t) => t >= (sealed ?? startedAt));
+    if (sealed !== undefined && polled !== undefined && polled <= startedAt) {
+      toSeal.push(sealed - emitted);
+      sealToPoll.push(polled - sealed);
+      inPoll.push(startedAt - polled);
+    }
+    const step = timeline.events.find((e) => e.kind === 'step')?.attempts?.[0];
+    if (step) toFirstStep.push(Date.parse(step.started_at) - emitted);
+  }
+  return { keys, byBlock, toRunStart, toFirstStep, toSeal, sealToPoll, inPoll };
+}
+
 export async function benchEventsLive(options: { work: string; repo: string; log: Log }): Promise<LiveFigures> {
   const { log } = options;
   const dir = join(options.work, 'events-live');
@@ -305,33 +329,7 @@ export async function benchEventsLive(options: { work: string; repo: string; log
 
     const logs = await anvil.rpc<Array<{ blockHash: string; logIndex: string }>>('eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(last), address: EMITTER }]);
     const runs = await all<RunItem>(base, '/api/history/runs?workflow=ticks');
-    const keys = new Map<string, number>();
-    const toRunStart: number[] = [];
-    const toFirstStep: number[] = [];
-    const byBlock = new Map<string, string[]>();
-    const inPoll: number[] = [];
-    const toSeal: number[] = [];
-    const sealToPoll: number[] = [];
-    for (const run of runs) {
-      const timeline = await getJson<Timeline>(`${base}/api/history/runs/${run.run_id}/timeline`);
-      const trigger = timeline.events.find((e) => e.kind === 'trigger')!;
-      const key = `${trigger.log!.block_hash}:${trigger.log!.log_index}`;
-      keys.set(key, (keys.get(key) ?? 0) + 1);
-      byBlock.set(trigger.log!.block_hash, [...(byBlock.get(trigger.log!.block_hash) ?? []), run.run_id]);
-      if (reorged.added.has(trigger.log!.block_hash)) continue;
-      const emitted = emitAt[Number(trigger.trigger!.payload!.value)]!;
-      const startedAt = Date.parse(run.created_at);
-      toRunStart.push(startedAt - emitted);
-      const sealed = chain.sealedAt.get(run.block);
-      const polled = headReads.find((t) => t >= (sealed ?? startedAt));
-      if (sealed !== undefined && polled !== undefined && polled <= startedAt) {
-        toSeal.push(sealed - emitted);
-        sealToPoll.push(polled - sealed);
-        inPoll.push(startedAt - polled);
-      }
-      const step = timeline.events.find((e) => e.kind === 'step')?.attempts?.[0];
-      if (step) toFirstStep.push(Date.parse(step.started_at) - emitted);
-    }
+    const { keys, byBlock, toRunStart, toFirstStep, toSeal, sealToPoll, inPoll } = await timeRuns(base, runs, { emitAt, chain, headReads, replayed: reorged.added });
     const canonical = new Set(logs.map((l) => `${l.blockHash.toLowerCase()}:${Number(l.logIndex)}`));
     const duplicates = [...keys.values()].reduce((s, n) => s + n - 1, 0);
     const missed = [...canonical].filter((k) => !keys.has(k)).length;
