@@ -36,6 +36,7 @@ import { startServer } from '../src/bin/server';
 import { CursorCodec } from '../src/domain/cursor';
 import { benchEvents, renderEvents } from './events';
 import { benchEventsReplay, renderEventsReplay } from './events-replay';
+import { benchEventsLive, renderEventsLive } from './events-live';
 import { PAGE_LIMIT, defineCases, prepareCase, sqlOf } from './cases';
 import { measureAuth } from './auth';
 import { cliPlugins, measureCliCold, renderCliCold } from './cli';
@@ -214,15 +215,18 @@ async function relayersOnly(): Promise<void> {
   publish('relayers', renderRelayers(await benchRelayers({ work: WORK, iterations: ITERATIONS, warmup: WARMUP, log })));
 }
 
-/** `--events`: the event trigger's backfill on anvil (10,000 logs over 2,000 blocks; again with wide ranges refused). */
+/**
+ * `--events`: the event trigger on anvil: the backfill (10,000 logs over 2,000 blocks; again with wide ranges refused),
+ * then live (20 logs/s for 60 s through `chainflow start`, with a reorg of depth 3), then a replay of 1,000 logs.
+ * `--live`: only the live case.
+ */
 async function eventsOnly(): Promise<void> {
   mkdirSync(WORK, { recursive: true });
-  const backfill = renderEvents(await benchEvents({ work: WORK, log }));
-  const replay = renderEventsReplay(await benchEventsReplay({ work: WORK, log }));
-  const text = `${backfill.text}\n${replay.text}`;
-  writeFileSync(join(WORK, 'report-events.md'), text);
-  process.stdout.write(text);
-  process.exitCode = backfill.pass && replay.pass ? 0 : 1;
+  const live = process.argv.includes('--live');
+  const parts = live ? [] : [renderEvents(await benchEvents({ work: WORK, log }))];
+  parts.push(renderEventsLive(await benchEventsLive({ work: WORK, repo: REPO, log })));
+  if (!live) parts.push(renderEventsReplay(await benchEventsReplay({ work: WORK, log })));
+  publish('events', { text: parts.map((p) => p.text).join('\n'), pass: parts.every((p) => p.pass) });
 }
 
 /** `--sends`: the send path's figures on anvil (step overhead, 200 sends of one relayer, kill -9 at 20 moments). */

@@ -232,7 +232,8 @@ async function killed(child: ChildProcess): Promise<void> {
 
 interface Page<T> { items: T[]; cursor: string | null; has_more: boolean }
 
-async function all<T>(base: string, path: string): Promise<T[]> {
+/** Every item of a history list, page after page (500 a page). */
+export async function all<T>(base: string, path: string): Promise<T[]> {
   const out: T[] = [];
   let cursor: string | null = null;
   do {

@@ -126,6 +126,26 @@ describe('the log poller', () => {
     expect((await h.claimed()).map((s) => s.trigger.payload)).toEqual([transfer(1), transfer(2)]);
   });
 
+  it('is due again poll_interval after a poll started, however long the poll took, and after a backoff when it failed', async () => {
+    const h = new Harness({}, { pollIntervalMs: 1000 });
+    expect(h.poller.nextInMs()).toBe(0);
+    // The logs read takes 300 ms of the interval.
+    const logs = h.chain.logs.bind(h.chain);
+    h.chain.logs = async (target, query) => {
+      h.clock.advance(300);
+      return logs(target, query);
+    };
+    await h.poll();
+    h.chain.emit(TOKEN, TRANSFER, transfer(1));
+    await h.poll();
+    expect(h.poller.nextInMs()).toBe(700);
+    h.clock.advance(700);
+    expect(h.poller.nextInMs()).toBe(0);
+    h.chain.failNext(1);
+    await h.poller.execute();
+    expect(h.poller.nextInMs()).toBe(1000);
+  });
+
   it('starts no run while the workflow is paused: its cursor moves on past the logs of that time', async () => {
     const h = new Harness();
     await h.poll();

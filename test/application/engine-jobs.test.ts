@@ -1,6 +1,7 @@
 /**
- * The engine loop's named jobs: each runs at start, then again `everyMs` after its run ends (never two runs of one
- * job at once); a failure is logged with the job's name and the job goes on; stop() re-arms nothing.
+ * The engine loop's named jobs: each runs at start, then again `everyMs` after its run ends, or after the pause a job
+ * with its own schedule asks for (never two runs of one job at once); a failure is logged with the job's name and the
+ * job goes on; stop() re-arms nothing.
  */
 import { EngineJobs } from '../../src/application/engine/engine-jobs';
 
@@ -50,6 +51,27 @@ describe('EngineJobs', () => {
     jest.advanceTimersByTime(1000);
     expect(runs).toBe(2);
     expect(warnings).toEqual([]);
+  });
+
+  it('asks a job that keeps its own schedule for its pause after each run', async () => {
+    const jobs = new EngineJobs(() => undefined);
+    const pauses = [30, 0, 500];
+    let runs = 0;
+    jobs.start([{ name: 'event logs', everyMs: 1000, pauseMs: () => pauses.shift() ?? 1000, run: async () => void runs++ }]);
+    await settle();
+    jest.advanceTimersByTime(29);
+    expect(runs).toBe(1);
+    jest.advanceTimersByTime(1);
+    await settle();
+    // A pause of 0: the next run at once (still after the run before it ended).
+    jest.advanceTimersByTime(0);
+    await settle();
+    expect(runs).toBe(3);
+    jest.advanceTimersByTime(499);
+    expect(runs).toBe(3);
+    jest.advanceTimersByTime(1);
+    expect(runs).toBe(4);
+    jobs.stop();
   });
 
   it('logs a failed run with the job\'s name and runs the job again at its next turn', async () => {

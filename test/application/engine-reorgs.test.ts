@@ -70,9 +70,11 @@ class Harness extends EventFakes {
     return new PollEventLogs(config, catalog, this.chain, this.cursors, this.journal, this.journal, this.clock, this.logger, undefined, this.metrics, answers);
   }
 
+  /** One poll, and the answering of the responses it found (beside the poll), to its end. */
   async poll(poller = this.poller): Promise<void> {
     this.clock.advance(60_000);
     await poller.execute();
+    await poller.answered();
   }
 
   /** Claims the runs due and journals their starts, as the engine does: the runs are `running`. */
@@ -148,6 +150,34 @@ describe('the reorg check', () => {
       expect.objectContaining({ reorg_id: reorgId, step_id: 'only_deep', status: 'skipped' }),
     ]);
     expect(undo[0]!.headers['Idempotency-Key']).toBe(`${reorgId}.undo:1`);
+  });
+
+  it('journals every response of a reorg before any on_reorg step ends, and reads the new chain meanwhile', async () => {
+    const h = new Harness();
+    for (let i = 1; i <= 3; i++) h.chain.emit(TOKEN, TRANSFER, transfer(i));
+    await h.poll();
+    const [, gone2, gone3] = await h.startRuns();
+    // The operator's receiver takes its time: no on_reorg step ends until it answers.
+    let answer: () => void = () => undefined;
+    const slow = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    h.http.on('http://receiver.test/undo', async () => {
+      await slow;
+      return status(200);
+    });
+    h.chain.reorg(2, 1);
+    h.chain.emit(TOKEN, TRANSFER, transfer(4));
+    h.clock.advance(60_000);
+    await h.poller.execute();
+    // The poll is over while the first step still waits: the new chain's log has its run.
+    expect((await h.startRuns()).map((s) => s.trigger.payload)).toEqual([transfer(4)]);
+    for (let i = 0; i < 20 && (await h.events('reorg.response')).length < 2; i++) await new Promise((r) => setImmediate(r));
+    expect((await h.events('reorg.response')).map((r) => (r as { run_id: string }).run_id)).toEqual([gone2!.run_id, gone3!.run_id]);
+    expect(await h.events('reorg.step')).toEqual([]);
+    answer();
+    await h.poller.answered();
+    expect((await h.events('reorg.step')).filter((e) => (e as { step_id: string }).step_id === 'undo')).toHaveLength(2);
   });
 
   it('sees a head at the same height with another hash as a reorg', async () => {

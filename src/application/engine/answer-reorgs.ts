@@ -24,7 +24,8 @@ const realWait = (ms: number): Promise<void> => new Promise((resolve) => setTime
  * is journaled: a crash in between journals it again at the next poll, and the journal keeps one (the event is the
  * same, to its time: a repeat is a duplicate), then the workflow's `on_reorg` steps run (ReorgSteps), and only then
  * is the response no longer pending. A run whose start no engine has journaled yet (its log run was
- * enqueued, not yet claimed) is answered once it is: it is due at once.
+ * enqueued, not yet claimed) is answered once it is: it is due at once. A pass journals all its responses in one
+ * append before it cancels a run or runs an on_reorg step, so that the operator sees a reorg's responses at once.
  */
 @injectable()
 export class AnswerReorgs {
@@ -48,12 +49,22 @@ export class AnswerReorgs {
   }
 
   async answer(network: string): Promise<void> {
-    for (const response of await this.cursors.pendingResponses(network)) {
-      const run = await this.runs.get(response.runId);
-      if (!run) continue;
+    const owed: Array<{ response: ReorgResponse; going: boolean }> = [];
+    const pending = await this.cursors.pendingResponses(network);
+    // Read at once, not one after another: each read waits its turn behind the engine's writes, and a reorg under
+    // load affects dozens of runs.
+    const runs = await Promise.all(pending.map((response) => this.runs.get(response.runId)));
+    pending.forEach((response, i) => {
+      const run = runs[i];
+      if (run) owed.push({ response, going: run.status === 'running' || run.status === 'waiting' });
+    });
+    if (owed.length === 0) return;
+    // Every response first, in one append: a reorg's responses are known at once, and the runs still going stop,
+    // whatever the on_reorg steps of the first ones then take.
+    await this.journal.append(owed.map((o) => responseEvent(o.response)));
+    for (const o of owed) if (o.going) await this.cancelRun(o.response);
+    for (const { response } of owed) {
       const event = responseEvent(response);
-      await this.journal.append([event]);
-      if (run.status === 'running' || run.status === 'waiting') await this.cancelRun(response);
       const stream = await this.runs.stream(response.runId);
       // The same delivery id each time (the reorg id): a repeat after a crash is one delivery.
       const started = stream.find((e): e is RunStarted => e.type === 'run.started');

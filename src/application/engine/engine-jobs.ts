@@ -1,9 +1,17 @@
-/** A piece of the engine's background work, run now and again every `everyMs` after each run ends (never two at once). */
+/**
+ * A piece of the engine's background work, run now and again every `everyMs` after each run ends (never two at once),
+ * or when `pauseMs` says, for a job that keeps its own schedule.
+ */
 export interface EngineJob {
   /** Names the job in the warning its failure logs (`engine job 'event logs' failed`). */
   readonly name: string;
   /** Pause between the end of one run and the start of the next, in ms. */
   readonly everyMs: number;
+  /**
+   * Asked after each run, instead of `everyMs`: the pause before the next. A job whose period is a promise (the log
+   * poller's `poll_interval`, from one poll's start to the next) answers what is left of it after the run's work.
+   */
+  pauseMs?(): number;
   run(): unknown;
 }
 
@@ -39,7 +47,7 @@ export class EngineJobs {
       .catch((err: unknown) => this.warn(`engine job '${job.name}' failed`, err))
       .finally(() => {
         if (!this.active || generation !== this.generation) return;
-        const timer = setTimeout(() => this.turn(job, generation), job.everyMs);
+        const timer = setTimeout(() => this.turn(job, generation), job.pauseMs ? Math.max(0, job.pauseMs()) : job.everyMs);
         timer.unref();
         this.timers.set(job.name, timer);
       });

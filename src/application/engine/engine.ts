@@ -110,7 +110,8 @@ export class Engine {
       { name: 'low balances', everyMs: LOW_BALANCE_CHECK_MS, run: () => this.lowBalances?.execute() },
     ];
     if (this.eventLogs?.watching()) {
-      jobs.push({ name: 'event logs', everyMs: this.eventLogs.everyMs(), run: () => this.eventLogs!.execute(() => this.poke()) });
+      const logs = this.eventLogs;
+      jobs.push({ name: 'event logs', everyMs: logs.everyMs(), pauseMs: () => logs.nextInMs(), run: () => logs.execute(() => this.poke()) });
     }
     if (this.eventWaits?.watching()) {
       jobs.push({ name: 'event waits', everyMs: this.eventWaits.everyMs(), run: async () => {
@@ -138,7 +139,8 @@ export class Engine {
     const grace = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, graceMs);
     });
-    await Promise.race([Promise.allSettled([...this.driving.values()]), grace]);
+    // The reorg responses being answered too (their on_reorg steps): what is cut off is answered at the next start.
+    await Promise.race([Promise.allSettled([...this.driving.values(), this.eventLogs?.answered()]), grace]);
     clearTimeout(timer);
     // After the runs: what they noted on their way out is still attempted (bounded by each attempt's timeout).
     await this.notices?.stop();

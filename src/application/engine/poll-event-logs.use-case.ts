@@ -34,7 +34,8 @@ interface EventWorkflow {
  * network's `poll_interval` has passed: reads the head, then the logs of [cursor, head - confirmations + 1] in ranges
  * of at most `max_block_range` blocks (halved while a provider refuses them: LogRanges), and moves the cursor past
  * each range together with the runs its logs start (EventCursors.advance: one transaction). Any other failure leaves the cursor where it is, and the workflow is tried again after a backoff that doubles.
- * `workflow.state` journals the cursor and head when they moved, at most once per poll.
+ * `workflow.state` journals the cursor and head when they moved, at most once per poll. The reorg check runs in the
+ * poll; the responses it records are answered beside the polls (see `answerInBackground`).
  */
 @injectable()
 export class PollEventLogs {
@@ -46,6 +47,9 @@ export class PollEventLogs {
   private readonly pinned = new WeakMap<WorkflowDefinition, PinnedDefinition>();
   private readonly workflows: readonly EventWorkflow[];
   private readonly reorgs: CheckReorgs;
+  /** Per network, the reorg responses being answered in the background, and whether a poll asked for another pass. */
+  private readonly answering = new Map<string, Promise<void>>();
+  private readonly answerAgain = new Set<string>();
 
   constructor(
     @inject(ChainflowConfig) config: ChainflowConfig,
@@ -79,6 +83,21 @@ export class PollEventLogs {
   /** How often the job should run: the shortest `poll_interval` of the watched networks. */
   everyMs(): number {
     return Math.min(...this.workflows.map((w) => pollMs(w.network)));
+  }
+
+  /**
+   * Until the next workflow is due, in ms (0: one is due now). A workflow is due `poll_interval` after its last poll
+   * started, not after it ended: a poll's own work (tens of ms, more on a loaded host) does not stretch the interval
+   * the operator configured, which bounds how long a log waits for the poll that sees it.
+   */
+  nextInMs(): number {
+    const now = this.clock.now();
+    return Math.max(0, Math.min(...this.workflows.map((w) => (this.due.get(w.definition.name)?.at ?? now) - now)));
+  }
+
+  /** Resolves once the reorg responses being answered in the background (see `answerInBackground`) are. */
+  async answered(): Promise<void> {
+    while (this.answering.size > 0) await Promise.all(this.answering.values());
   }
 
   /**
@@ -153,16 +172,38 @@ export class PollEventLogs {
 
   private async checkReorgs(target: ChainTarget, network: NetworkConfig, top: BlockHeader): Promise<void> {
     await this.reorgs.check(target, network.finalityDepth ?? DEFAULT_FINALITY_DEPTH, top);
-    // Also those a crash left recorded and not journaled. A response that cannot be journaled now stays recorded and
-    // is tried at the next poll; it does not hold back the logs of the new chain (the rollback is done).
-    try {
-      await this.answers?.answer(target.network);
-    } catch (err) {
+    this.answerInBackground(target.network);
+  }
+
+  /**
+   * Journals the network's pending reorg responses (this poll's, and those a crash left recorded) and runs their
+   * `on_reorg` steps, beside the polls rather than in them: the steps call the operator's services, with retries that
+   * may last minutes, and the logs of the new chain are not held back for them (the rollback is done). One answering
+   * per network at a time; a poll during it asks for another pass after it. A response that cannot be journaled
+   * stays recorded and is tried at the next poll.
+   */
+  private answerInBackground(network: string): void {
+    if (!this.answers) return;
+    if (this.answering.has(network)) {
+      this.answerAgain.add(network);
+      return;
+    }
+    const answers = this.answers;
+    const pass = async (): Promise<void> => {
+      do {
+        this.answerAgain.delete(network);
+        await answers.answer(network);
+      } while (this.answerAgain.has(network));
+    };
+    this.answering.set(network, pass().catch((err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
       this.logger.warn('reorg responses not journaled; tried again at the next poll', {
-        network: target.network, err: this.redactor?.redactText(message) ?? message,
+        network, err: this.redactor?.redactText(message) ?? message,
       });
-    }
+    }).finally(() => {
+      this.answering.delete(network);
+      this.answerAgain.delete(network);
+    }));
   }
 
   private runsOf(w: EventWorkflow, logs: readonly ChainLog[], headers: ReadonlyMap<string, BlockHeader>): LogRunToEnqueue[] {
