@@ -1,6 +1,6 @@
 import { InvalidTransitionError, JournalRejectedError } from '../errors';
 import { parseRfc3339 } from '../time';
-import { canonicalEventJson, eventHash } from './canonical';
+import { canonicalJson, eventHash } from './canonical';
 import type { JournalEvent, JournalEventType } from './journal-event';
 import { APPROVAL_REDUCERS } from './reducers/approval-events';
 import { Fold, type Reducer, type Reducers } from './reducers/fold';
@@ -67,12 +67,12 @@ export function applyEvents(ws: WorkingSet, events: readonly JournalEvent[], off
 
 /** The identity of each event's content (see `applyEvents`); may be computed ahead, off the write path. */
 export function contentHashes(events: readonly JournalEvent[]): string[] {
-  return events.map((e) => eventHash(canonicalEventJson(e)));
+  return events.map((e) => eventHash(canonicalJson(e)));
 }
 
 function applyOne(f: Fold, e: JournalEvent, precomputed: string | undefined): void {
   const stream = streamOf(f, e);
-  const hash = precomputed ?? eventHash(canonicalEventJson(e));
+  const hash = precomputed ?? eventHash(canonicalJson(e));
   const key = `${stream}\n${hash}`;
   if (f.ws.eventKeys.has(key)) {
     f.ch.duplicates++;
