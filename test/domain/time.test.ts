@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { isoText, parseRfc3339, toIso } from '../../src/domain/time';
 
 describe('parseRfc3339', () => {
@@ -22,6 +23,21 @@ describe('parseRfc3339', () => {
 describe('parseRfc3339 agrees with Date.parse on valid input', () => {
   it.each(['2026-03-01T12:00:00.123456789Z', '1999-12-31T23:59:59-05:30', '2000-02-29T00:00:00.5+00:00', '2026-11-21 19:10:00Z'])('%s', (text) => {
     expect(parseRfc3339(text)).toBe(Date.parse(text.replace(' ', 'T')));
+  });
+});
+
+describe("parseRfc3339 of toIso's form (read digit by digit)", () => {
+  it('is Date.parse, and the same time written with a +00:00 offset (read by the general pattern)', () => {
+    fc.assert(fc.property(fc.integer({ min: Date.UTC(1000, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59, 999) }), (ms) => {
+      const text = new Date(ms).toISOString();
+      expect(parseRfc3339(text)).toBe(ms);
+      expect(parseRfc3339(text.replace('Z', '+00:00'))).toBe(ms);
+    }), { numRuns: 2000 });
+  });
+
+  it.each(['2026-02-30T00:00:00.000Z', '2025-02-29T00:00:00.000Z', '2026-13-01T00:00:00.000Z', '2026-01-01T24:00:00.000Z',
+    '2026-01-01T00:60:00.000Z', '2026-01-01T00:00:60.000Z', '2026-01-01T00:00:00.0a0Z', '2026-01-01T00:00:00.000z'])('refuses or reads as the pattern does: %s', (text) => {
+    expect(parseRfc3339(text)).toBe(text.endsWith('z') ? Date.UTC(2026, 0, 1) : undefined);
   });
 });
 

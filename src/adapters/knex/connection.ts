@@ -4,7 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import { StorageError } from '../../domain/errors';
 import { setLeaseClock, type LeaseClock } from './dialect';
 import { migrationSource } from './migrations';
-import { CachedStatementSqliteClient } from './sqlite-client';
+import { CachedStatementSqliteClient, retryWhileBusy } from './sqlite-client';
 import { POLL_ALONE_MS, READERS, SqliteReaders, attachReaders } from './sqlite-readers';
 import { reportStorageFailures, toStorageError } from './storage-failure';
 
@@ -89,7 +89,11 @@ export async function openDatabase(url: string, profile: StorageProfile = 'tool'
         min: 1,
         max: 1,
         afterCreate: (conn: { exec(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) => {
-          conn.exec(sqlitePragmas(profile, options).join(';'), (err) => done(err, conn));
+          // WAL mode cannot be asked for while an import loads an empty database through a rollback journal (see
+          // sqlite-bulk-load.ts): SQLite refuses at once, so the opening waits for it as a write would.
+          const pragmas = sqlitePragmas(profile, options).join(';');
+          retryWhileBusy(() => new Promise<void>((resolve, reject) => conn.exec(pragmas, (err) => (err ? reject(err) : resolve()))))
+            .then(() => done(null, conn), (err: Error) => done(err, conn));
         },
       },
     });

@@ -144,7 +144,7 @@ export class KnexJournalWriter implements JournalWriter {
   }
 
   async appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
-    return this.appendWith(batches, onBatch, true);
+    return this.appendWith(batches, onBatch, true, { bulkLoad: true });
   }
 
   /**
@@ -154,8 +154,8 @@ export class KnexJournalWriter implements JournalWriter {
    * committed inserts an ordinal that is taken, and its whole transaction is rolled back and done again on what is
    * now stored (its events may then be duplicates). `work` must be safe to run again.
    */
-  private async transact<T>(work: (db: Db) => Promise<T>): Promise<T> {
-    if (isSqlite(this.db)) return SqliteWriteSession.transact(this.db, work);
+  private async transact<T>(work: (db: Db) => Promise<T>, bulkLoad = false): Promise<T> {
+    if (isSqlite(this.db)) return SqliteWriteSession.transact(this.db, work, { bulkLoad });
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.db.transaction(work);
@@ -169,14 +169,14 @@ export class KnexJournalWriter implements JournalWriter {
    * `wideCache`: widen SQLite's page cache for the transaction (worth it for imports, not for a few events). A stream
    * of batches is read once: a stream conflict (see `transact`) fails it rather than repeat it; one batch is repeated.
    */
-  private appendWith(batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean, options: AppendOptions = {}, repeatable?: readonly JournalEvent[]): Promise<AppendResult> {
+  private appendWith(batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean, options: AppendOptions & { bulkLoad?: boolean } = {}, repeatable?: readonly JournalEvent[]): Promise<AppendResult> {
     return this.transact(async (db) => {
       if (repeatable) batches = oneBatch(repeatable);
       if (options.fence) await checkFence(db, options.fence);
       const result = await this.applyWith(db, batches, onBatch, wideCache);
       if (options.wake) await wake(db, options.wake);
       return result;
-    });
+    }, options.bulkLoad);
   }
 
   private async applyWith(db: Db, batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean): Promise<AppendResult> {

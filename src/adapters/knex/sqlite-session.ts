@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { prepared, retryWhileBusy, type Connection } from './sqlite-client';
 import { statementOf, toStorageError } from './storage-failure';
+import { rollbackJournalWhenEmpty } from './sqlite-bulk-load';
 
 type Row = Record<string, unknown>;
 
@@ -72,9 +73,14 @@ export class SqliteWriteSession {
    * Runs `work` in a write transaction and commits it (or rolls it back when `work` or a write fails). While
    * another process holds the write lock, the whole transaction is tried again (see retryWhileBusy).
    */
-  static async transact<T>(db: Knex, work: (session: SqliteWriteSession) => Promise<T>): Promise<T> {
+  static async transact<T>(db: Knex, work: (session: SqliteWriteSession) => Promise<T>, { bulkLoad = false } = {}): Promise<T> {
     return retryWhileBusy(async () => {
       const conn = (await db.client.acquireConnection()) as Connection;
+      // `bulkLoad` (an import): into an empty database, its pages are written once (see rollbackJournalWhenEmpty).
+      const restore = bulkLoad ? await rollbackJournalWhenEmpty(conn).catch((err: unknown) => {
+        db.client.releaseConnection(conn);
+        throw err;
+      }) : undefined;
       try {
         await run(conn, 'BEGIN IMMEDIATE');
         const session = new SqliteWriteSession(conn);
@@ -90,6 +96,7 @@ export class SqliteWriteSession {
           throw err;
         }
       } finally {
+        await restore?.().catch(() => undefined);
         db.client.releaseConnection(conn);
       }
     });

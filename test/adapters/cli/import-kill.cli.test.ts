@@ -1,7 +1,9 @@
 /**
  * `chainflow journal import` is all-or-nothing even when the process is killed (kill -9) while it writes: its one
- * transaction never commits, and SQLite rolls the WAL's uncommitted pages back at the next open. Importing the same
- * file again then brings every event in.
+ * transaction never commits, and SQLite rolls its uncommitted pages back at the next open (the WAL's, or those of the
+ * rollback journal of a load into an empty database, whichever this run took: the probes below hold the database open
+ * now and then, which keeps an import in WAL mode; see import-bulk.cli.test.ts for the rollback journal's own test).
+ * Importing the same file again then brings every event in.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
