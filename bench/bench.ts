@@ -316,7 +316,7 @@ async function readPostgres(runs: number): Promise<void> {
     if (process.argv.includes('--build-only')) return;
     const pgConfig = join(WORK, `chainflow-pg-${runs}.yaml`);
     writeFileSync(pgConfig, `chainflow_version: 1\nstorage:\n  url: ${pg.url}\n`);
-    const journals = [{ runs, configPath: sqliteConfig, label: 'SQLite' }, { runs, configPath: pgConfig, label: 'PostgreSQL' }];
+    const journals = [{ runs, configPath: sqliteConfig, label: 'SQLite' }, { runs, configPath: pgConfig, label: 'PostgreSQL', databaseCpuMs: pg.cpuMs }];
     const { text, pass } = await benchRead({ work: WORK, repo: REPO, journals, compare: 'store', iterations: ITERATIONS, warmup: WARMUP, log });
     writeFileSync(join(WORK, 'report-read-postgres.md'), text);
     process.stdout.write(text);

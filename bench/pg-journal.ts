@@ -6,7 +6,7 @@
  * names a database holding such a copy instead (nothing is started or copied then).
  */
 import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import knexFactory from 'knex';
 import { asPostgres, PG_BIN } from '../src/adapters/knex/postgres-cluster';
@@ -24,6 +24,29 @@ export interface PgJournal {
   readonly url: string;
   /** Stops the server when this run started it (a server found running is left so). */
   stop(): void;
+  /** CPU milliseconds the kept cluster's processes have used so far (undefined for BENCH_READ_PG's). */
+  cpuMs?: () => number;
+}
+
+/** Clock ticks per second of /proc's times (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** utime + stime of the postmaster `pid` and its children (the backends), in ms, from /proc. */
+function clusterCpuMs(pid: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // Fields after the command's closing parenthesis: state ppid … utime (14th field) stime (15th).
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(entry) === pid || Number(f[1]) === pid) ticks += Number(f[11]) + Number(f[12]);
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
 }
 
 /** The port of a running cluster, from its postmaster.pid (4th line), or undefined when it is down. */
@@ -83,7 +106,8 @@ export async function ensurePgJournal(o: { work: string; repo: string; sqlitePat
       await db.raw('VACUUM ANALYZE').finally(() => db.destroy());
     }
     await admin.destroy();
-    return { url, stop };
+    const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return { url, stop, cpuMs: () => clusterCpuMs(postmaster) };
   } catch (e) {
     stop();
     throw e;

@@ -43,7 +43,7 @@ const CANNON_SECONDS = 10;
 export interface ReadOptions {
   readonly work: string;
   readonly repo: string;
-  readonly journals: ReadonlyArray<{ runs: number; configPath: string; label?: string }>;
+  readonly journals: ReadonlyArray<{ runs: number; configPath: string; label?: string; databaseCpuMs?: () => number }>;
   /**
    * What the journals are: sizes of one store (`size`: the last is judged, and against the first), or one journal in
    * two stores (`store`, `--postgres`: SQLite then PostgreSQL, the last judged, the first shown beside it).
@@ -55,7 +55,13 @@ export interface ReadOptions {
 }
 
 /** `rows`: the items the page answered (a list page; undefined for the overview). */
-interface Paired { readonly page: Stats; readonly live: Stats; readonly rows?: number }
+/**
+ * `cpu`: CPU milliseconds per request, of this process (server and client) for the page and for /live, and of the
+ * database's server processes for the page (PostgreSQL's, when the bench knows them): on a machine shared with
+ * other work, the steadier figure of what a page costs (waiting for a core is not in it).
+ */
+interface Cpu { page: number; live: number; database: number; n: number }
+interface Paired { readonly page: Stats; readonly live: Stats; readonly rows?: number; readonly cpu?: Cpu }
 interface PageFigures { readonly key: string; readonly first: Paired; readonly deep?: Paired }
 interface JournalFigures { readonly runs: number; readonly label: string; readonly pages: PageFigures[]; readonly workflows?: Paired }
 interface CannonFigures { readonly label: string; readonly path: string; readonly page: CannonResult; readonly live: CannonResult; readonly writerRuns?: number }
@@ -72,17 +78,30 @@ const BLOCKS = 4;
 const BLOCK_WARMUP = 5;
 
 /** A page to time on one journal's server. */
-interface Target { readonly http: HttpClient; readonly path: string }
+interface Target { readonly http: HttpClient; readonly path: string; readonly databaseCpuMs?: () => number }
 
 /** One request of the target's path, one of /live, in turn, `n` times: the times are added to `into`. */
-async function pairedRounds(target: Target, n: number, into: { page: number[]; live: number[] }): Promise<void> {
+async function pairedRounds(target: Target, n: number, into: { page: number[]; live: number[]; cpu?: Cpu }): Promise<void> {
+  const cpuMs = (): number => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const db0 = target.databaseCpuMs?.() ?? 0;
   for (let k = 0; k < n; k++) {
+    let c = cpuMs();
     let t = nowMs();
     await target.http.getOk(target.path);
     into.page.push(nowMs() - t);
+    if (into.cpu) into.cpu.page += cpuMs() - c;
+    c = cpuMs();
     t = nowMs();
     await target.http.getOk('/live');
     into.live.push(nowMs() - t);
+    if (into.cpu) into.cpu.live += cpuMs() - c;
+  }
+  if (into.cpu) {
+    into.cpu.database += (target.databaseCpuMs?.() ?? 0) - db0;
+    into.cpu.n += n;
   }
 }
 
@@ -94,7 +113,7 @@ async function pairedRounds(target: Target, n: number, into: { page: number[]; l
  * samples taken side by side in time.
  */
 async function pairedAcross(targets: ReadonlyArray<Target | undefined>, iterations: number, warmup: number): Promise<Array<Paired | undefined>> {
-  const samples = targets.map(() => ({ page: [] as number[], live: [] as number[] }));
+  const samples = targets.map(() => ({ page: [] as number[], live: [] as number[], cpu: { page: 0, live: 0, database: 0, n: 0 } as Cpu }));
   const rows: Array<number | undefined> = [];
   for (const target of targets) {
     if (!target) continue;
@@ -115,7 +134,7 @@ async function pairedAcross(targets: ReadonlyArray<Target | undefined>, iteratio
       await pairedRounds(target, n, samples[i]!);
     }
   }
-  return targets.map((target, i) => (target ? { page: stats(samples[i]!.page), live: stats(samples[i]!.live), rows: rows[i] } : undefined));
+  return targets.map((target, i) => (target ? { page: stats(samples[i]!.page), live: stats(samples[i]!.live), rows: rows[i], cpu: samples[i]!.cpu } : undefined));
 }
 
 /** A journal's server, open for the page measurements, and the pages to time on it. */
@@ -166,7 +185,7 @@ async function measurePages(o: ReadOptions): Promise<JournalFigures[]> {
     const targetsOf = (pick: (j: OpenJournal) => string | undefined): Array<Target | undefined> =>
       open.map((j) => {
         const path = pick(j);
-        return path === undefined ? undefined : { http: j.http!, path };
+        return path === undefined ? undefined : { http: j.http!, path, databaseCpuMs: o.journals[open.indexOf(j)]!.databaseCpuMs };
       });
     for (const key of keys) {
       const first = await pairedAcross(targetsOf((j) => j.paths.get(key)?.first), o.iterations, o.warmup);
@@ -336,10 +355,12 @@ function renderStores(started: Date, env: string, figures: JournalFigures[]): { 
   const out: string[] = [`# chainflow bench: read side, ${figures.map((f) => f.label).join(' and ')} (${started.toISOString()})`, '', env, ''];
   out.push(`## History list pages over HTTP (limit ${PAGE_LIMIT}) at ${judged.runs.toLocaleString('en-US')} runs, each timed in turn with GET /live: p50 in ms`, '');
   out.push(`Target on ${judged.label}: page p50 <= ${READ_TARGETS.pageToLive}x /live.`, '');
-  const head = other ? `| page | rows | ${other.label} p50 | ${other.label} x /live | ${judged.label} p50 | /live p50 | x /live | ${judged.label} ÷ ${other.label} |` : '| page | rows | p50 | /live p50 | x /live |';
-  out.push(head, other ? '|---|---:|---:|---:|---:|---:|---:|---:|' : '|---|---:|---:|---:|---:|');
+  out.push(`CPU per request (ms): this process's (server and client) for the page and for /live, with the database server's processes' for the page where known; "CPU x /live" is (page + database) ÷ /live: what the page costs without the wait for a core.`, '');
+  const head = other ? `| page | rows | ${other.label} p50 | ${other.label} x /live | ${judged.label} p50 | /live p50 | x /live | ${judged.label} ÷ ${other.label} | CPU page + database / live | CPU x /live |` : '| page | rows | p50 | /live p50 | x /live |';
+  out.push(head, other ? '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|' : '|---|---:|---:|---:|---:|');
+  const cpu = (c?: Cpu): string => (c && c.n ? `${fmt(c.page / c.n, 3)} + ${fmt(c.database / c.n, 3)} / ${fmt(c.live / c.n, 3)} | ${x((c.page + c.database) / c.live)}` : '— | —');
   const row = (label: string, fig: Paired, o?: Paired): string => (other
-    ? `| ${label} | ${fig.rows ?? '—'} | ${o ? fmt(o.page.p50) : '—'} | ${o ? x(ratio(o)) : '—'} | ${fmt(fig.page.p50)} | ${fmt(fig.live.p50)} | ${x(ratio(fig))} | ${o ? x(fig.page.p50 / o.page.p50) : '—'} |`
+    ? `| ${label} | ${fig.rows ?? '—'} | ${o ? fmt(o.page.p50) : '—'} | ${o ? x(ratio(o)) : '—'} | ${fmt(fig.page.p50)} | ${fmt(fig.live.p50)} | ${x(ratio(fig))} | ${o ? x(fig.page.p50 / o.page.p50) : '—'} | ${cpu(fig.cpu)} |`
     : `| ${label} | ${fig.rows ?? '—'} | ${fmt(fig.page.p50)} | ${fmt(fig.live.p50)} | ${x(ratio(fig))} |`);
   for (const p of judged.pages) {
     for (const [which, fig] of [['first', p.first], ['deep', p.deep]] as const) {
@@ -354,7 +375,9 @@ function renderStores(started: Date, env: string, figures: JournalFigures[]): { 
   }
   const ratios = judged.pages.flatMap((p) => [p.first, p.deep]).filter((f): f is Paired => f !== undefined).map(ratio).sort((a, b) => a - b);
   const failed = verdicts.filter(([ok]) => !ok);
-  out.push('', `## Verdicts: ${verdicts.length - failed.length} of ${verdicts.length} met${ratios.length ? ` (pages ${x(ratios[0]!)} – ${x(ratios[ratios.length - 1]!)}, median ${x(ratios[Math.floor(ratios.length / 2)]!)})` : ''}`, '');
+  const cpus = judged.pages.flatMap((p) => [p.first.cpu, p.deep?.cpu]).filter((c): c is Cpu => Boolean(c?.n)).map((c) => (c.page + c.database) / c.live).sort((a, b) => a - b);
+  const range = (r: number[]): string => (r.length ? `${x(r[0]!)} – ${x(r[r.length - 1]!)}, median ${x(r[Math.floor(r.length / 2)]!)}` : '—');
+  out.push('', `## Verdicts: ${verdicts.length - failed.length} of ${verdicts.length} met (pages ${range(ratios)}; CPU x /live ${range(cpus)})`, '');
   for (const [, v] of failed) out.push(`- **missed** ${v}`);
   out.push('');
   return { text: out.join('\n'), pass: failed.length === 0 };
