@@ -31,7 +31,7 @@ export interface PgJournal {
 /** Clock ticks per second of /proc's times (USER_HZ: 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
-/** utime + stime of the postmaster `pid` and its children (the backends), in ms, from /proc. */
+/** utime + stime of the postmaster `pid` and its children (the backends, running or ended), in ms, from /proc. */
 function clusterCpuMs(pid: number): number {
   let ticks = 0;
   for (const entry of readdirSync('/proc')) {
@@ -42,9 +42,11 @@ function clusterCpuMs(pid: number): number {
     } catch {
       continue; // ended meanwhile
     }
-    // Fields after the command's closing parenthesis: state ppid … utime (14th field) stime (15th).
+    // Fields after the command's closing parenthesis: state ppid … utime (14th field) stime (15th), cutime cstime.
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(entry) === pid || Number(f[1]) === pid) ticks += Number(f[11]) + Number(f[12]);
+    if (Number(f[1]) === pid) ticks += Number(f[11]) + Number(f[12]);
+    // The postmaster's own, and those of its children that have ended (a backend whose connection the pool closed).
+    if (Number(entry) === pid) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
   }
   return (ticks * 1000) / TICKS_PER_SECOND;
 }
