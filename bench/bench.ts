@@ -42,6 +42,7 @@ import { measureAuth } from './auth';
 import { cliPlugins, measureCliCold, renderCliCold } from './cli';
 import { benchSpend, renderSpend } from './spend';
 import { benchRead } from './read';
+import { ensurePgJournal } from './pg-journal';
 import { benchImport, renderImport } from './import';
 import { benchImportCli, renderImportCli } from './import-cli';
 import { benchEngine, renderEngine } from './engine';
@@ -301,6 +302,7 @@ async function ensureJournal(runs: number): Promise<string> {
 async function readOnly(): Promise<void> {
   const sizes = (process.env.BENCH_READ_RUNS ?? '100000,1000000').split(',').map((x) => Number(x.replace(/_/g, '')));
   if (sizes.some((x) => !Number.isSafeInteger(x) || x < 1)) throw new Error(`BENCH_READ_RUNS must be positive integers, not '${process.env.BENCH_READ_RUNS}'`);
+  if (process.argv.includes('--postgres')) return readPostgres(sizes[sizes.length - 1]!);
   const configs: Array<{ runs: number; configPath: string }> = [];
   for (const runs of sizes) configs.push({ runs, configPath: await ensureJournal(runs) });
   if (process.argv.includes('--build-only')) return;
@@ -308,6 +310,27 @@ async function readOnly(): Promise<void> {
   writeFileSync(join(WORK, 'report-read.md'), text);
   process.stdout.write(text);
   process.exitCode = pass ? 0 : 1;
+}
+
+/**
+ * `--read --postgres` (issue #29): the same pages and overview on the large journal in SQLite and in PostgreSQL (a copy
+ * kept between runs, see pg-journal.ts), each beside /live on its own server; PostgreSQL's pages are judged.
+ */
+async function readPostgres(runs: number): Promise<void> {
+  const sqliteConfig = await ensureJournal(runs);
+  const pg = await ensurePgJournal({ work: WORK, repo: REPO, sqlitePath: join(WORK, `journal-${runs}.db`), runs, log });
+  try {
+    if (process.argv.includes('--build-only')) return;
+    const pgConfig = join(WORK, `chainflow-pg-${runs}.yaml`);
+    writeFileSync(pgConfig, `chainflow_version: 1\nstorage:\n  url: ${pg.url}\n`);
+    const journals = [{ runs, configPath: sqliteConfig, label: 'SQLite' }, { runs, configPath: pgConfig, label: 'PostgreSQL', databaseCpuMs: pg.cpuMs }];
+    const { text, pass } = await benchRead({ work: WORK, repo: REPO, journals, compare: 'store', iterations: ITERATIONS, warmup: WARMUP, log });
+    writeFileSync(join(WORK, 'report-read-postgres.md'), text);
+    process.stdout.write(text);
+    process.exitCode = pass ? 0 : 1;
+  } finally {
+    pg.stop();
+  }
 }
 
 /** Targets of the exports (issue #14): each format, every run of the journal. */

@@ -93,7 +93,8 @@ export async function prepareCase(def: CaseDef, db: Knex, repo: KnexRunRepositor
   const firstPlan = await explain(db, repo.listQuery(filter, { limit: PAGE_LIMIT + 1 }), def.name);
   const deepPlan = after ? await explain(db, repo.listQuery(filter, { limit: PAGE_LIMIT + 1, after }), def.name) : [];
   // A deep page must seek to its cursor: the (created_at, run_id) bound has to be part of the index range.
-  if (deepPlan.length && !deepPlan.some((l) => /\(created_at,run_id\)<\(\?,\?\)/.test(l.text))) {
+  // (PostgreSQL: a row comparison in an Index Cond.)
+  if (deepPlan.length && !deepPlan.some((l) => /\(created_at,run_id\)<\(\?,\?\)|Index Cond: .*ROW\(\w+\.?created_at, \w*\.?run_id\) </.test(l.text))) {
     deepPlan[0] = { ...deepPlan[0]!, flag: [deepPlan[0]!.flag, 'NO CURSOR SEEK'].filter(Boolean).join(', ') };
   }
   return { ...def, filter, matches, deepOffset, deepCursor, deepFirstId, firstPlan, deepPlan };
@@ -102,6 +103,7 @@ export async function prepareCase(def: CaseDef, db: Knex, repo: KnexRunRepositor
 /** EXPLAIN QUERY PLAN of the query the repository runs, as indented lines with flags. */
 export async function explain(db: Knex, q: Knex.QueryBuilder, caseName: string): Promise<PlanLine[]> {
   const { sql, bindings } = q.toSQL();
+  if ((db.client as { dialect?: string }).dialect !== 'sqlite3') return explainPostgres(db, sql, bindings as Knex.RawBinding[]);
   const rows = rowsOf(await db.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings as Knex.RawBinding[]));
   const depth = new Map<number, number>([[0, -1]]);
   return rows.map((r) => {
@@ -109,6 +111,18 @@ export async function explain(db: Knex, q: Knex.QueryBuilder, caseName: string):
     depth.set(Number(r.id), d);
     const text = `${'  '.repeat(d)}${String(r.detail)}`;
     return { text, flag: planFlag(String(r.detail), caseName) };
+  });
+}
+
+/**
+ * PostgreSQL's plan (EXPLAIN, no ANALYZE) with the same flags: FULL SCAN for a sequential scan, TEMP SORT for a Sort
+ * node. Whether a deep page seeks its cursor shows in its Index Cond (the row comparison), not flagged here.
+ */
+async function explainPostgres(db: Knex, sql: string, bindings: Knex.RawBinding[]): Promise<PlanLine[]> {
+  const rows = rowsOf(await db.raw(`EXPLAIN ${sql}`, bindings));
+  return rows.map((r) => {
+    const text = String(r['QUERY PLAN']);
+    return { text, flag: /Seq Scan/.test(text) ? 'FULL SCAN' : /(^|->\s+)(Incremental )?Sort\b/.test(text) ? 'TEMP SORT' : '' };
   });
 }
 

@@ -71,8 +71,13 @@ const DAY = 86_400_000;
 /** Filter values known to exist in the generated data (see generate.ts), or picked from it. */
 export async function defineListCases(db: Knex): Promise<Array<{ spec: ListSpec; name: string; query: Query }>> {
   const spec = (list: ListSpec['list']): ListSpec => LIST_SPECS.find((s) => s.list === list)!;
-  const half = Math.floor(Number((await one(db, 'SELECT max(rowid) AS n FROM sends'))?.n ?? 0) / 2);
-  const send = await one(db, 'SELECT run_id, tx_hash FROM sends WHERE rowid >= ? AND tx_hash IS NOT NULL ORDER BY rowid LIMIT 1', [half]);
+  // A send from the middle of the table. SQLite by rowid (its insertion order); PostgreSQL has none, and a copy of the
+  // same journal holds the same sends: the same send by the order of the copy's rows is not promised, so by id.
+  const sqlite = (db.client as { dialect?: string }).dialect === 'sqlite3';
+  const half = Math.floor(Number((await one(db, sqlite ? 'SELECT max(rowid) AS n FROM sends' : 'SELECT count(*) AS n FROM sends'))?.n ?? 0) / 2);
+  const send = await one(db, sqlite
+    ? 'SELECT run_id, tx_hash FROM sends WHERE rowid >= ? AND tx_hash IS NOT NULL ORDER BY rowid LIMIT 1'
+    : 'SELECT run_id, tx_hash FROM sends WHERE tx_hash IS NOT NULL ORDER BY send_id LIMIT 1 OFFSET ?', [half]);
   const newestSend = Number((await one(db, 'SELECT max(created_at) AS t FROM sends'))?.t ?? Date.now());
   const txs = spec('txs');
   const cases: Array<{ spec: ListSpec; name: string; query: Query }> = [];

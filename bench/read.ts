@@ -43,16 +43,27 @@ const CANNON_SECONDS = 10;
 export interface ReadOptions {
   readonly work: string;
   readonly repo: string;
-  readonly journals: ReadonlyArray<{ runs: number; configPath: string }>;
+  readonly journals: ReadonlyArray<{ runs: number; configPath: string; label?: string; databaseCpuMs?: () => number }>;
+  /**
+   * What the journals are: sizes of one store (`size`: the last is judged, and against the first), or one journal in
+   * two stores (`store`, `--postgres`: SQLite then PostgreSQL, the last judged, the first shown beside it).
+   */
+  readonly compare?: 'size' | 'store';
   readonly iterations: number;
   readonly warmup: number;
   readonly log: (msg: string) => void;
 }
 
 /** `rows`: the items the page answered (a list page; undefined for the overview). */
-interface Paired { readonly page: Stats; readonly live: Stats; readonly rows?: number }
+/**
+ * `cpu`: CPU milliseconds per request, of this process (server and client) for the page and for /live, and of the
+ * database's server processes for the page (PostgreSQL's, when the bench knows them): on a machine shared with
+ * other work, the steadier figure of what a page costs (waiting for a core is not in it).
+ */
+interface Cpu { page: number; live: number; database: number; n: number }
+interface Paired { readonly page: Stats; readonly live: Stats; readonly rows?: number; readonly cpu?: Cpu }
 interface PageFigures { readonly key: string; readonly first: Paired; readonly deep?: Paired }
-interface JournalFigures { readonly runs: number; readonly pages: PageFigures[]; readonly workflows?: Paired }
+interface JournalFigures { readonly runs: number; readonly label: string; readonly pages: PageFigures[]; readonly workflows?: Paired }
 interface CannonFigures { readonly label: string; readonly path: string; readonly page: CannonResult; readonly live: CannonResult; readonly writerRuns?: number }
 
 type Query = Record<string, string>;
@@ -67,17 +78,30 @@ const BLOCKS = 4;
 const BLOCK_WARMUP = 5;
 
 /** A page to time on one journal's server. */
-interface Target { readonly http: HttpClient; readonly path: string }
+interface Target { readonly http: HttpClient; readonly path: string; readonly databaseCpuMs?: () => number }
 
 /** One request of the target's path, one of /live, in turn, `n` times: the times are added to `into`. */
-async function pairedRounds(target: Target, n: number, into: { page: number[]; live: number[] }): Promise<void> {
+async function pairedRounds(target: Target, n: number, into: { page: number[]; live: number[]; cpu?: Cpu }): Promise<void> {
+  const cpuMs = (): number => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const db0 = target.databaseCpuMs?.() ?? 0;
   for (let k = 0; k < n; k++) {
+    let c = cpuMs();
     let t = nowMs();
     await target.http.getOk(target.path);
     into.page.push(nowMs() - t);
+    if (into.cpu) into.cpu.page += cpuMs() - c;
+    c = cpuMs();
     t = nowMs();
     await target.http.getOk('/live');
     into.live.push(nowMs() - t);
+    if (into.cpu) into.cpu.live += cpuMs() - c;
+  }
+  if (into.cpu) {
+    into.cpu.database += (target.databaseCpuMs?.() ?? 0) - db0;
+    into.cpu.n += n;
   }
 }
 
@@ -89,7 +113,7 @@ async function pairedRounds(target: Target, n: number, into: { page: number[]; l
  * samples taken side by side in time.
  */
 async function pairedAcross(targets: ReadonlyArray<Target | undefined>, iterations: number, warmup: number): Promise<Array<Paired | undefined>> {
-  const samples = targets.map(() => ({ page: [] as number[], live: [] as number[] }));
+  const samples = targets.map(() => ({ page: [] as number[], live: [] as number[], cpu: { page: 0, live: 0, database: 0, n: 0 } as Cpu }));
   const rows: Array<number | undefined> = [];
   for (const target of targets) {
     if (!target) continue;
@@ -110,12 +134,13 @@ async function pairedAcross(targets: ReadonlyArray<Target | undefined>, iteratio
       await pairedRounds(target, n, samples[i]!);
     }
   }
-  return targets.map((target, i) => (target ? { page: stats(samples[i]!.page), live: stats(samples[i]!.live), rows: rows[i] } : undefined));
+  return targets.map((target, i) => (target ? { page: stats(samples[i]!.page), live: stats(samples[i]!.live), rows: rows[i], cpu: samples[i]!.cpu } : undefined));
 }
 
 /** A journal's server, open for the page measurements, and the pages to time on it. */
 interface OpenJournal {
   readonly runs: number;
+  readonly label: string;
   readonly root: Awaited<ReturnType<typeof openRoot>>;
   server?: Server;
   http?: HttpClient;
@@ -123,9 +148,9 @@ interface OpenJournal {
 }
 
 /** Opens a journal, works out its pages (their filters' values and deep cursors), and serves it on a port of its own. */
-async function openJournal(o: ReadOptions, runs: number, configPath: string, into: OpenJournal[]): Promise<OpenJournal> {
+async function openJournal(o: ReadOptions, runs: number, configPath: string, label: string, into: OpenJournal[]): Promise<OpenJournal> {
   const root = await openRoot({ cwd: o.work, configPath, profile: 'server' });
-  const j: OpenJournal = { runs, root, paths: new Map() };
+  const j: OpenJournal = { runs, label, root, paths: new Map() };
   into.push(j);
   const db = root.container.get<Knex>(Database);
   const count = Number(rowsOf(await db.raw('SELECT count(*) AS n FROM runs'))[0]!.n);
@@ -143,7 +168,7 @@ async function openJournal(o: ReadOptions, runs: number, configPath: string, int
     const c = await prepareListCase(def, db, historyRepo, codec, listRows);
     j.paths.set(`${c.spec.list} ${c.name}`, { first: pathOf(c.spec.list, withPage(c.query)), deep: c.deepCursor ? pathOf(c.spec.list, withPage(c.query, c.deepCursor)) : undefined });
   }
-  const serverLog = join(o.work, `server-read-${runs}.log`);
+  const serverLog = join(o.work, `server-read-${label}.log`);
   rmSync(serverLog, { force: true });
   j.server = await startServer(root, { port: 0, host: '127.0.0.1', logger: pino({ level: 'info', base: undefined }, pino.destination({ dest: serverLog, sync: true })) });
   j.http = new HttpClient((j.server.address() as AddressInfo).port);
@@ -154,13 +179,13 @@ async function openJournal(o: ReadOptions, runs: number, configPath: string, int
 async function measurePages(o: ReadOptions): Promise<JournalFigures[]> {
   const open: OpenJournal[] = [];
   try {
-    for (const j of o.journals) await openJournal(o, j.runs, j.configPath, open);
-    const figures = open.map((j) => ({ runs: j.runs, pages: [] as PageFigures[], workflows: undefined as Paired | undefined }));
+    for (const j of o.journals) await openJournal(o, j.runs, j.configPath, j.label ?? String(j.runs), open);
+    const figures = open.map((j) => ({ runs: j.runs, label: j.label, pages: [] as PageFigures[], workflows: undefined as Paired | undefined }));
     const keys = [...new Set(open.flatMap((j) => [...j.paths.keys()]))];
     const targetsOf = (pick: (j: OpenJournal) => string | undefined): Array<Target | undefined> =>
       open.map((j) => {
         const path = pick(j);
-        return path === undefined ? undefined : { http: j.http!, path };
+        return path === undefined ? undefined : { http: j.http!, path, databaseCpuMs: o.journals[open.indexOf(j)]!.databaseCpuMs };
       });
     for (const key of keys) {
       const first = await pairedAcross(targetsOf((j) => j.paths.get(key)?.first), o.iterations, o.warmup);
@@ -169,14 +194,14 @@ async function measurePages(o: ReadOptions): Promise<JournalFigures[]> {
         const f = first[i];
         if (!f) return;
         const d = deep[i];
-        o.log(`${j.runs} ${key}: first p50 ${fmt(f.page.p50)} ms (/live ${fmt(f.live.p50)})${d ? `, deep p50 ${fmt(d.page.p50)} ms (/live ${fmt(d.live.p50)})` : ''}`);
+        o.log(`${j.label} ${key}: first p50 ${fmt(f.page.p50)} ms (/live ${fmt(f.live.p50)})${d ? `, deep p50 ${fmt(d.page.p50)} ms (/live ${fmt(d.live.p50)})` : ''}`);
         figures[i]!.pages.push({ key, first: f, deep: d });
       });
     }
     const workflows = await pairedAcross(targetsOf(() => '/api/history/workflows'), o.iterations, o.warmup);
     open.forEach((j, i) => {
       figures[i]!.workflows = workflows[i];
-      o.log(`${j.runs} workflows: p50 ${fmt(workflows[i]!.page.p50)} ms (/live ${fmt(workflows[i]!.live.p50)})`);
+      o.log(`${j.label} workflows: p50 ${fmt(workflows[i]!.page.p50)} ms (/live ${fmt(workflows[i]!.live.p50)})`);
     });
     return figures;
   } finally {
@@ -259,8 +284,10 @@ export async function benchRead(o: ReadOptions): Promise<{ text: string; pass: b
   const figures: JournalFigures[] = [];
   if (!process.argv.includes('--no-pages')) figures.push(...(await measurePages(o)));
   const largest = o.journals[o.journals.length - 1]!;
-  const concurrent = process.argv.includes('--no-concurrent') ? [] : await measureConcurrent(o, largest.runs, largest.configPath);
+  // Across stores the concurrent clients are left out: their writer would append to the kept PostgreSQL copy.
+  const concurrent = process.argv.includes('--no-concurrent') || o.compare === 'store' ? [] : await measureConcurrent(o, largest.runs, largest.configPath);
   const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadAtStart.toFixed(2)} at start / ${loadavg()[0]!.toFixed(2)} at end (other processes share the machine)`;
+  if (o.compare === 'store') return renderStores(started, env, figures);
   return renderRead(started, env, figures, concurrent, largest.runs);
 }
 
@@ -268,7 +295,7 @@ const ratio = (p: Paired): number => p.page.p50 / p.live.p50;
 const x = (r: number): string => (Number.isFinite(r) ? `${r.toFixed(2)}x` : '—');
 
 function renderRead(started: Date, env: string, figures: JournalFigures[], concurrent: CannonFigures[], concurrentRuns: number): { text: string; pass: boolean } {
-  const large = figures[figures.length - 1] ?? { runs: 0, pages: [], workflows: undefined };
+  const large = figures[figures.length - 1] ?? { runs: 0, label: '', pages: [], workflows: undefined };
   const small = figures.length > 1 ? figures[0] : undefined;
   const smallBy = new Map((small?.pages ?? []).map((p) => [p.key, p]));
   const verdicts: Array<[boolean, string]> = [];
@@ -311,6 +338,46 @@ function renderRead(started: Date, env: string, figures: JournalFigures[], concu
   }
   const failed = verdicts.filter(([ok]) => !ok);
   out.push('', `## Verdicts: ${verdicts.length - failed.length} of ${verdicts.length} met`, '');
+  for (const [, v] of failed) out.push(`- **missed** ${v}`);
+  out.push('');
+  return { text: out.join('\n'), pass: failed.length === 0 };
+}
+
+/**
+ * One journal in two stores (`--postgres`): each page on SQLite and on PostgreSQL, each beside /live on its own
+ * server; the last store (PostgreSQL) is judged, the first shown beside it.
+ */
+function renderStores(started: Date, env: string, figures: JournalFigures[]): { text: string; pass: boolean } {
+  const judged = figures[figures.length - 1]!;
+  const other = figures.length > 1 ? figures[0]! : undefined;
+  const otherBy = new Map((other?.pages ?? []).map((p) => [p.key, p]));
+  const verdicts: Array<[boolean, string]> = [];
+  const out: string[] = [`# chainflow bench: read side, ${figures.map((f) => f.label).join(' and ')} (${started.toISOString()})`, '', env, ''];
+  out.push(`## History list pages over HTTP (limit ${PAGE_LIMIT}) at ${judged.runs.toLocaleString('en-US')} runs, each timed in turn with GET /live: p50 in ms`, '');
+  out.push(`Target on ${judged.label}: page p50 <= ${READ_TARGETS.pageToLive}x /live.`, '');
+  out.push(`CPU per request (ms): this process's (server and client) for the page and for /live, with the database server's processes' for the page where known; "CPU x /live" is (page + database) ÷ /live: what the page costs without the wait for a core.`, '');
+  const head = other ? `| page | rows | ${other.label} p50 | ${other.label} x /live | ${judged.label} p50 | /live p50 | x /live | ${judged.label} ÷ ${other.label} | CPU page + database / live | CPU x /live |` : '| page | rows | p50 | /live p50 | x /live |';
+  out.push(head, other ? '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|' : '|---|---:|---:|---:|---:|');
+  const cpu = (c?: Cpu): string => (c && c.n ? `${fmt(c.page / c.n, 3)} + ${fmt(c.database / c.n, 3)} / ${fmt(c.live / c.n, 3)} | ${x((c.page + c.database) / c.live)}` : '— | —');
+  const row = (label: string, fig: Paired, o?: Paired): string => (other
+    ? `| ${label} | ${fig.rows ?? '—'} | ${o ? fmt(o.page.p50) : '—'} | ${o ? x(ratio(o)) : '—'} | ${fmt(fig.page.p50)} | ${fmt(fig.live.p50)} | ${x(ratio(fig))} | ${o ? x(fig.page.p50 / o.page.p50) : '—'} | ${cpu(fig.cpu)} |`
+    : `| ${label} | ${fig.rows ?? '—'} | ${fmt(fig.page.p50)} | ${fmt(fig.live.p50)} | ${x(ratio(fig))} |`);
+  for (const p of judged.pages) {
+    for (const [which, fig] of [['first', p.first], ['deep', p.deep]] as const) {
+      if (!fig) continue;
+      out.push(row(`${p.key} ${which}`, fig, otherBy.get(p.key)?.[which]));
+      verdicts.push([ratio(fig) <= READ_TARGETS.pageToLive, `${judged.label} ${p.key} ${which}: ${x(ratio(fig))} /live`]);
+    }
+  }
+  if (judged.workflows) {
+    out.push(row('workflows overview', judged.workflows, other?.workflows));
+    verdicts.push([ratio(judged.workflows) <= READ_TARGETS.workflowsToLive, `${judged.label} workflows overview: ${x(ratio(judged.workflows))} /live`]);
+  }
+  const ratios = judged.pages.flatMap((p) => [p.first, p.deep]).filter((f): f is Paired => f !== undefined).map(ratio).sort((a, b) => a - b);
+  const failed = verdicts.filter(([ok]) => !ok);
+  const cpus = judged.pages.flatMap((p) => [p.first.cpu, p.deep?.cpu]).filter((c): c is Cpu => Boolean(c?.n)).map((c) => (c.page + c.database) / c.live).sort((a, b) => a - b);
+  const range = (r: number[]): string => (r.length ? `${x(r[0]!)} – ${x(r[r.length - 1]!)}, median ${x(r[Math.floor(r.length / 2)]!)}` : '—');
+  out.push('', `## Verdicts: ${verdicts.length - failed.length} of ${verdicts.length} met (pages ${range(ratios)}; CPU x /live ${range(cpus)})`, '');
   for (const [, v] of failed) out.push(`- **missed** ${v}`);
   out.push('');
   return { text: out.join('\n'), pass: failed.length === 0 };

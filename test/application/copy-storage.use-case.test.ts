@@ -81,4 +81,11 @@ describe('CopyStorage', () => {
     await expect(new CopyStorage().execute(source(ROWS, ['a']), fresh)).rejects.toThrow(/^from: the source journal's schema \(1 migrations\) is not this chainflow's \(2\)/);
     expect(fresh.tables.spend_entries).toEqual([]);
   });
+
+  it('copies a journal whose migrations ran in another order (branches merged between two upgrades)', async () => {
+    const to = target();
+    const report = await new CopyStorage().execute(source(ROWS, ['b', 'a']), to);
+    expect(report.verified).toBe(true);
+    expect(to.tables.spend_entries).toHaveLength(5);
+  });
 });

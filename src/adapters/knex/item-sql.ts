@@ -15,8 +15,8 @@ import { toIso } from '../../domain/time';
  * spliced in as stored (written by JSON.stringify). One `concat` (SQLite 3.44+) per row: a chain of `||` copies the
  * text at every step, and SQLite's `strftime` costs more than the rest of the row, so times are rendered here.
  */
-export function runItemHead(alias: string): string {
-  const q = quoted(alias);
+export function runItemHead(alias: string, dialect: ItemDialect = 'sqlite'): string {
+  const q = quoted(alias, dialect);
   return jsonMembers('{', [
     ['run_id', q('run_id')], ['workflow', q('workflow')], ['status', q('status')], ['trigger', q('trigger_kind')],
     ['session', q('session')], ['session_id', q('session_id')], ['network', q('network')], ['contract', q('contract')],
@@ -38,8 +38,8 @@ export function runItemText(head: string, createdAt: number, finishedAt: number 
  * `item` is made of them (migration 0014; 0010 made it without `token_transfer`, `withTokenTransfer` false);
  * `sendItemOfStored` adds the explorer link between them and the times after.
  */
-export function sendItemPieces(alias: string, withTokenTransfer = true): { head: string; middle: string } {
-  const q = quoted(alias);
+export function sendItemPieces(alias: string, withTokenTransfer = true, dialect: ItemDialect = 'sqlite'): { head: string; middle: string } {
+  const q = quoted(alias, dialect);
   const head = jsonMembers('{', [
     ['send_id', q('send_id')], ['run_id', q('run_id')], ['step_run_id', q('step_run_id')], ['workflow', q('workflow')],
     ['session', q('session')], ['network', q('network')], ['chain_id', q('chain_id')], ['relayer', q('relayer')],
@@ -64,8 +64,8 @@ export function sendItemOfStored(head: string, linkJson: string, tail: string, c
  * An approval's item (ApprovalItem, CONTRACT section 4) as JSON text in two pieces rendered by SQLite (as
  * runItemHead): its head up to `message`, and `decided_by` with `reason`; `approvalItemText` adds the times between.
  */
-export function approvalItemPieces(alias: string): { head: string; tail: string } {
-  const q = quoted(alias);
+export function approvalItemPieces(alias: string, dialect: ItemDialect = 'sqlite'): { head: string; tail: string } {
+  const q = quoted(alias, dialect);
   return {
     head: jsonMembers('{', [['approval_id', q('approval_id')], ['run_id', q('run_id')], ['step_run_id', q('step_run_id')], ['workflow', q('workflow')],
       ['status', q('status')], ['message', q('message')]]),
@@ -88,8 +88,8 @@ export function jsonString(text: string): string {
 }
 
 /** The head of a waiting run's item (WaitingItem) as JSON text rendered by SQLite, up to its times (as runItemHead). */
-export function waitingItemHead(alias: string): string {
-  const q = quoted(alias);
+export function waitingItemHead(alias: string, dialect: ItemDialect = 'sqlite'): string {
+  const q = quoted(alias, dialect);
   return jsonMembers('{', [['run_id', q('run_id')], ['workflow', q('workflow')], ['wait_kind', q('wait_kind')], ['step_run_id', q('wait_step_run_id')]]);
 }
 
@@ -104,9 +104,16 @@ function column(alias: string, name: string): string {
   return alias ? `${alias}."${name}"` : `"${name}"`;
 }
 
+/**
+ * Whose SQL renders the items: SQLite's (stored items, the SQLite pages), or PostgreSQL's (its pages, rendered by the
+ * query: issue #29). The same text either way: PostgreSQL's `to_json` of a text escapes as JSON.stringify does
+ * (`\n`-style escapes, other control characters as lowercase `\u00xx`, nothing else), and a bigint is its digits.
+ */
+export type ItemDialect = 'sqlite' | 'postgres';
+
 /** A column of `alias` (of the row itself when '') as JSON, in SQL: a string quoted and escaped, a number as it is, NULL as `null`. */
-function quoted(alias: string): (name: string) => string {
-  return (name) => `json_quote(${column(alias, name)})`;
+function quoted(alias: string, dialect: ItemDialect): (name: string) => string {
+  return dialect === 'sqlite' ? (name) => `json_quote(${column(alias, name)})` : (name) => `coalesce(to_json(${column(alias, name)})::text, 'null')`;
 }
 
 /**

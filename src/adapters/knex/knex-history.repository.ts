@@ -10,13 +10,14 @@ import type { ExplorerTxLinks, HistoryRepository, ListFilter, WorkflowOverview }
 import type { ItemText, PageRequest } from '../../application/ports/run-repository';
 import { toApprovalItem, toSendAttemptItem, toWaitingItem } from '../../application/history/items';
 import { chunks, MAX_ROWS, selectIn, selectInPacked } from './bulk';
-import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql, type SqliteReaders } from './sqlite-readers';
+import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
 import { Database } from './knex-journal.writer';
 import {
   APPROVAL_COLUMNS, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
   rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, unpackRow, unpackValues,
 } from './rows';
-import { approvalItemText, jsonString, sendItemOfStored, waitingItemHead, waitingItemText } from './item-sql';
+import { approvalItemPieces, approvalItemText, jsonString, sendItemOfStored, sendItemPieces, waitingItemHead, waitingItemText } from './item-sql';
+import { pageText, pgReadersOf, type PgReaders } from './pg-readers';
 import { isPathSafe } from '../../domain/explorer';
 
 /** API field names that are stored under another column name. */
@@ -44,6 +45,16 @@ const SESSIONS: ListTable = { table: 'sessions', columns: SESSION_COLUMNS, time:
  */
 const SEND_LINE = 'concat(sends.item, char(9), json_quote(sends.network), char(9), sends.chain_id, char(9), json_quote(sends.tx_hash), ' +
   'char(9), sends.created_at, char(9), sends.updated_at, char(9), sends.send_id) AS line';
+/** The page lines of each list on each store: PostgreSQL keeps no items, its query renders the same text (issue #29). */
+const PG_SEND_ITEM = ((): string => {
+  const { head, middle } = sendItemPieces('sends', true, 'postgres');
+  return `concat(${head}, ',"explorer_url":', chr(9), ${middle})`;
+})();
+const SEND_LINES = {
+  sqlite: SEND_LINE,
+  postgres: `concat(${PG_SEND_ITEM}, chr(9), coalesce(to_json(sends.network)::text, 'null'), chr(9), sends.chain_id, chr(9), `
+    + `coalesce(to_json(sends.tx_hash)::text, 'null'), chr(9), sends.created_at, chr(9), sends.updated_at, chr(9), sends.send_id) AS line`,
+};
 /** Runs whose sends one statement of `sendItemsOfRuns` renders: an export's page of runs is read in a few, side by side. */
 const SEND_ITEMS_CHUNK = 100;
 
@@ -51,11 +62,21 @@ const SEND_ITEMS_CHUNK = 100;
  * A line of `listApprovalItems`' page: the approval's stored item (migration 0012: its two pieces, already
  * tab-separated), then its times and its id, tab-separated. Six fields.
  */
-const APPROVAL_LINE = 'concat(approvals.item, char(9), approvals.requested_at, char(9), approvals.expires_at, char(9), approvals.decided_at, ' +
-  'char(9), approvals.approval_id) AS line';
+const APPROVAL_LINES = {
+  sqlite: 'concat(approvals.item, char(9), approvals.requested_at, char(9), approvals.expires_at, char(9), approvals.decided_at, ' +
+    'char(9), approvals.approval_id) AS line',
+  postgres: ((): string => {
+    const { head, tail } = approvalItemPieces('approvals', 'postgres');
+    return `concat(${head}, chr(9), ${tail}, chr(9), approvals.requested_at, chr(9), approvals.expires_at, chr(9), approvals.decided_at, `
+      + 'chr(9), approvals.approval_id) AS line';
+  })(),
+};
 
 /** A line of `listWaitingItems`' page: the head of the waiting run's item, then its times and id, tab-separated. */
-const WAITING_LINE = `concat(${waitingItemHead('runs')}, char(9), runs.parked_at, char(9), runs.due_at, char(9), runs.expires_at, char(9), runs.run_id) AS line`;
+const WAITING_LINES = {
+  sqlite: `concat(${waitingItemHead('runs')}, char(9), runs.parked_at, char(9), runs.due_at, char(9), runs.expires_at, char(9), runs.run_id) AS line`,
+  postgres: `concat(${waitingItemHead('runs', 'postgres')}, chr(9), runs.parked_at, chr(9), runs.due_at, chr(9), runs.expires_at, chr(9), runs.run_id) AS line`,
+};
 
 /** Keyset pages over the projections; every filter is an index range on (filter, time, id) (migration 0002). */
 /** Workflows seen at most for the overview to read every workflow's rows in one round (see listAllWorkflows). */
@@ -88,15 +109,13 @@ export class KnexHistoryRepository implements HistoryRepository {
    * `toSendAttemptItem`.
    */
   async listSendItems(filter: ListFilter, page: PageRequest, explorer: ExplorerTxLinks): Promise<ItemText[]> {
-    const readers = readersOf(this.db);
-    const shape = this.shapeOf('send items', filter, page);
-    const sql = readers && this.shapes.sql(shape, () => this.pageQuery(SENDS, filter, page, [this.db.raw(SEND_LINE)]));
-    if (!readers || sql === undefined) {
+    const text = pageText(this.db, this.shapes, this.shapeOf('send items', filter, page), (line) => this.pageQuery(SENDS, filter, page, [line]), SEND_LINES);
+    if (text === undefined) {
       return (await this.listSends(filter, page)).map((send) => ({
         position: { createdAt: send.createdAt, id: send.sendId }, json: JSON.stringify(toSendAttemptItem(send, (n, c, h) => explorer.tx(n, c, h))),
       }));
     }
-    return newestFirst(sendItemsOfText(await readers.selectText(sql, shape.bindings), explorer));
+    return newestFirst(sendItemsOfText(await text, explorer));
   }
 
   async listApprovals(filter: ListFilter, page: PageRequest): Promise<Approval[]> {
@@ -105,16 +124,14 @@ export class KnexHistoryRepository implements HistoryRepository {
 
   /** As listSendItems, for the approvals. */
   async listApprovalItems(filter: ListFilter, page: PageRequest): Promise<ItemText[]> {
-    const readers = readersOf(this.db);
-    const shape = this.shapeOf('approval items', filter, page);
-    const sql = readers && this.shapes.sql(shape, () => this.pageQuery(APPROVALS, filter, page, [this.db.raw(APPROVAL_LINE)]));
-    if (!readers || sql === undefined) {
+    const text = pageText(this.db, this.shapes, this.shapeOf('approval items', filter, page), (line) => this.pageQuery(APPROVALS, filter, page, [line]), APPROVAL_LINES);
+    if (text === undefined) {
       return (await this.listApprovals(filter, page)).map((a) => ({
         position: { createdAt: a.requestedAt, id: a.approvalId }, json: JSON.stringify(toApprovalItem(a)),
       }));
     }
     const items: ItemText[] = [];
-    eachLine(await readers.selectText(sql, shape.bindings), 6, (line, at) => {
+    eachLine(await text, 6, (line, at) => {
       const requested = Number(fieldOf(line, at, 2));
       items.push({
         position: { createdAt: requested, id: fieldOf(line, at, 5) },
@@ -130,16 +147,14 @@ export class KnexHistoryRepository implements HistoryRepository {
 
   /** As listSendItems, for the runs parked now. */
   async listWaitingItems(filter: ListFilter, page: PageRequest): Promise<ItemText[]> {
-    const readers = readersOf(this.db);
-    const shape = this.shapeOf('waiting items', filter, page);
-    const sql = readers && this.shapes.sql(shape, () => this.pageQuery(WAITING, filter, page, [this.db.raw(WAITING_LINE)]));
-    if (!readers || sql === undefined) {
+    const text = pageText(this.db, this.shapes, this.shapeOf('waiting items', filter, page), (line) => this.pageQuery(WAITING, filter, page, [line]), WAITING_LINES);
+    if (text === undefined) {
       return (await this.listWaiting(filter, page)).map((run) => ({
         position: { createdAt: run.parkedAt ?? 0, id: run.runId }, json: JSON.stringify(toWaitingItem(run)),
       }));
     }
     const items: ItemText[] = [];
-    eachLine(await readers.selectText(sql, shape.bindings), 5, (line, at) => {
+    eachLine(await text, 5, (line, at) => {
       const parked = timeOf(line, at, 1);
       items.push({ position: { createdAt: parked ?? 0, id: fieldOf(line, at, 4) }, json: waitingItemText(fieldOf(line, at, 0), parked, timeOf(line, at, 2), timeOf(line, at, 3)) });
     });
@@ -156,7 +171,9 @@ export class KnexHistoryRepository implements HistoryRepository {
 
   async listWorkflows(known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]> {
     const readers = readersOf(this.db);
-    if (readers && this.workflowsSeen <= ONE_ROUND_WORKFLOWS) return this.listAllWorkflows(readers, known, limit, afterName);
+    if (readers && this.workflowsSeen <= ONE_ROUND_WORKFLOWS) return this.listAllWorkflows(readers.select.bind(readers), known, limit, afterName);
+    const pg = pgReadersOf(this.db);
+    if (pg && this.workflowsSeen <= ONE_ROUND_WORKFLOWS) return this.listAllWorkflows(allWorkflowsOnPostgres(pg), known, limit, afterName);
     const seenSql = 'SELECT workflow FROM workflow_stats UNION SELECT workflow FROM workflow_states';
     const seen = readers ? await readers.select(seenSql, []) : await this.db.raw(seenSql);
     const rows = (Array.isArray(seen) ? seen : seen.rows) as { workflow: string }[];
@@ -185,11 +202,11 @@ export class KnexHistoryRepository implements HistoryRepository {
    * workflows the journal has seen (about a fifth of the overview, which a dashboard polls), at the cost of rows
    * for every workflow: so only while the journal has seen at most ONE_ROUND_WORKFLOWS of them (as the last read found).
    */
-  private async listAllWorkflows(readers: SqliteReaders, known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]> {
+  private async listAllWorkflows(select: AllRows, known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]> {
     const [stats, states, waiting] = await Promise.all([
-      readers.select('SELECT * FROM workflow_stats', []),
-      readers.select('SELECT * FROM workflow_states', []),
-      readers.select('SELECT workflow, runs AS n FROM workflow_waiting', []),
+      select('SELECT * FROM workflow_stats', []),
+      select('SELECT * FROM workflow_states', []),
+      select('SELECT workflow, runs AS n FROM workflow_waiting', []),
     ]);
     const seen = new Set([...stats, ...states].map((r) => String(r.workflow)));
     this.workflowsSeen = seen.size;
@@ -252,6 +269,12 @@ export class KnexHistoryRepository implements HistoryRepository {
     const readers = readersOf(this.db);
     const viaKnex = async (): Promise<Record<string, unknown>[]> =>
       (await readRows(this.db, this.pageQuery(list, filter, page))).map((row) => unpackRow(row, list.columns));
+    const pg = pgReadersOf(this.db);
+    if (pg) {
+      const shape = this.shapeOf(list.table, filter, page);
+      const sql = pg.sql(shape, () => this.pageQuery(list, filter, page));
+      return sql === undefined ? viaKnex() : pg.select(sql, shape.bindings);
+    }
     if (!readers) return viaKnex();
     const shape = this.shapeOf(list.table, filter, page);
     const sql = this.shapes.sql(shape, () => this.pageQuery(list, filter, page));
@@ -266,6 +289,31 @@ export class KnexHistoryRepository implements HistoryRepository {
     for (const [field, value] of Object.entries(filter.equals)) shape.add(field, value);
     return shape.page(filter.since, filter.until, page);
   }
+}
+
+/** Rows of a statement without bindings (see listAllWorkflows). */
+type AllRows = (sql: string, bindings: []) => Promise<Row[]>;
+
+/** PostgreSQL keeps no waiting counts (migration 0008 is SQLite's): its overview counts the runs parked now, in the partial index of the waiting list. */
+const PG_OVERVIEW_SQL: Readonly<Record<string, string>> = {
+  'SELECT * FROM workflow_stats': 'workflow_stats',
+  'SELECT * FROM workflow_states': 'workflow_states',
+  'SELECT workflow, runs AS n FROM workflow_waiting': `(SELECT workflow, count(*) AS n FROM runs WHERE ${WAITING.where} GROUP BY workflow)`,
+};
+
+/**
+ * listAllWorkflows' three reads as one statement on PostgreSQL (one trip instead of three side by side: on a busy
+ * host each trip waits for the server's process to be scheduled), the three row sets as JSON texts built by
+ * PostgreSQL. Numbers come back as JSON numbers (epoch ms and counts, exact below 2^53), booleans as booleans.
+ */
+function allWorkflowsOnPostgres(pg: PgReaders): AllRows {
+  let pending: Promise<Record<string, Row[]>> | undefined;
+  const sql = `SELECT ${Object.entries(PG_OVERVIEW_SQL).map(([, from], i) => `(SELECT coalesce(json_agg(t), '[]'::json) FROM ${from} t)::text AS s${i}`).join(', ')}`;
+  const keys = Object.keys(PG_OVERVIEW_SQL);
+  return async (query) => {
+    pending ??= pg.select(sql, []).then(([row]) => Object.fromEntries(keys.map((k, i) => [k, JSON.parse(String(row!['s' + i])) as Row[]])));
+    return (await pending)[query]!;
+  };
 }
 
 /** The sends' items of a text of SEND_LINE lines, each with its place in the sends' order. */

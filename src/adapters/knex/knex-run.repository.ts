@@ -11,7 +11,8 @@ import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
 import { stepItemsOfRuns } from './step-runs-store';
 import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
-import { runItemText } from './item-sql';
+import { runItemHead, runItemText } from './item-sql';
+import { pageText } from './pg-readers';
 import { packedColumns, rowToRun, RUN_COLUMNS, unpackRow, unpackValues } from './rows';
 
 /**
@@ -33,7 +34,11 @@ const LIST_FILTERS: ReadonlyArray<readonly [keyof RunFilter, { table: string; co
 ];
 
 /** A line of `listItems`' page: the run's stored item (migration 0010: its head, runItemHead), then its times, id and status, tab-separated. */
-const ITEM_LINE = `concat(r.item, char(9), r.created_at, char(9), r.finished_at, char(9), r.duration_ms, char(9), r.run_id, char(9), r.status) AS line`;
+const ITEM_LINE = {
+  sqlite: `concat(r.item, char(9), r.created_at, char(9), r.finished_at, char(9), r.duration_ms, char(9), r.run_id, char(9), r.status) AS line`,
+  // PostgreSQL keeps no item: its query renders the same head (issue #29).
+  postgres: `concat(${runItemHead('r', 'postgres')}, chr(9), r.created_at, chr(9), r.finished_at, chr(9), r.duration_ms, chr(9), r.run_id, chr(9), r.status) AS line`,
+};
 
 /** Where a packed run holds its time and id (the page's order). */
 const NEWEST_FIRST = { time: RUN_COLUMNS.indexOf('created_at'), id: RUN_COLUMNS.indexOf('run_id') };
@@ -58,19 +63,18 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
    * and the page comes back as one text, a line per run: the head, then tab-separated its created_at, finished_at,
    * duration_ms, run id and status (JSON text holds no raw tab or newline; run ids match ID_PATTERN). The times are rendered here and the page's
    * runs never become objects in JavaScript: the list answers their text as it is once redacted (measured in
-   * docs/benchmarks.md). Elsewhere, the runs of `list` rendered by `toRunItem`.
+   * docs/benchmarks.md). PostgreSQL renders the same lines in the page's query (ITEM_LINE). Elsewhere (an in-memory
+   * SQLite database), the runs of `list` rendered by `toRunItem`.
    */
   async listItems(filter: RunFilter, page: PageRequest): Promise<RunItemText[]> {
-    const readers = readersOf(this.db);
-    const shape = this.shapeOf('items', filter, page);
-    const sql = readers && this.shapes.sql(shape, () => this.listQuery(filter, page, [this.db.raw(ITEM_LINE)]));
-    if (!readers || sql === undefined) {
+    const text = pageText(this.db, this.shapes, this.shapeOf('items', filter, page), (line) => this.listQuery(filter, page, [line]), ITEM_LINE);
+    if (text === undefined) {
       return (await this.list(filter, page)).map((run) => ({
         position: { createdAt: run.createdAt, id: run.runId }, status: run.status, json: JSON.stringify(toRunItem(run)),
       }));
     }
     const items: RunItemText[] = [];
-    eachLine(await readers.selectText(sql, shape.bindings), 6, (line, at) => {
+    eachLine(await text, 6, (line, at) => {
       const created = Number(fieldOf(line, at, 1));
       const finished = fieldOf(line, at, 2);
       items.push({

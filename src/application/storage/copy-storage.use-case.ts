@@ -45,7 +45,8 @@ export class TargetNotEmptyError extends InvalidInputError {
 export class CopyStorage {
   async execute(source: CopySource, target: CopyTarget, options: { batchSize?: number; onProgress?: (p: CopyProgress) => void } = {}): Promise<CopyReport> {
     const [from, to] = await Promise.all([source.migrations(), target.migrations()]);
-    if (from.join('\n') !== to.join('\n')) {
+    // As sets: a journal that lived through merged branches applied, say, 0019 before 0017; its schema is the same.
+    if ([...from].sort().join('\n') !== [...to].sort().join('\n')) {
       throw new InvalidInputError('from', `the source journal's schema (${from.length} migrations) is not this chainflow's (${to.length}): `
         + 'open it once with this version (any command, e.g. chainflow history, with storage.url set to it), then copy');
     }
