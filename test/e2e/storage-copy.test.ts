@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import knexFactory from 'knex';
-import { openDatabase } from '../../src/adapters/knex/connection';
+import { openDatabase } from '../../src/adapters/storage';
 import { KnexBudgetReservations } from '../../src/adapters/knex/knex-budget-reservations';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import { manyRuns, T0, toNdjson } from '../mothers/journal-events';

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
-import { isSqlite } from './dialect';
+import { dialectOf } from './dialect';
 import type { Approval } from '../../domain/approval';
 import type { ReorgResponseRecord } from '../../domain/reorg';
 import type { Run } from '../../domain/run';
@@ -10,7 +10,7 @@ import type { ExplorerTxLinks, HistoryRepository, ListFilter, WorkflowOverview }
 import type { ItemText, PageRequest } from '../../application/ports/run-repository';
 import { toApprovalItem, toSendAttemptItem, toWaitingItem } from '../../application/history/items';
 import { chunks, MAX_ROWS, selectIn, selectInPacked } from './bulk';
-import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql, type SqliteReaders } from './sqlite-readers';
+import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql, type ListReaders } from './list-reads';
 import { Database } from './knex-journal.writer';
 import {
   APPROVAL_COLUMNS, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
@@ -185,7 +185,7 @@ export class KnexHistoryRepository implements HistoryRepository {
    * workflows the journal has seen (about a fifth of the overview, which a dashboard polls), at the cost of rows
    * for every workflow: so only while the journal has seen at most ONE_ROUND_WORKFLOWS of them (as the last read found).
    */
-  private async listAllWorkflows(readers: SqliteReaders, known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]> {
+  private async listAllWorkflows(readers: ListReaders, known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]> {
     const [stats, states, waiting] = await Promise.all([
       readers.select('SELECT * FROM workflow_stats', []),
       readers.select('SELECT * FROM workflow_states', []),
@@ -208,7 +208,7 @@ export class KnexHistoryRepository implements HistoryRepository {
   }
 
   async sendsOfRuns(runIds: readonly string[]): Promise<SendAttempt[]> {
-    const rows = isSqlite(this.db)
+    const rows = dialectOf(this.db).storedItems
       ? await selectInPacked(this.db, 'sends', 'run_id', runIds, SEND_COLUMNS)
       : await selectIn(this.db, 'sends', 'run_id', runIds);
     return rows.map(rowToSend).sort((a, b) => a.createdAt - b.createdAt || (a.sendId < b.sendId ? -1 : 1));
@@ -226,7 +226,7 @@ export class KnexHistoryRepository implements HistoryRepository {
   }
 
   async approvalsOfRuns(runIds: readonly string[]): Promise<Approval[]> {
-    const rows = isSqlite(this.db)
+    const rows = dialectOf(this.db).storedItems
       ? await selectInPacked(this.db, 'approvals', 'run_id', runIds, APPROVAL_COLUMNS)
       : await selectIn(this.db, 'approvals', 'run_id', runIds);
     return rows.map(rowToApproval).sort((a, b) => a.requestedAt - b.requestedAt || (a.approvalId < b.approvalId ? -1 : 1));
@@ -234,7 +234,7 @@ export class KnexHistoryRepository implements HistoryRepository {
 
   /** The query of one page (exposed for EXPLAIN in the benchmark). */
   pageQuery(list: ListTable, filter: ListFilter, page: PageRequest, columns?: readonly Knex.Raw[]): Knex.QueryBuilder {
-    const q = this.db(list.table).select(columns ?? (isSqlite(this.db) ? this.db.raw(packedColumns(list.table, list.columns)) : '*'));
+    const q = this.db(list.table).select(columns ?? (dialectOf(this.db).storedItems ? this.db.raw(packedColumns(list.table, list.columns)) : '*'));
     if (list.where) q.whereRaw(list.where);
     for (const [field, value] of Object.entries(filter.equals)) q.where(COLUMN[field] ?? field, value);
     if (filter.since !== undefined) q.where(list.time, '>=', filter.since);
