@@ -1,4 +1,5 @@
 import { workflowPauseMigration } from './migration-workflow-pause';
+import { weiNumericMigration } from './migration-wei';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { bearers } from './migration-bearers';
@@ -127,6 +128,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0017_event_cursors', eventsMigration], ['0019_receipt_claims', receiptClaimsMigration],
   ['0020_reorgs', reorgsMigration],
   ['0021_workflow_pause_unknown', workflowPauseMigration],
+  ['0023_wei_numeric', weiNumericMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

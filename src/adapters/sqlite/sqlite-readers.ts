@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers';
 import type { Knex } from 'knex';
 import sqlite3 from 'sqlite3';
-import { MAX_SHAPES, newerFirst, plusPlaceholders, statementOf, toStorageError, type ListReaders } from '../knex';
+import { MAX_SHAPES, newerFirst, statementOf, toStorageError, type ListReaders } from '../knex';
 import { allRows, type Connection } from './sqlite-client';
 
 type Row = Record<string, unknown>;
