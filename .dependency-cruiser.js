@@ -61,6 +61,21 @@ module.exports = {
       to: { path: '^src/adapters/[^/]+/', pathNot: ['^src/adapters/$1/', '^src/adapters/[^/]+/index\\.ts$'] },
     },
     {
+      name: 'knex-imports-no-technology',
+      comment: 'The shared knex module (row mapping, migrations, the repositories\' common SQL) reaches what differs between ' +
+        'databases through its StoreDialect only: it never imports adapters/sqlite or adapters/postgres.',
+      severity: 'error',
+      from: { path: '^src/adapters/knex/' },
+      to: { path: '^src/adapters/(sqlite|postgres)/' },
+    },
+    {
+      name: 'technologies-apart',
+      comment: 'SQLite and PostgreSQL each build on the shared knex module, never on each other.',
+      severity: 'error',
+      from: { path: '^src/adapters/(sqlite|postgres)/' },
+      to: { path: '^src/adapters/(sqlite|postgres)/', pathNot: '^src/adapters/$1/' },
+    },
+    {
       name: 'send-path-imports-no-feature',
       comment: 'The send path (src/application/sends) imports no other feature folder: budgets, the workflows it runs for ' +
         'and the runs a settle ends reach it through ports (SendBudget, UnattendedRuns), so sends, spend, relayers and the ' +

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import knexFactory from 'knex';
-import { asPostgres, PG_BIN } from '../src/adapters/knex/postgres-cluster';
+import { asPostgres, PG_BIN } from '../src/adapters/postgres/postgres-cluster';
 
 /**
  * Settings of the kept cluster: durability off (a bench copy, rebuilt from the SQLite file if lost), and a cache

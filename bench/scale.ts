@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- --scale` (issue #29): several processes on one database, PostgreSQL beside SQLite in one run, on
- * a throwaway PostgreSQL 15 cluster started here as the tests start theirs (src/adapters/knex/postgres-cluster.ts).
+ * a throwaway PostgreSQL 15 cluster started here as the tests start theirs (src/adapters/postgres/postgres-cluster.ts).
  * - throughput: runs/s of a three-step workflow (three http_calls to a local server that answers at once) driven by
  *   `chainflow worker` processes: one on SQLite, one on PostgreSQL, three on PostgreSQL. The runs are recorded in the
  *   schedule first (unowned, due now), then the workers take them; the figure counts the runs that ended between the
@@ -16,8 +16,8 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import { openDatabase } from '../src/adapters/knex/connection';
-import { startPostgresCluster, type PostgresCluster } from '../src/adapters/knex/postgres-cluster';
+import { openDatabase } from '../src/adapters/storage';
+import { startPostgresCluster, type PostgresCluster } from '../src/adapters/postgres/postgres-cluster';
 import { StartRun } from '../src/application/engine/start-run.use-case';
 import { openRoot } from '../src/bin/root';
 import { nowMs, stats, type Stats } from './timing';

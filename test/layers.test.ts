@@ -68,6 +68,13 @@ describe('the layer rule (dependency-cruiser)', () => {
     ]);
   });
 
+  it('refuses the shared knex module importing a storage technology, and one technology importing the other', () => {
+    expect(violations(path.join(FIXTURES, 'storage-technologies')).map(pair)).toEqual([
+      ['knex-imports-no-technology', 'src/adapters/knex/run.repository.ts', 'src/adapters/sqlite/index.ts'],
+      ['technologies-apart', 'src/adapters/postgres/postgres-dialect.ts', 'src/adapters/sqlite/index.ts'],
+    ]);
+  });
+
   it('refuses an adapter importing src/bin, but for the CLI base command (the root) and the start command (the server)', () => {
     expect(violations(path.join(FIXTURES, 'adapter-to-bin')).map(pair)).toEqual([
       ['adapters-not-to-bin', 'src/adapters/cli/commands/run.ts', 'src/bin/root.ts'],

@@ -1,8 +1,8 @@
 import { Container } from 'inversify';
 import type { Knex } from 'knex';
 import { loadConfig } from '../adapters/config/config.loader';
-import { openDatabase, type StorageProfile } from '../adapters/knex/connection';
-import { openPostgresCopyTarget, openSqliteCopySource } from '../adapters/knex/storage-copy';
+import { openDatabase, type StorageProfile } from '../adapters/storage';
+import { openPostgresCopyTarget, openSqliteCopySource } from '../adapters/storage';
 import { CopyStorage } from '../application/storage/copy-storage.use-case';
 import type { CopySource, CopyTarget } from '../application/ports/storage-copy';
 import { Database, KnexJournalWriter } from '../adapters/knex/knex-journal.writer';

@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import type { Knex } from 'knex';
-import { openDatabase } from '../../src/adapters/knex/connection';
+import { openDatabase } from '../../src/adapters/storage';
 import { prng } from '../../src/application/journal/sample-journal';
 import { signPayload } from '../../src/domain/engine/webhook-signature';
 import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import knexFactory from 'knex';
-import { openDatabase } from '../../src/adapters/knex/connection';
+import { openDatabase } from '../../src/adapters/storage';
 import { KnexBudgetReservations } from '../../src/adapters/knex/knex-budget-reservations';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
 import { manyRuns, T0, toNdjson } from '../mothers/journal-events';
@@ -79,6 +79,22 @@ describe('chainflow storage copy (SQLite to PostgreSQL)', () => {
     expect(copied.stdout).toMatch(/^copied [\d,]+ rows of \d+ tables in [\d.]+ s \([\d,]+ rows\/s\)$/m);
     expect(copied.stdout).toMatch(/^verified: every table has as many rows on both ends, and every wei column the same sum$/m);
     expect(copied.stdout).not.toMatch(/MISMATCH/);
+  });
+
+  it('copies wei into the target\'s NUMERIC(78,0) columns (CONTRACT 10), which PostgreSQL sums to the same wei', async () => {
+    const db = await openDatabase(target.url);
+    try {
+      const types = (await db.raw(
+        `SELECT column_name, data_type, numeric_precision, numeric_scale FROM information_schema.columns
+         WHERE table_schema = current_schema() AND table_name = 'spend_entries' AND column_name IN ('gas_spend_wei', 'value_wei') ORDER BY column_name`,
+      )).rows as Array<Record<string, unknown>>;
+      expect(types).toEqual(['gas_spend_wei', 'value_wei'].map((c) => ({ column_name: c, data_type: 'numeric', numeric_precision: 78, numeric_scale: 0 })));
+      const [sums] = (await db.raw('SELECT SUM(gas_spend_wei)::text AS gas, SUM(value_wei)::text AS value FROM spend_entries')).rows as Array<{ gas: string; value: string }>;
+      const gas = 21000n * (TWO_64 + 1n) + 21000n * 30000000000n;
+      expect(sums).toEqual({ gas: gas.toString(), value: (BigInt(BIG_SEND.valueWei) + BigInt(SMALL_SEND.valueWei)).toString() });
+    } finally {
+      await db.destroy();
+    }
   });
 
   it('leaves the SQLite journal as it was (opened read-only)', () => {

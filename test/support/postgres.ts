@@ -8,10 +8,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
-import { openDatabase } from '../../src/adapters/knex/connection';
-import { startPostgresCluster } from '../../src/adapters/knex/postgres-cluster';
+import { openDatabase } from '../../src/adapters/storage';
+import { startPostgresCluster } from '../../src/adapters/postgres/postgres-cluster';
 
-export { PG_BIN, startPostgresCluster, type PostgresCluster } from '../../src/adapters/knex/postgres-cluster';
+export { PG_BIN, startPostgresCluster, type PostgresCluster } from '../../src/adapters/postgres/postgres-cluster';
 
 export const PG_URL_ENV = 'CHAINFLOW_TEST_PG_URL';
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
-import { openDatabase, type OpenOptions } from '../../src/adapters/knex/connection';
+import { openDatabase, type OpenOptions } from '../../src/adapters/storage';
 import { freshPostgres, type FreshPostgres } from './postgres';
 
 export interface FreshStore {

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import { isSqlite } from './dialect';
+import { dialectOf, isWriteSession, type WriteSession } from './dialect';
 import { packedValues, rowOfValues } from './rows';
-import { SqliteWriteSession, sqlLiteral, sqlTuple } from './sqlite-session';
+import { sqlLiteral, sqlTuple } from './sql-text';
 
-/** Where a statement goes: knex (or a knex transaction), or a SQLite write session (see SqliteWriteSession). */
-export type Db = Knex | Knex.Transaction | SqliteWriteSession;
+/** Where a statement goes: knex (or a knex transaction), or a write session (see WriteSession). */
+export type Db = Knex | Knex.Transaction | WriteSession;
 
 /** Rows per statement: SQLite and knex both stay well inside their limits at 500. */
 export const MAX_ROWS = 500;
@@ -28,7 +28,7 @@ export async function selectIn(db: Db, table: string, column: string, values: It
   const out: Record<string, unknown>[] = [];
   for (const part of chunks(all, MAX_ROWS)) {
     const sql = `SELECT ${columns} FROM ${table} WHERE ${column} IN (${part.map(() => '?').join(',')})`;
-    if (db instanceof SqliteWriteSession) {
+    if (isWriteSession(db)) {
       out.push(...(await db.select(sql, part, { ahead })));
       continue;
     }
@@ -86,7 +86,7 @@ export async function insertRows(
     suffix = ` ON CONFLICT (${options.conflictKey.join(',')}) DO UPDATE SET ${updates.join(', ')}`;
   }
   const json = columns.map((c) => options.jsonColumns?.includes(c) ?? false);
-  if (db instanceof SqliteWriteSession && json.includes(true)) {
+  if (isWriteSession(db) && json.includes(true)) {
     // JSON columns (event bodies) travel nested in one JSON document of the rows, which SQLite renders back as the
     // same minified text (`->`): one native JSON.stringify on the main thread instead of one per value, each then
     // quoted, at the cost of SQLite parsing the document (the import's SQLite thread has time to spare, its main
@@ -96,14 +96,14 @@ export async function insertRows(
     return;
   }
   const encoded = json.includes(true) ? rows.map((r) => r.map((v, i) => (json[i] ? JSON.stringify(v) ?? 'null' : v))) : rows;
-  if (db instanceof SqliteWriteSession) {
+  if (isWriteSession(db)) {
     // A write session sends SQL text (one script per batch, see SqliteWriteSession): the rows as a VALUES list of
     // literals, which SQLite reads in about half the time it takes to unpack the same rows from a JSON document.
     const head = `INSERT INTO ${table} (${quoted}) VALUES `;
     for (const part of chunks(encoded, JSON_ROWS)) db.write(head + part.map(sqlTuple).join(',') + suffix);
     return;
   }
-  if (isSqlite(db)) {
+  if (dialectOf(db).jsonInserts) {
     // One JSON document per statement, unpacked by SQLite itself: binding thousands of parameters one by one
     // (and knex scanning the SQL for them) costs more than the insert. `WHERE true` lets an upsert follow a SELECT.
     // A JSON column travels as its JSON text, a string inside the document (`->>` unquotes it): SQLite then stores
@@ -122,7 +122,7 @@ export async function insertRows(
 
 /** One statement whose result is not needed (held back until the next read or the commit in a write session). */
 export async function execute(db: Db, sql: string, bindings: readonly unknown[]): Promise<void> {
-  if (db instanceof SqliteWriteSession) db.write(sql, bindings);
+  if (isWriteSession(db)) db.write(sql, bindings);
   else await db.raw(sql, bindings as Knex.RawBinding[]);
 }
 

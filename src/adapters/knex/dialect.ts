@@ -1,9 +1,110 @@
 import type { Knex } from 'knex';
-import { SqliteWriteSession } from './sqlite-session';
+import type { StorageKind } from '../../application/ports/storage-health';
 
-/** Whether a knex instance (or transaction, or a SQLite write session) talks to SQLite: some statements have a faster SQLite form. */
-export function isSqlite(db: Knex | Knex.Transaction | SqliteWriteSession): boolean {
-  return db instanceof SqliteWriteSession || (db.client as { dialect?: string }).dialect === 'sqlite3';
+export type Row = Record<string, unknown>;
+
+/** Marks a WriteSession (see isWriteSession): a session is no knex instance, and code that takes either tells them apart by it. */
+export const WRITE_SESSION: unique symbol = Symbol('chainflow.writeSession');
+
+/**
+ * A write transaction that holds its writes back and sends them as one script at the next read or the commit
+ * (SQLite's, see adapters/sqlite/sqlite-session.ts). Only for statements whose results are not needed.
+ */
+export interface WriteSession {
+  readonly [WRITE_SESSION]: true;
+  /** The dialect of the database the session writes to. */
+  readonly dialect: StoreDialect;
+  /** Rows of a query, after the writes held back so far (`ahead`: before them, after every write already started). */
+  select(sql: string, bindings?: readonly unknown[], options?: { ahead?: boolean }): Promise<Row[]>;
+  /** A write, held back until the next read or the commit. */
+  write(sql: string, bindings?: readonly unknown[]): void;
+  /** Starts the writes held back so far while the caller prepares more. */
+  flushSoon(): void;
+}
+
+export function isWriteSession(db: unknown): db is WriteSession {
+  return typeof db === 'object' && db !== null && (db as Partial<WriteSession>)[WRITE_SESSION] === true;
+}
+
+/** One read statement (`?` placeholders) on the writer connection, outside any transaction: its own snapshot. */
+export type UnlockedSelect = (sql: string, bindings: readonly unknown[]) => Promise<Row[]>;
+
+/** What the reads decided: writes to make only if the database is still as it was when `version` was read. */
+export interface GuardedWrites {
+  /** `data_version` as the first read saw it (`SELECT data_version FROM pragma_data_version`, in that statement). */
+  readonly version: number;
+  readonly writes: readonly { readonly sql: string; readonly bindings: readonly unknown[] }[];
+}
+
+/**
+ * What differs between the databases the knex adapters run on, as one small port: each technology implements it in
+ * its folder (adapters/sqlite, adapters/postgres), the composition root opens the storage url's technology, which
+ * gives the database handle its dialect (useDialect), and the repositories ask the handle for it (dialectOf). The
+ * repositories' shared SQL stays here; only what one database does differently, or faster, goes through this.
+ */
+export interface StoreDialect {
+  readonly kind: StorageKind;
+  /** SQL of the larger of two values (SQLite's two-argument `MAX`, PostgreSQL's `GREATEST`). */
+  greatest(a: string, b: string): string;
+  /** Appended to a claim's SELECT: concurrent claimers skip the rows another is claiming (empty where one writer holds the only lock). */
+  readonly skipLocked: string;
+  /** Appended to a fence check's SELECT: a concurrent claim waits for the checking transaction (empty where one writer holds the only lock). */
+  readonly forShare: string;
+  /** SQL of the database's clock in epoch milliseconds, for lease times; undefined: the caller's times. */
+  readonly clockSql: string | undefined;
+  /**
+   * One writer at a time (SQLite's write lock): a read before a write in a write transaction decides, what a process
+   * wrote is all that changed since its own reads unless the data version moved, and one statement is cheaper than a
+   * transaction of several. Where false, several processes write and the database decides (keys, row locks).
+   */
+  readonly oneWriter: boolean;
+  /**
+   * Rows keep their rendered item in a stored column, lists read packed columns, derived counts are kept by triggers
+   * (SQLite, docs/performance.md); where false, items are rendered in JavaScript and counts counted.
+   */
+  readonly storedItems: boolean;
+  /** Multi-row inserts as one JSON document unpacked by the database (`json_each`) instead of bound VALUES. */
+  readonly jsonInserts: boolean;
+  /** How wei and token amounts are stored: TEXT (exact decimal), or NUMERIC(78,0) (summed exactly by SQL). */
+  readonly wei: 'text' | 'numeric';
+  /** SQL of a JSON object of counts (bucket -> count) merging two such objects' columns, counts added. */
+  mergeCounts(held: string, added: string): string;
+  /** Write sessions (SQLite), or undefined: a knex transaction is the write transaction. */
+  readonly writeSessions: { transact<T>(db: Knex, work: (session: WriteSession) => Promise<T>, options?: { bulkLoad?: boolean }): Promise<T> } | undefined;
+  /**
+   * A write decided on reads without the lock and committed unless another process wrote since (true), or refused
+   * (false: decide again under the lock). Undefined where no such shortcut exists.
+   */
+  readonly guardedWrite: ((db: Knex, work: (select: UnlockedSelect) => Promise<GuardedWrites | undefined>) => Promise<boolean>) | undefined;
+  /** A read on the pool, with its rows (SQLite: straight on the connection, past knex's query builder). */
+  select(db: Knex, sql: string, bindings: readonly unknown[]): Promise<Row[]>;
+  /** Rebuilds a freshly created (empty) table into the database's fastest form for it (SQLite: WITHOUT ROWID). */
+  clusterOnKey(db: Knex, table: string): Promise<void>;
+  /**
+   * Makes `table` again by `columns` with `item` as a stored generated column (none: without it), its rows, indexes
+   * and triggers kept. Only where storedItems.
+   */
+  rebuildWithItem(db: Knex, table: string, columns: (t: Knex.CreateTableBuilder) => void, names: readonly string[], item?: string): Promise<void>;
+}
+
+/**
+ * A database's dialect rides on its knex config: transactions share the config, and knex's migrator copies it
+ * (withUserParams), so each handle of one database, migrations' included, finds the same dialect.
+ */
+interface DialectConfig {
+  storeDialect?: StoreDialect;
+}
+
+export function useDialect(db: Knex, dialect: StoreDialect): void {
+  (db.client.config as DialectConfig).storeDialect = dialect;
+}
+
+/** The dialect of a database handle (a knex instance, one of its transactions, or a write session). */
+export function dialectOf(db: Knex | Knex.Transaction | WriteSession): StoreDialect {
+  if (isWriteSession(db)) return db.dialect;
+  const dialect = (db.client.config as DialectConfig | undefined)?.storeDialect;
+  if (!dialect) throw new Error('a database opened without a dialect (open it through openDatabase)');
+  return dialect;
 }
 
 /**
@@ -19,12 +120,9 @@ export function setLeaseClock(db: Knex, clock: LeaseClock): void {
   leaseClocks.set(db, clock);
 }
 
-/** PostgreSQL's clock in epoch milliseconds (clock_timestamp: the moment the expression runs, not the transaction's start). */
-const PG_NOW_MS = 'CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)';
-
 /** The SQL of "now" for lease times on this database, or undefined when they are the caller's (see LeaseClock). */
 export function databaseNow(db: Knex): string | undefined {
-  return isSqlite(db) || leaseClocks.get(db) === 'caller' ? undefined : PG_NOW_MS;
+  return leaseClocks.get(db) === 'caller' ? undefined : dialectOf(db).clockSql;
 }
 
 /** A lease's end and "now" for lease comparisons, as SQL with their bindings, on the lease clock of `dbNow` (see databaseNow). */

@@ -4,8 +4,7 @@ import type { LeaseFence } from '../../application/ports/journal-writer';
 import type { PinnedDefinition } from '../../domain/engine/pinned-definition';
 import { LeaseLostError } from '../../domain/errors';
 import type { Db } from './bulk';
-import { isSqlite } from './connection';
-import { SqliteWriteSession } from './sqlite-session';
+import { dialectOf, isWriteSession } from './dialect';
 
 /** EngineStore.wake's statement (bindings: at, at, at, run id), also run by the journal writer inside an append. */
 export const WAKE_SQL = 'UPDATE engine_runs SET wake_at = ?, due_at = CASE WHEN due_at IS NULL OR due_at > ? THEN ? ELSE due_at END WHERE run_id = ?';
@@ -37,15 +36,15 @@ export async function storeDefinition(db: Knex | Knex.Transaction, workflow: str
  * PostgreSQL FOR SHARE makes a concurrent claim (an UPDATE of the row) wait for this transaction's end.
  */
 export async function checkFence(db: Db, fence: LeaseFence): Promise<void> {
-  const sql = `SELECT fence FROM engine_runs WHERE run_id = ?${db instanceof SqliteWriteSession || isSqlite(db as Knex) ? '' : ' FOR SHARE'}`;
-  const rows = db instanceof SqliteWriteSession ? await db.select(sql, [fence.runId]) : rowsOf(await db.raw(sql, [fence.runId]));
+  const sql = `SELECT fence FROM engine_runs WHERE run_id = ?${dialectOf(db).forShare}`;
+  const rows = isWriteSession(db) ? await db.select(sql, [fence.runId]) : rowsOf(await db.raw(sql, [fence.runId]));
   const held = rows[0] as { fence?: unknown } | undefined;
   if (held === undefined || Number(held.fence) !== fence.token) throw new LeaseLostError(fence.runId, fence.token, held === undefined);
 }
 
 /** EngineStore.wake inside the append's transaction (held back with its writes on a SQLite write session). */
 export async function wake(db: Db, { runId, at }: { runId: string; at: number }): Promise<void> {
-  if (db instanceof SqliteWriteSession) db.write(WAKE_SQL, [at, at, at, runId]);
+  if (isWriteSession(db)) db.write(WAKE_SQL, [at, at, at, runId]);
   else await db.raw(WAKE_SQL, [at, at, at, runId]);
 }
 

@@ -2,12 +2,10 @@ import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
 import { RESERVATION_UNJOURNALED_MS, type BudgetReservations, type ReservationClaim } from '../../application/ports/budget-reservations';
 import { scopeValue } from '../../domain/spend/budget';
-import { isSqlite } from './dialect';
+import { dialectOf, type StoreDialect } from './dialect';
 import { Database } from './knex-journal.writer';
 import { KnexSpendLedger, type LedgerSelect } from './knex-spend-ledger';
-import { plussedText } from './sqlite-client';
-import { writeUnlessChanged } from './sqlite-guarded-write';
-import { SqliteWriteSession } from './sqlite-session';
+import { plussedText } from './sql-text';
 
 type Row = Record<string, unknown>;
 type Write = { readonly sql: string; readonly bindings: Knex.RawBinding[] };
@@ -39,24 +37,28 @@ const LIVE = `CASE WHEN s.send_id IS NULL THEN CASE WHEN r.reserved_at >= ? THEN
 export class KnexBudgetReservations implements BudgetReservations {
   private readonly ledger: KnexSpendLedger;
 
+  private readonly dialect: StoreDialect;
+
   constructor(@inject(Database) private readonly db: Knex) {
+    this.dialect = dialectOf(db);
     this.ledger = new KnexSpendLedger(db);
   }
 
   async reserve(sendId: string, at: number, claims: readonly ReservationClaim[], decide: (counted: readonly bigint[]) => boolean): Promise<boolean> {
     if (!claims.length) return decide([]);
-    if (isSqlite(this.db)) {
+    const { guardedWrite, writeSessions } = this.dialect;
+    if (guardedWrite && writeSessions) {
       // Optimistically first: read without the lock and commit the reservation in one trip, unless another process
       // committed since the read (writeUnlessChanged); then it is decided again under the lock.
       let allowed = false;
-      const stands = await writeUnlessChanged(this.db, async (select) => {
+      const stands = await guardedWrite(this.db, async (select) => {
         const decided = await this.decideWith(select, sendId, at, claims, decide, { versioned: true });
         if (decided?.version === undefined) return undefined;
         allowed = decided.allowed;
         return { version: decided.version, writes: decided.writes };
       });
       if (stands) return allowed;
-      return SqliteWriteSession.transact(this.db, async (session) => {
+      return writeSessions.transact(this.db, async (session) => {
         // `+?` placeholders, as the ledger's reads on the pool: a statement with bare parameters is compiled again at
         // every bind, and this transaction holds the write lock meanwhile.
         const { allowed, writes } = (await this.decideWith((sql, bindings) => session.select(plussedText(sql), bindings), sendId, at, claims, decide))!;

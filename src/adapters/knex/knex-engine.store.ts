@@ -3,8 +3,7 @@ import type { Knex } from 'knex';
 import { FIRST_FENCE, type ClaimedRun, type EngineStore, type RunToEnqueue } from '../../application/ports/engine-store';
 import type { WorkflowDefinition } from '../../domain/engine/workflow';
 import type { JournalEvent } from '../../domain/journal/journal-event';
-import { isSqlite } from './connection';
-import { databaseNow, leaseSql } from './dialect';
+import { databaseNow, dialectOf, leaseSql } from './dialect';
 import { WAKE_SQL } from './engine-runs-sql';
 import { Database } from './knex-journal.writer';
 
@@ -47,7 +46,7 @@ export class KnexEngineStore implements EngineStore {
   private readonly storedDefinitions = new Set<string>();
 
   constructor(@inject(Database) private readonly db: Knex) {
-    this.skipLocked = isSqlite(db) ? '' : ' FOR UPDATE SKIP LOCKED';
+    this.skipLocked = dialectOf(db).skipLocked;
     this.dbNow = databaseNow(db);
   }
 
@@ -61,7 +60,7 @@ export class KnexEngineStore implements EngineStore {
       this.storedDefinitions.add(run.definition.hash);
     }
     if (run.cronTick) return this.enqueueCronTick(run, run.cronTick, owner, leaseUntil);
-    if (isSqlite(this.db)) return this.enqueueOneStatement(run, owner, leaseUntil);
+    if (dialectOf(this.db).oneWriter) return this.enqueueOneStatement(run, owner, leaseUntil);
     // A concurrent enqueue of the same delivery may insert its key between our check and our insert: then the
     // transaction is rolled back and the check, run again, finds that run.
     for (let tries = 0; ; tries++) {

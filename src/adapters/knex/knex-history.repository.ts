@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
-import { isSqlite } from './dialect';
+import { dialectOf } from './dialect';
 import type { Approval } from '../../domain/approval';
 import type { ReorgResponseRecord } from '../../domain/reorg';
 import type { Run } from '../../domain/run';
@@ -10,14 +10,14 @@ import type { ExplorerTxLinks, HistoryRepository, ListFilter, WorkflowOverview }
 import type { ItemText, PageRequest } from '../../application/ports/run-repository';
 import { toApprovalItem, toSendAttemptItem, toWaitingItem } from '../../application/history/items';
 import { chunks, MAX_ROWS, selectIn, selectInPacked } from './bulk';
-import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
+import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql, type ListReaders } from './list-reads';
 import { Database } from './knex-journal.writer';
 import {
   APPROVAL_COLUMNS, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
   rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, unpackRow, unpackValues,
 } from './rows';
 import { approvalItemPieces, approvalItemText, jsonString, sendItemOfStored, sendItemPieces, waitingItemHead, waitingItemText } from './item-sql';
-import { pageText, pgReadersOf, type PgReaders } from './pg-readers';
+import { pageText, statementReadersOf, type StatementReaders } from './statement-readers';
 import { isPathSafe } from '../../domain/explorer';
 
 /** API field names that are stored under another column name. */
@@ -172,7 +172,7 @@ export class KnexHistoryRepository implements HistoryRepository {
   async listWorkflows(known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]> {
     const readers = readersOf(this.db);
     if (readers && this.workflowsSeen <= ONE_ROUND_WORKFLOWS) return this.listAllWorkflows(readers.select.bind(readers), known, limit, afterName);
-    const pg = pgReadersOf(this.db);
+    const pg = statementReadersOf(this.db);
     if (pg && this.workflowsSeen <= ONE_ROUND_WORKFLOWS) return this.listAllWorkflows(allWorkflowsOnPostgres(pg), known, limit, afterName);
     const seenSql = 'SELECT workflow FROM workflow_stats UNION SELECT workflow FROM workflow_states';
     const seen = readers ? await readers.select(seenSql, []) : await this.db.raw(seenSql);
@@ -225,7 +225,7 @@ export class KnexHistoryRepository implements HistoryRepository {
   }
 
   async sendsOfRuns(runIds: readonly string[]): Promise<SendAttempt[]> {
-    const rows = isSqlite(this.db)
+    const rows = dialectOf(this.db).storedItems
       ? await selectInPacked(this.db, 'sends', 'run_id', runIds, SEND_COLUMNS)
       : await selectIn(this.db, 'sends', 'run_id', runIds);
     return rows.map(rowToSend).sort((a, b) => a.createdAt - b.createdAt || (a.sendId < b.sendId ? -1 : 1));
@@ -243,7 +243,7 @@ export class KnexHistoryRepository implements HistoryRepository {
   }
 
   async approvalsOfRuns(runIds: readonly string[]): Promise<Approval[]> {
-    const rows = isSqlite(this.db)
+    const rows = dialectOf(this.db).storedItems
       ? await selectInPacked(this.db, 'approvals', 'run_id', runIds, APPROVAL_COLUMNS)
       : await selectIn(this.db, 'approvals', 'run_id', runIds);
     return rows.map(rowToApproval).sort((a, b) => a.requestedAt - b.requestedAt || (a.approvalId < b.approvalId ? -1 : 1));
@@ -251,7 +251,7 @@ export class KnexHistoryRepository implements HistoryRepository {
 
   /** The query of one page (exposed for EXPLAIN in the benchmark). */
   pageQuery(list: ListTable, filter: ListFilter, page: PageRequest, columns?: readonly Knex.Raw[]): Knex.QueryBuilder {
-    const q = this.db(list.table).select(columns ?? (isSqlite(this.db) ? this.db.raw(packedColumns(list.table, list.columns)) : '*'));
+    const q = this.db(list.table).select(columns ?? (dialectOf(this.db).storedItems ? this.db.raw(packedColumns(list.table, list.columns)) : '*'));
     if (list.where) q.whereRaw(list.where);
     for (const [field, value] of Object.entries(filter.equals)) q.where(COLUMN[field] ?? field, value);
     if (filter.since !== undefined) q.where(list.time, '>=', filter.since);
@@ -269,7 +269,7 @@ export class KnexHistoryRepository implements HistoryRepository {
     const readers = readersOf(this.db);
     const viaKnex = async (): Promise<Record<string, unknown>[]> =>
       (await readRows(this.db, this.pageQuery(list, filter, page))).map((row) => unpackRow(row, list.columns));
-    const pg = pgReadersOf(this.db);
+    const pg = statementReadersOf(this.db);
     if (pg) {
       const shape = this.shapeOf(list.table, filter, page);
       const sql = pg.sql(shape, () => this.pageQuery(list, filter, page));
@@ -306,7 +306,7 @@ const PG_OVERVIEW_SQL: Readonly<Record<string, string>> = {
  * host each trip waits for the server's process to be scheduled), the three row sets as JSON texts built by
  * PostgreSQL. Numbers come back as JSON numbers (epoch ms and counts, exact below 2^53), booleans as booleans.
  */
-function allWorkflowsOnPostgres(pg: PgReaders): AllRows {
+function allWorkflowsOnPostgres(pg: StatementReaders): AllRows {
   let pending: Promise<Record<string, Row[]>> | undefined;
   const sql = `SELECT ${Object.entries(PG_OVERVIEW_SQL).map(([, from], i) => `(SELECT coalesce(json_agg(t), '[]'::json) FROM ${from} t)::text AS s${i}`).join(', ')}`;
   const keys = Object.keys(PG_OVERVIEW_SQL);

@@ -7,8 +7,8 @@ import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journa
 import type { AppendOptions, AppendResult, JournalWriter } from '../../application/ports/journal-writer';
 import { checkFence, wake } from './engine-runs-sql';
 import { insertRows, selectIn, type Db } from './bulk';
-import { isSqlite, READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
-import { SqliteWriteSession } from './sqlite-session';
+import { READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
+import { dialectOf, isWriteSession, type WriteSession } from './dialect';
 import { RUN_LIST_TABLES } from './migrations';
 import { addPending, appendEntries, entryKey } from './spend-store';
 import { addWorkflowStats } from './workflow-stats-store';
@@ -149,13 +149,14 @@ export class KnexJournalWriter implements JournalWriter {
 
   /**
    * One write transaction: on SQLite a write session (a few driver trips per transaction, see
-   * SqliteWriteSession), elsewhere a knex transaction. Where several processes write (PostgreSQL), the key of
+   * WriteSession), elsewhere a knex transaction. Where several processes write (PostgreSQL), the key of
    * `events` (stream, seq) is the expected-sequence check: a writer that read a stream before another's append to it
    * committed inserts an ordinal that is taken, and its whole transaction is rolled back and done again on what is
    * now stored (its events may then be duplicates). `work` must be safe to run again.
    */
   private async transact<T>(work: (db: Db) => Promise<T>, bulkLoad = false): Promise<T> {
-    if (isSqlite(this.db)) return SqliteWriteSession.transact(this.db, work, { bulkLoad });
+    const sessions = dialectOf(this.db).writeSessions;
+    if (sessions) return sessions.transact(this.db, work, { bulkLoad });
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.db.transaction(work);
@@ -180,7 +181,7 @@ export class KnexJournalWriter implements JournalWriter {
   }
 
   private async applyWith(db: Db, batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean): Promise<AppendResult> {
-    if (!wideCache || !(db instanceof SqliteWriteSession)) return this.applyAll(db, batches, onBatch);
+    if (!wideCache || !isWriteSession(db)) return this.applyAll(db, batches, onBatch);
     // A wide page cache while the indexes are updated; the connection's own size again afterwards.
     const [previous] = (await db.select('PRAGMA cache_size')) as { cache_size: number }[];
     await db.select(`PRAGMA cache_size = ${WRITER_CACHE_KIB}`);
@@ -192,7 +193,7 @@ export class KnexJournalWriter implements JournalWriter {
   }
 
   private async applyAll(trx: Db, batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
-    if (trx instanceof SqliteWriteSession) return this.applyPipelined(trx, batches, onBatch);
+    if (isWriteSession(trx)) return this.applyPipelined(trx, batches, onBatch);
     let applied = 0;
     let duplicates = 0;
     let offset = 0;
@@ -217,7 +218,7 @@ export class KnexJournalWriter implements JournalWriter {
    * folded and its writes built, and the next one parsed. SQLite runs one statement at a time on the connection, so
    * the reads always see every earlier batch but the one held back.
    */
-  private async applyPipelined(session: SqliteWriteSession, batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
+  private async applyPipelined(session: WriteSession, batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
     let applied = 0;
     let duplicates = 0;
     let offset = 0;
@@ -284,7 +285,7 @@ export class KnexJournalWriter implements JournalWriter {
     };
     // On SQLite a run's stored events and its step runs come with its row (one query for all: fewer driver trips
     // per append, which the engine makes at every step).
-    const withEvents = isSqlite(trx);
+    const withEvents = dialectOf(trx).storedItems;
     const columns = withEvents
       ? `${RUNS_READ}, (SELECT json_group_array(json_array(seq, hash)) FROM events WHERE events.stream = runs.run_id) AS event_keys, ${STEP_RUNS_COLUMNS}`
       : RUNS_READ;

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
-import { isSqlite } from './dialect';
+import { dialectOf } from './dialect';
 import type { JournalEvent } from '../../domain/journal/journal-event';
 import type { Run, RunStatus } from '../../domain/run';
 import type { PageRequest, RunItemText, RunFilter, RunRepository, StepItemsText } from '../../application/ports/run-repository';
@@ -10,9 +10,9 @@ import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
 import { stepItemsOfRuns } from './step-runs-store';
-import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './sqlite-readers';
+import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './list-reads';
 import { runItemHead, runItemText } from './item-sql';
-import { pageText } from './pg-readers';
+import { pageText } from './statement-readers';
 import { packedColumns, rowToRun, RUN_COLUMNS, unpackRow, unpackValues } from './rows';
 
 /**
@@ -125,7 +125,7 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
       key = 'r';
     }
     if (columns) q.select(columns);
-    else q.select(isSqlite(this.db) ? this.db.raw(packedColumns('r', RUN_COLUMNS)) : 'r.*');
+    else q.select(dialectOf(this.db).storedItems ? this.db.raw(packedColumns('r', RUN_COLUMNS)) : 'r.*');
     for (const [name, spec] of LIST_FILTERS) {
       if (filter[name] === undefined || (driver && driver[0] === name)) continue;
       q.whereExists(
@@ -157,7 +157,7 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   }
 
   async streams(runIds: readonly string[], types?: readonly JournalEvent['type'][]): Promise<Map<string, JournalEvent[]>> {
-    if (isSqlite(this.db)) return this.sqliteStreams(runIds, types);
+    if (dialectOf(this.db).storedItems) return this.sqliteStreams(runIds, types);
     const bySeq = new Map<string, JournalEvent[]>();
     for (const row of await selectIn(this.db, 'events', 'stream', runIds, 'stream, seq, type, body')) {
       if (types && !types.includes(row.type as JournalEvent['type'])) continue;
@@ -240,7 +240,7 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   }
 
   kind(): StorageKind {
-    return isSqlite(this.db) ? 'sqlite' : 'postgres';
+    return dialectOf(this.db).kind;
   }
 
   async ping(): Promise<void> {

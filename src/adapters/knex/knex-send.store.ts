@@ -3,8 +3,7 @@ import type { Knex } from 'knex';
 import type { NonceAllocator, NonceLane, SignedPurpose, SignedRecord } from '../../application/ports/nonce-allocator';
 import type { SendWatch, WatchedSend } from '../../application/ports/send-watch';
 import type { Fees } from '../../domain/chain/fees';
-import { isSqlite } from './connection';
-import { databaseNow, leaseSql } from './dialect';
+import { databaseNow, dialectOf, leaseSql } from './dialect';
 import { Database } from './knex-journal.writer';
 
 type Row = Record<string, unknown>;
@@ -20,17 +19,17 @@ const rowsOf = (result: unknown): Row[] => (Array.isArray(result) ? result : (re
  */
 @injectable()
 export class KnexSendStore implements NonceAllocator, SendWatch {
-  /** SQLite's two-argument MAX is PostgreSQL's GREATEST. */
-  private readonly greatest: string;
+  /** A fresh nonce of a lane: above every nonce reserved in it and at least its synced floor. */
+  private readonly freshNonce: string;
   /** The database's "now" for watch leases on PostgreSQL (see LeaseClock), or undefined: the caller's times. */
   private readonly dbNow: string | undefined;
   /** PostgreSQL: concurrent watchers skip the rows another one is claiming instead of waiting for it. */
   private readonly skipLocked: string;
 
   constructor(@inject(Database) private readonly db: Knex) {
-    this.greatest = isSqlite(db) ? 'MAX(l.next_nonce,' : 'GREATEST(l.next_nonce,';
+    this.freshNonce = dialectOf(db).greatest('l.next_nonce', 'COALESCE((SELECT MAX(nonce) + 1 FROM nonce_reservations r WHERE r.relayer = l.relayer AND r.network = l.network), 0)');
     this.dbNow = databaseNow(db);
-    this.skipLocked = isSqlite(db) ? '' : ' FOR UPDATE SKIP LOCKED';
+    this.skipLocked = dialectOf(db).skipLocked;
   }
 
   // ---- NonceAllocator ----
@@ -71,10 +70,10 @@ export class KnexSendStore implements NonceAllocator, SendWatch {
       // conflicts on the key, and this tries again.
       const fresh = rowsOf(await this.db.raw(
         `INSERT INTO nonce_reservations (relayer, network, nonce, send_id, reserved_at)
-         SELECT l.relayer, l.network, MAX(l.next_nonce, COALESCE((SELECT MAX(nonce) + 1 FROM nonce_reservations r WHERE r.relayer = l.relayer AND r.network = l.network), 0)), ?, ?
+         SELECT l.relayer, l.network, ${this.freshNonce}, ?, ?
          FROM nonce_lanes l WHERE l.relayer = ? AND l.network = ?
          ON CONFLICT DO NOTHING
-         RETURNING nonce`.replace('MAX(l.next_nonce,', this.greatest),
+         RETURNING nonce`,
         [sendId, now, lane.relayer, lane.network],
       ));
       if (fresh.length) return Number(fresh[0]!.nonce);

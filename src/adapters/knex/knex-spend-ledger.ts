@@ -3,12 +3,9 @@ import type { Knex } from 'knex';
 import type { LedgerAppendResult, PendingReceipts, SpendFilter, SpendLedger } from '../../application/ports/spend-ledger';
 import type { LedgerEntry, PendingReceipt } from '../../domain/spend/ledger-entry';
 import { addTotals, zeroTotals, type ComboTotals } from '../../domain/spend/spend-totals';
-import { isSqlite } from './connection';
-import { databaseNow, leaseSql } from './dialect';
+import { databaseNow, dialectOf, leaseSql } from './dialect';
 import { Database } from './knex-journal.writer';
 import { coverRange, type Range } from './spend-cover';
-import { selectOnPool } from './sqlite-client';
-import { SqliteWriteSession } from './sqlite-session';
 import { AMOUNT_COLUMNS, fromLimbs } from './spend-limbs';
 import { appendEntries, bodyToPending, ledgerWrites, ROLLUP_SUMS, rowToEntry } from './spend-store';
 
@@ -140,16 +137,17 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
   private readonly skipLocked: string;
 
   constructor(@inject(Database) private readonly db: Knex) {
-    this.cacheable = isSqlite(db);
+    this.cacheable = dialectOf(db).oneWriter;
     this.dbNow = databaseNow(db);
-    this.skipLocked = isSqlite(db) ? '' : ' FOR UPDATE SKIP LOCKED';
+    this.skipLocked = dialectOf(db).skipLocked;
   }
 
   async append(entries: readonly LedgerEntry[]): Promise<LedgerAppendResult> {
     if (!entries.length) return { written: 0, duplicates: 0 };
     // On SQLite a write session: BEGIN, the duplicate check and one script of the inserts and the COMMIT (three
     // trips through the driver instead of five knex queries); the inserts' JSON documents are bound, not inlined.
-    if (isSqlite(this.db)) return SqliteWriteSession.transact(this.db, (session) => appendEntries(session, entries));
+    const sessions = dialectOf(this.db).writeSessions;
+    if (sessions) return sessions.transact(this.db, (session) => appendEntries(session, entries));
     return this.db.transaction((trx) => appendEntries(trx, entries));
   }
 
@@ -159,7 +157,7 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
 
   /** Each read of the ledger, on knex's pool (SQLite: straight on its connection, see selectOnPool). */
   private readonly onPool: LedgerSelect = (sql, bindings) =>
-    (this.cacheable ? selectOnPool(this.db, sql, bindings) : this.db.raw(sql, bindings).then(rowsOf));
+    (this.cacheable ? dialectOf(this.db).select(this.db, sql, bindings) : this.db.raw(sql, bindings).then(rowsOf));
 
   /**
    * The totals as `totals` gives them, each read run by `select`: inside a transaction of the caller's, or on the

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isSqlite } from './dialect';
+import { dialectOf } from './dialect';
 
 /**
  * The engine's schedule: one row per run an engine must still drive (its lease and when it is due), the
@@ -32,7 +32,7 @@ export const engine = {
       t.bigInteger('at').notNullable();
       t.index(['at'], 'engine_deliveries_at');
     });
-    if (isSqlite(db)) {
+    if (dialectOf(db).oneWriter) {
       // A run and its delivery keys in one statement (a webhook's whole write): a key seen before fails the
       // insert, run included, as one statement is atomic. One statement is one trip through the driver, where a
       // transaction of three would be five.

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isSqlite } from './dialect';
+import { dialectOf } from './dialect';
 import { approvalItemPieces, runItemHead, sendItemPieces } from './item-sql';
 import { APPROVAL_COLUMNS, RUN_COLUMNS } from './rows';
 
@@ -106,36 +106,25 @@ const STORED_ITEMS = [
  */
 export const storedItemsMigration = {
   async up(db: Knex): Promise<void> {
-    if (isSqlite(db)) for (const t of STORED_ITEMS) await rebuild(db, t.table, t.columns, t.names, t.item);
+    if (dialectOf(db).storedItems) for (const t of STORED_ITEMS) await rebuild(db, t.table, t.columns, t.names, t.item);
   },
   async down(db: Knex): Promise<void> {
-    if (isSqlite(db)) for (const t of STORED_ITEMS) await rebuild(db, t.table, t.columns, t.names);
+    if (dialectOf(db).storedItems) for (const t of STORED_ITEMS) await rebuild(db, t.table, t.columns, t.names);
   },
 };
 
-/** `table` made again by `columns` (and `item`, when given, as a stored generated column), with its rows, indexes and triggers. */
+/** `table` made again with its stored item (adapters/sqlite, sqlite-rebuild.ts), where the database keeps them. */
 async function rebuild(db: Knex, table: string, columns: (t: Knex.CreateTableBuilder) => void, names: readonly string[], item?: string): Promise<void> {
-  const schema = (await db.raw(`SELECT sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name = ? AND sql IS NOT NULL`, [table])) as Array<{ sql: string }>;
-  const rebuilt = `${table}_rebuilt`;
-  await db.schema.createTable(rebuilt, (t) => {
-    columns(t);
-    if (item) t.specificType('item', `text GENERATED ALWAYS AS (${item}) STORED`);
-  });
-  const list = names.map((c) => `"${c}"`).join(', ');
-  await db.raw(`INSERT INTO ${rebuilt} (${list}) SELECT ${list} FROM ${table} ORDER BY rowid`);
-  // Its indexes and triggers go with it, to be made again on the new table once it has the name.
-  await db.schema.dropTable(table);
-  await db.raw(`ALTER TABLE ${rebuilt} RENAME TO ${table}`);
-  for (const { sql } of schema) await db.raw(sql);
+  await dialectOf(db).rebuildWithItem(db, table, columns, names, item);
 }
 
 /** Migration 0012, on a SQLite file: `approvals` keeps its rows' items too, as 0010 made `runs` and `sends` keep theirs. */
 export const approvalItemsMigration = {
   async up(db: Knex): Promise<void> {
-    if (isSqlite(db)) await rebuild(db, 'approvals', approvalsColumns, APPROVAL_COLUMNS, APPROVAL_ITEM);
+    if (dialectOf(db).storedItems) await rebuild(db, 'approvals', approvalsColumns, APPROVAL_COLUMNS, APPROVAL_ITEM);
   },
   async down(db: Knex): Promise<void> {
-    if (isSqlite(db)) await rebuild(db, 'approvals', approvalsColumns, APPROVAL_COLUMNS);
+    if (dialectOf(db).storedItems) await rebuild(db, 'approvals', approvalsColumns, APPROVAL_COLUMNS);
   },
 };
 
@@ -146,7 +135,7 @@ export const approvalItemsMigration = {
  */
 export const sendTokenTransferMigration = {
   async up(db: Knex): Promise<void> {
-    if (isSqlite(db)) {
+    if (dialectOf(db).storedItems) {
       await rebuild(db, 'sends', (t) => {
         sendsColumns(t);
         t.text('token_transfer');
@@ -156,7 +145,7 @@ export const sendTokenTransferMigration = {
     }
   },
   async down(db: Knex): Promise<void> {
-    if (isSqlite(db)) await rebuild(db, 'sends', sendsColumns, SEND_COLUMNS_0010, sendItem(false));
+    if (dialectOf(db).storedItems) await rebuild(db, 'sends', sendsColumns, SEND_COLUMNS_0010, sendItem(false));
     else await db.schema.alterTable('sends', (t) => t.dropColumn('token_transfer'));
   },
 };

@@ -1,5 +1,6 @@
 import { sessionRunsMigration } from './migration-session-runs';
 import { workflowPauseMigration } from './migration-workflow-pause';
+import { weiNumericMigration } from './migration-wei';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { bearers } from './migration-bearers';
@@ -128,6 +129,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0017_event_cursors', eventsMigration], ['0019_receipt_claims', receiptClaimsMigration],
   ['0020_reorgs', reorgsMigration],
   ['0021_workflow_pause_unknown', workflowPauseMigration],
+  ['0023_wei_numeric', weiNumericMigration],
   ['0024_session_runs', sessionRunsMigration],
 ];
 

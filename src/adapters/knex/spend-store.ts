@@ -1,7 +1,7 @@
 import type { LedgerEntry, PendingReceipt } from '../../domain/spend/ledger-entry';
 import type { Knex } from 'knex';
 import { chunks, insertRows, MAX_ROWS, selectIn, type Db } from './bulk';
-import { isSqlite } from './dialect';
+import { dialectOf } from './dialect';
 import { bucketOf, GRAINS } from './spend-cover';
 import { LIMB_COLUMNS, LIMBS, toLimbs } from './spend-limbs';
 
@@ -106,7 +106,7 @@ export async function appendEntries(db: Db, entries: readonly LedgerEntry[], sto
   if (!fresh.length) return { written: 0, duplicates: entries.length };
   // Noted before the write: a cache filled while this transaction is open must not keep the old sums.
   noteWrite(fresh);
-  if (isSqlite(db)) {
+  if (dialectOf(db).oneWriter) {
     await insertRows(db, 'spend_entries', ENTRY_COLUMNS, fresh.map(entryToRow), { conflictKey: ['step_run_id', 'tx_hash'], ignoreConflicts: true });
   } else {
     // Several processes may record the same landed send at once (PostgreSQL): both read "not recorded". The insert

@@ -4,7 +4,7 @@ import type { StoredEvent } from '../../domain/journal/working-set';
 import type { StepItemsText } from '../../application/ports/run-repository';
 import { foldExportSteps, STEP_EVENT_TYPES, type ExportStep, type StepFoldState } from '../../application/history/timeline';
 import { chunks, insertRows, selectIn, type Db } from './bulk';
-import { readersOf } from './sqlite-readers';
+import { readersOf } from './list-reads';
 
 /**
  * The export's step runs, kept by the journal's writer: per run, its step runs as the export's `steps` section shows

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { openDatabase } from '../../../src/adapters/knex/connection';
+import { openDatabase } from '../../../src/adapters/storage';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
 import { aRun, T0 } from '../../mothers/journal-events';
@@ -96,7 +96,7 @@ describe('SQLite journal written by several processes', () => {
     await (await openDatabase(`sqlite:${file}`)).destroy();
     const script = (prefix: string): string => `
       require('reflect-metadata');
-      const { openDatabase } = require(${JSON.stringify(path.join(DIST, 'adapters/knex/connection'))});
+      const { openDatabase } = require(${JSON.stringify(path.join(DIST, 'adapters/storage'))});
       const { KnexJournalWriter } = require(${JSON.stringify(path.join(DIST, 'adapters/knex/knex-journal.writer'))});
       (async () => {
         const db = await openDatabase(${JSON.stringify(`sqlite:${file}`)}, 'tool', { busyTimeoutMs: 20 });

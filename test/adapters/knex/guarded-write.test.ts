@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
-import { openDatabase } from '../../../src/adapters/knex/connection';
-import { writeUnlessChanged, type UnlockedSelect } from '../../../src/adapters/knex/sqlite-guarded-write';
-import { SqliteWriteSession } from '../../../src/adapters/knex/sqlite-session';
+import { openDatabase } from '../../../src/adapters/storage';
+import { writeUnlessChanged } from '../../../src/adapters/sqlite/sqlite-guarded-write';
+import type { UnlockedSelect } from '../../../src/adapters/knex/dialect';
+import { sqliteDialect } from '../../../src/adapters/sqlite/sqlite-dialect';
+import { SqliteWriteSession } from '../../../src/adapters/sqlite/sqlite-session';
 import { StorageError } from '../../../src/domain/errors';
 
 /**
@@ -72,7 +74,7 @@ describe('SQLite optimistic write: committed only over what was read', () => {
   });
 
   it('writes nothing while another process holds the write lock past the busy timeout', async () => {
-    const written = await SqliteWriteSession.transact(other, async (session) => {
+    const written = await SqliteWriteSession.transact(other, sqliteDialect, async (session) => {
       session.write("INSERT INTO notes (text) VALUES ('theirs')");
       await session.select('SELECT 1');
       return writeUnlessChanged(db, async (select) => ({ version: await versionOf(select), writes: [note('mine')] }));

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isSqlite } from '../../../src/adapters/knex/connection';
+import { dialectOf } from '../../../src/adapters/knex/dialect';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { sampleJournal } from '../../../src/application/journal/sample-journal';
 import type { JournalEvent } from '../../../src/domain/journal/journal-event';
@@ -39,7 +39,7 @@ describe.each(KNEX_STORES)('journal writer on %s: a stream of batches writes wha
 
   /** Every table but the migrations' own and `meta` (a random cursor key), each as sorted JSON rows. */
   const dump = async (db: Knex): Promise<Record<string, string[]>> => {
-    const tables = isSqlite(db)
+    const tables = dialectOf(db).kind === 'sqlite'
       ? (await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'knex_%' AND name NOT LIKE 'sqlite_%' AND name <> 'meta' ORDER BY name")) as { name: string }[]
       : ((await db.raw("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name NOT LIKE 'knex_%' AND table_name <> 'meta' ORDER BY table_name")) as { rows: { name: string }[] }).rows;
     const out: Record<string, string[]> = {};

@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import knexFactory, { type Knex } from 'knex';
-import { postgresConnection } from '../../../src/adapters/knex/connection';
+import { postgresConnection } from '../../../src/adapters/postgres/postgres-open';
 import { Database } from '../../../src/adapters/knex/knex-journal.writer';
 import { openRoot, type Root } from '../../../src/bin/root';
 import { SecretMissingError, StorageError } from '../../../src/domain/errors';

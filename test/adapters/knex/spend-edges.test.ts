@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { openDatabase } from '../../../src/adapters/knex/connection';
+import { openDatabase } from '../../../src/adapters/storage';
 import { edgeStatements, KnexSpendLedger } from '../../../src/adapters/knex/knex-spend-ledger';
-import { plusPlaceholders } from '../../../src/adapters/knex/sqlite-client';
+import { plusPlaceholders } from '../../../src/adapters/knex/sql-text';
 import { anEntry } from '../../contract/spend.contract';
 import { makeTempDir, removeTempDir } from '../../support/server';
 

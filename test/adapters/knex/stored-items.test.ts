@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import type { Knex } from 'knex';
-import { openDatabase } from '../../../src/adapters/knex/connection';
+import { openDatabase } from '../../../src/adapters/storage';
 import { KnexHistoryRepository } from '../../../src/adapters/knex/knex-history.repository';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';

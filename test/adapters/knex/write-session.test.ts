@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { insertRows } from '../../../src/adapters/knex/bulk';
-import { openDatabase } from '../../../src/adapters/knex/connection';
-import { SqliteWriteSession } from '../../../src/adapters/knex/sqlite-session';
+import { openDatabase } from '../../../src/adapters/storage';
+import { sqliteDialect } from '../../../src/adapters/sqlite/sqlite-dialect';
+import { SqliteWriteSession } from '../../../src/adapters/sqlite/sqlite-session';
 
 /**
  * A write session sends the writes it holds back as one script of SQL text (values inlined as literals): whatever a
@@ -34,7 +35,7 @@ describe('SQLite write session: values travel as SQL text', () => {
   const rows = (): Promise<Record<string, unknown>[]> => db.raw('SELECT * FROM notes ORDER BY id');
 
   it('every awkward string, bound one by one, comes back as it was', async () => {
-    await SqliteWriteSession.transact(db, async (session) => {
+    await SqliteWriteSession.transact(db, sqliteDialect, async (session) => {
       awkward.forEach((text, id) => session.write('INSERT INTO notes (id, text) VALUES (?, ?)', [id, text]));
     });
     expect((await rows()).map((r) => r.text)).toEqual(awkward);
@@ -44,7 +45,7 @@ describe('SQLite write session: values travel as SQL text', () => {
     const body = (i: number): Record<string, unknown> => ({ i, note: `${awkward.join('|')}\u0000\u0001 ${'x'.repeat(250)}`, wei: (10n ** 70n + BigInt(i)).toString() });
     const many = Array.from({ length: 6000 }, (_, i) => [i, awkward[i % awkward.length], body(i), (2n ** 255n + BigInt(i)).toString()]);
     expect(JSON.stringify(many).length).toBeGreaterThan(2_000_000);
-    await SqliteWriteSession.transact(db, async (session) => {
+    await SqliteWriteSession.transact(db, sqliteDialect, async (session) => {
       await insertRows(session, 'notes', ['id', 'text', 'body', 'amount'], many, { jsonColumns: ['body'] });
     });
     const stored = await rows();
@@ -68,7 +69,7 @@ describe('SQLite write session: values travel as SQL text', () => {
     const stored = async (through: 'session' | 'knex'): Promise<unknown[]> => {
       await db.raw('DELETE FROM notes');
       if (through === 'session') {
-        await SqliteWriteSession.transact(db, async (session) => insertRows(session, 'notes', ['id', 'text', 'body', 'amount'], mixed, { jsonColumns: ['body'] }));
+        await SqliteWriteSession.transact(db, sqliteDialect, async (session) => insertRows(session, 'notes', ['id', 'text', 'body', 'amount'], mixed, { jsonColumns: ['body'] }));
       } else {
         await insertRows(db, 'notes', ['id', 'text', 'body', 'amount'], mixed, { jsonColumns: ['body'] });
       }
@@ -80,7 +81,7 @@ describe('SQLite write session: values travel as SQL text', () => {
   });
 
   it('a read sees the writes held back before it, in order', async () => {
-    const seen = await SqliteWriteSession.transact(db, async (session) => {
+    const seen = await SqliteWriteSession.transact(db, sqliteDialect, async (session) => {
       session.write('INSERT INTO notes (id, text) VALUES (?, ?)', [1, "first's"]);
       session.write('UPDATE notes SET text = ? WHERE id = ?', ["second's", 1]);
       return session.select('SELECT text FROM notes WHERE id = ?', [1]);
@@ -89,12 +90,12 @@ describe('SQLite write session: values travel as SQL text', () => {
   });
 
   it('a write that fails, started early or at the commit, rolls back every write of the transaction', async () => {
-    await expect(SqliteWriteSession.transact(db, async (session) => {
+    await expect(SqliteWriteSession.transact(db, sqliteDialect, async (session) => {
       session.write('INSERT INTO notes (id, text) VALUES (?, ?)', [1, 'kept?']);
       session.flushSoon();
       session.write('INSERT INTO notes (id, text) VALUES (?, ?)', [1, 'the same key again']);
     })).rejects.toThrow(/UNIQUE|constraint/i);
-    await expect(SqliteWriteSession.transact(db, async (session) => {
+    await expect(SqliteWriteSession.transact(db, sqliteDialect, async (session) => {
       session.write('INSERT INTO notes (id, text) VALUES (?, ?)', [2, 'x']);
       session.flushSoon();
       session.write('INSERT INTO notes (id, text) VALUES (?, ?)', [2, 'y']);

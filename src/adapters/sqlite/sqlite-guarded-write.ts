@@ -1,19 +1,6 @@
 import type { Knex } from 'knex';
-import { allRows, isBusy, plussedText, retryWhileBusy, type Connection } from './sqlite-client';
-import { inline } from './sqlite-session';
-import { statementOf, toStorageError } from './storage-failure';
-
-type Row = Record<string, unknown>;
-
-/** One read statement (`?` placeholders) on the writer connection, outside any transaction: its own snapshot. */
-export type UnlockedSelect = (sql: string, bindings: readonly unknown[]) => Promise<Row[]>;
-
-/** What the reads decided: writes to make only if the database is still as it was when `version` was read. */
-export interface GuardedWrites {
-  /** `data_version` as the first read saw it (`SELECT data_version FROM pragma_data_version`, in that statement). */
-  readonly version: number;
-  readonly writes: readonly { readonly sql: string; readonly bindings: readonly unknown[] }[];
-}
+import { inline, plussedText, statementOf, toStorageError, type GuardedWrites, type UnlockedSelect } from '../knex';
+import { allRows, isBusy, retryWhileBusy, type Connection } from './sqlite-client';
 
 /** The guard's refusal: another connection committed since the reads. */
 const CHANGED = 'chainflow: the database changed since it was read';

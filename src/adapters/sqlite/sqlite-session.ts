@@ -1,48 +1,9 @@
 import type { Knex } from 'knex';
+import { inline, statementOf, toStorageError, WRITE_SESSION, type StoreDialect, type WriteSession } from '../knex';
 import { prepared, retryWhileBusy, type Connection } from './sqlite-client';
-import { statementOf, toStorageError } from './storage-failure';
 import { rollbackJournalWhenEmpty } from './sqlite-bulk-load';
 
 type Row = Record<string, unknown>;
-
-/** A value as an SQL literal: the writes of a session travel as SQL text (see SqliteWriteSession). */
-export function sqlLiteral(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new Error('an SQL literal must be a finite number');
-    return String(value);
-  }
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'boolean') return value ? '1' : '0';
-  // A string literal: quotes doubled, nothing else is special in SQLite. JSON.stringify escapes control
-  // characters and lone surrogates, so JSON text travels intact.
-  const text = String(value);
-  return `'${text.includes("'") ? text.replaceAll("'", "''") : text}'`;
-}
-
-/**
- * A row of values as an SQL tuple, each value as `json_each` would give it from the row's JSON array (the form
- * `insertRows` binds elsewhere): a non-finite number or undefined is NULL, an object its JSON text.
- */
-export function sqlTuple(row: readonly unknown[]): string {
-  let out = '(';
-  for (let i = 0; i < row.length; i++) {
-    const v = row[i];
-    if (i) out += ',';
-    if (typeof v === 'number') out += Number.isFinite(v) ? String(v) : 'NULL';
-    else if (v !== null && typeof v === 'object') out += sqlLiteral(JSON.stringify(v));
-    else out += sqlLiteral(v);
-  }
-  return `${out})`;
-}
-
-/** Replaces each `?` of `sql` (which holds no other question mark) by its binding as a literal. */
-export function inline(sql: string, bindings: readonly unknown[]): string {
-  let i = 0;
-  const out = sql.replace(/\?/g, () => sqlLiteral(bindings[i++]));
-  if (i !== bindings.length) throw new Error('inline: the bindings do not match the placeholders');
-  return out;
-}
 
 /** Runs a script; a driver failure becomes a one-line StorageError naming the first statement, never its values. */
 const run = (conn: Connection, sql: string): Promise<void> =>
@@ -59,7 +20,8 @@ const run = (conn: Connection, sql: string): Promise<void> =>
  * upserts); the values are inlined as SQL literals (`sqlLiteral`), however long: one script is one trip, where a
  * bound statement is a trip of its own.
  */
-export class SqliteWriteSession {
+export class SqliteWriteSession implements WriteSession {
+  readonly [WRITE_SESSION] = true as const;
   private queued: string[] = [];
   /** Writes under way (see `flushSoon`); their failure surfaces at the next read or the commit. */
   private flushing: Promise<void> = Promise.resolve();
@@ -67,13 +29,13 @@ export class SqliteWriteSession {
   private inFlight = 0;
   private failed = false;
 
-  private constructor(private readonly conn: Connection) {}
+  private constructor(private readonly conn: Connection, readonly dialect: StoreDialect) {}
 
   /**
    * Runs `work` in a write transaction and commits it (or rolls it back when `work` or a write fails). While
    * another process holds the write lock, the whole transaction is tried again (see retryWhileBusy).
    */
-  static async transact<T>(db: Knex, work: (session: SqliteWriteSession) => Promise<T>, { bulkLoad = false } = {}): Promise<T> {
+  static async transact<T>(db: Knex, dialect: StoreDialect, work: (session: SqliteWriteSession) => Promise<T>, { bulkLoad = false } = {}): Promise<T> {
     return retryWhileBusy(async () => {
       const conn = (await db.client.acquireConnection()) as Connection;
       // `bulkLoad` (an import): into an empty database, its pages are written once (see rollbackJournalWhenEmpty).
@@ -83,7 +45,7 @@ export class SqliteWriteSession {
       }) : undefined;
       try {
         await run(conn, 'BEGIN IMMEDIATE');
-        const session = new SqliteWriteSession(conn);
+        const session = new SqliteWriteSession(conn, dialect);
         try {
           const result = await work(session);
           session.queued.push('COMMIT');

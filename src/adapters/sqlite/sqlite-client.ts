@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { statementOf, toStorageError } from './storage-failure';
+import { plussedText, statementOf, toStorageError } from '../knex';
 // knex's own SQLite dialect and transaction, extended below; its package exports them by path only.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const Client_SQLite3 = require('knex/lib/dialects/sqlite3') as new (config: Knex.Config) => SqliteClientBase;
@@ -169,9 +169,6 @@ export async function allRows(connection: Connection, sql: string, bindings: rea
   });
 }
 
-/** The texts `selectOnPool` runs, by the SQL it was given (see plusPlaceholders). */
-const plussed = new Map<string, string>();
-
 /**
  * The rows of one read statement run straight on the raw connection of knex's pool (a prepared statement, one trip
  * through the driver), skipping knex's query runner. For a hot, small read (the budget check before a send): fewer
@@ -189,39 +186,4 @@ export async function selectOnPool(db: Knex, sql: string, bindings: readonly unk
   } finally {
     void client.releaseConnection(conn);
   }
-}
-
-/**
- * `sql` with each parameter `?` written `+?` (outside quoted text and names). SQLite marks a statement whose bare
- * parameters it could use to choose a plan (the partial indexes on `runs`, a LIMIT) to be compiled again whenever
- * they are bound anew, and the driver binds on every run: a list page's statement was prepared again on each
- * request, 55 – 70 µs of a 100 – 200 µs read. `+?` is the same value (unary plus is a no-op in SQLite, with no
- * affinity, as a bare parameter) that the planner does not look into; the plans of every list stay the same (the
- * waiting list's partial indexes are chosen by its literal `status = 'waiting'`). See docs/benchmarks.md.
- */
-/** `plusPlaceholders(sql)`, worked out once per statement text (up to MAX_STATEMENTS of them). */
-export function plussedText(sql: string): string {
-  let text = plussed.get(sql);
-  if (text === undefined) {
-    if (plussed.size >= MAX_STATEMENTS) plussed.clear();
-    plussed.set(sql, (text = plusPlaceholders(sql)));
-  }
-  return text;
-}
-
-export function plusPlaceholders(sql: string): string {
-  let out = '';
-  let quote: string | undefined;
-  for (const ch of sql) {
-    if (quote) {
-      // A doubled quote inside quoted text toggles out and straight back in: the text is copied as it is.
-      if (ch === quote) quote = undefined;
-    } else if (ch === "'" || ch === '"' || ch === '`') {
-      quote = ch;
-    } else if (ch === '?') {
-      out += '+';
-    }
-    out += ch;
-  }
-  return out;
 }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { readersOf, type QueryShape, type ShapedSql } from './sqlite-readers';
-import { statementOf, toStorageError } from './storage-failure';
+import { statementOf, toStorageError, type QueryShape, type StatementReaders } from '../knex';
 
 type Row = Record<string, unknown>;
 interface PgConnection {
@@ -19,7 +18,7 @@ const MAX_SHAPES = 1024;
  * come back as one text, their lines joined by PostgreSQL (`selectText`), so that the same JavaScript reads a page
  * on both stores and no row becomes an object (see KnexRunRepository.listItems).
  */
-export class PgReaders {
+export class PgReaders implements StatementReaders {
   private readonly shapes = new Map<string, string | null>();
   private readonly names = new Map<string, string>();
 
@@ -76,36 +75,4 @@ export class PgReaders {
     }
     return name;
   }
-}
-
-const readers = new WeakMap<object, PgReaders>();
-
-/** The PostgreSQL readers of `db` (the root knex of a PostgreSQL database), or undefined (SQLite, a transaction). */
-export function pgReadersOf(db: Knex): PgReaders | undefined {
-  if ((db.client as { dialect?: string }).dialect !== 'postgresql' || (db as { isTransaction?: boolean }).isTransaction) return undefined;
-  let r = readers.get(db.client);
-  if (!r) readers.set(db.client, (r = new PgReaders(db.client as PoolClient)));
-  return r;
-}
-
-/** A list page's query whose one column is `line`, given the SQL of that column on this store. */
-export type LineQuery = (line: Knex.Raw) => Knex.QueryBuilder;
-
-/**
- * The text of a list page (its lines, see SqliteReaders.selectText) read on the store's readers: SQLite's with the
- * line `sqlite`, PostgreSQL's with the line `postgres` (the same text, rendered by each). Undefined where neither
- * applies (an in-memory SQLite database, a transaction) or the shape's text cannot be kept: the caller then reads
- * rows through knex.
- */
-export function pageText(
-  db: Knex, sqliteShapes: ShapedSql, shape: QueryShape, query: LineQuery, line: { sqlite: string; postgres: string },
-): Promise<string> | undefined {
-  const sqlite = readersOf(db);
-  if (sqlite) {
-    const sql = sqliteShapes.sql(shape, () => query(db.raw(line.sqlite)));
-    return sql === undefined ? undefined : sqlite.selectText(sql, shape.bindings);
-  }
-  const pg = pgReadersOf(db);
-  const sql = pg?.sql(shape, () => query(db.raw(line.postgres)));
-  return sql === undefined ? undefined : pg!.selectText(sql, shape.bindings);
 }

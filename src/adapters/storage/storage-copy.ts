@@ -1,8 +1,8 @@
 import knexFactory, { type Knex } from 'knex';
 import { InvalidInputError } from '../../domain/errors';
 import type { CopiedTable, CopySource, CopyTarget, CopyWriter, StoredRow } from '../../application/ports/storage-copy';
-import { openDatabase } from './connection';
-import { reportStorageFailures } from './storage-failure';
+import { reportStorageFailures } from '../knex';
+import { openDatabase } from './open-database';
 
 /** Bookkeeping of knex and SQLite, not data: every database has its own. */
 const NOT_DATA = new Set(['knex_migrations', 'knex_migrations_lock', 'sqlite_sequence']);

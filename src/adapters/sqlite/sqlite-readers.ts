@@ -2,9 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers';
 import type { Knex } from 'knex';
 import sqlite3 from 'sqlite3';
-import type { PageRequest } from '../../application/ports/run-repository';
-import { allRows, plusPlaceholders, type Connection } from './sqlite-client';
-import { statementOf, toStorageError } from './storage-failure';
+import { MAX_SHAPES, newerFirst, statementOf, toStorageError, type ListReaders } from '../knex';
+import { allRows, type Connection } from './sqlite-client';
 
 type Row = Record<string, unknown>;
 
@@ -21,7 +20,7 @@ export const POLL_ALONE_MS = 1;
  * append. Each statement is prepared once per connection (`prepared`) and run to completion, in one trip through
  * the driver's thread pool; it reads in a transaction of its own, so a page is consistent in itself.
  */
-export class SqliteReaders {
+export class SqliteReaders implements ListReaders {
   private readonly idle: Connection[] = [];
   private readonly waiting: Array<(conn: Connection) => void> = [];
   private readonly all = new Set<Promise<Connection>>();
@@ -160,129 +159,4 @@ function wrapped(sql: string, wrap: (sql: string) => string): string {
     texts.set(sql, (text = wrap(sql)));
   }
   return text;
-}
-
-const readers = new WeakMap<object, SqliteReaders>();
-
-/** Gives the database (a knex instance of a SQLite file) its pool of readers; closed when the knex is destroyed. */
-export function attachReaders(db: Knex, pool: SqliteReaders): void {
-  readers.set(db.client, pool);
-  const destroy = db.client.destroy.bind(db.client) as (cb?: unknown) => Promise<void>;
-  db.client.destroy = async (cb?: unknown): Promise<void> => {
-    await pool.close();
-    return destroy(cb);
-  };
-}
-
-/**
- * The readers of `db`, or undefined (PostgreSQL, an in-memory SQLite, a transaction): the caller then reads
- * through knex. Only for statements that never need to see a write of a transaction still open.
- */
-export function readersOf(db: Knex): SqliteReaders | undefined {
-  return readers.get(db.client);
-}
-
-/** The rows of a read-only query: on a reader when `db` has them, through knex otherwise. */
-export async function readRows(db: Knex, query: Knex.QueryBuilder): Promise<Row[]> {
-  const pool = readersOf(db);
-  if (!pool) return (await query) as Row[];
-  const { sql, bindings } = query.toSQL();
-  return pool.select(sql, bindings);
-}
-
-/** Shapes kept at most (a shape is which filters a query has, not their values). */
-const MAX_SHAPES = 1024;
-
-/**
- * The SQL text of a query by its shape, compiled by knex once: building a query with knex costs more than running
- * it on SQLite (a tenth of a millisecond per page). The caller gives the bindings in the order its query takes
- * them; on the first use of a shape they are checked against the ones knex compiles, and a shape whose bindings
- * differ is never served from here (the caller then runs its knex query), so the text cannot drift from it.
- */
-export class ShapedSql {
-  private readonly texts = new Map<string, string | null>();
-
-  sql(shape: QueryShape, build: () => Knex.QueryBuilder): string | undefined {
-    const { key, bindings } = shape;
-    let text = this.texts.get(key);
-    if (text === undefined) {
-      const compiled = build().toSQL();
-      const same = compiled.bindings.length === bindings.length && compiled.bindings.every((b, i) => b === bindings[i]);
-      text = same ? plusPlaceholders(compiled.sql) : null;
-      if (this.texts.size >= MAX_SHAPES) this.texts.clear();
-      this.texts.set(key, text);
-    }
-    return text ?? undefined;
-  }
-}
-
-/** A keyset page query's shape (the names of what it filters on) and its bindings, in the order they are added. */
-export class QueryShape {
-  private readonly names: string[];
-  readonly bindings: unknown[] = [];
-
-  constructor(...names: string[]) {
-    this.names = names;
-  }
-
-  add(name: string, ...values: unknown[]): this {
-    this.names.push(name);
-    this.bindings.push(...values);
-    return this;
-  }
-
-  /** The tail every page query shares: `since`, `until` (implied below a cursor before it), the cursor, the limit. */
-  page(since: number | undefined, until: number | undefined, page: PageRequest): this {
-    if (since !== undefined) this.add('since', since);
-    if (until !== undefined && !(page.after && page.after.createdAt <= until)) this.add('until', until);
-    if (page.after) this.add('after', page.after.createdAt, page.after.id);
-    this.bindings.push(page.limit);
-    return this;
-  }
-
-  get key(): string {
-    return this.names.join(' ');
-  }
-}
-
-/**
- * `items`, newest first on their position (time, then id in SQLite's binary order): rows come in the order of the
- * page's query, which an aggregate does not promise, so the order is checked and, if ever not kept, restored.
- */
-export function newestFirst<T extends { position: { createdAt: number; id: string } }>(items: T[]): T[] {
-  const before = (a: T, b: T): number => newerFirst(a.position.createdAt, a.position.id, b.position.createdAt, b.position.id);
-  for (let i = 1; i < items.length; i++) if (before(items[i - 1]!, items[i]!) > 0) return items.sort(before);
-  return items;
-}
-
-/**
- * Each line of `text` (as `selectText` reads it, every line of `fields` tab-separated fields), handed to `each` as
- * the text and the offsets of its fields: field i is `text.slice(at[i], at[i + 1] - 1)` (fieldOf). No string is made
- * per line or per field unless `each` makes it (splitting a 50-row page into arrays of fields was a fifth of its
- * JavaScript). A page whose last lines hold fewer fields than `fields` is refused instead of read round and round.
- */
-export function eachLine(text: string, fields: number, each: (text: string, at: Int32Array) => void): void {
-  const at = new Int32Array(fields + 1);
-  for (let start = 0; start < text.length;) {
-    at[0] = start;
-    for (let f = 1; f < fields; f++) {
-      at[f] = text.indexOf('\t', at[f - 1]!) + 1;
-      // No tab left: a line with fewer fields (read on, the next line would start before this one).
-      if (at[f] === 0) throw new Error(`a page line holds fewer than ${fields} fields`);
-    }
-    const end = text.indexOf('\n', at[fields - 1]!);
-    at[fields] = (end < 0 ? text.length : end) + 1;
-    each(text, at);
-    start = at[fields]!;
-  }
-}
-
-/** Field `i` of the line `eachLine` handed over (a function of the module: a closure made per line costs more than the field). */
-export function fieldOf(text: string, at: Int32Array, i: number): string {
-  return text.slice(at[i]!, at[i + 1]! - 1);
-}
-
-/** Sort order of a page, newest first: later time first, then the greater id in SQLite's binary order (bytes). */
-function newerFirst(timeA: number, idA: string, timeB: number, idB: string): number {
-  return timeB - timeA || Buffer.compare(Buffer.from(idB), Buffer.from(idA));
 }

@@ -14,7 +14,7 @@ import { isBusy, type Connection } from './sqlite-client';
  *
  * Only when no other connection has the database open (SQLite refuses to leave WAL mode otherwise, at once with
  * the busy timeout at 0), so an engine already running on the database keeps reading it and its writes wait, as with
- * any import. A process that opens the database during the load waits for it (see connection.ts). Afterwards the
+ * any import. A process that opens the database during the load waits for it (see sqlite-open.ts). Afterwards the
  * connection is in WAL mode again, with its own busy timeout and synchronous level.
  *
  * Returns how to put the connection back, or undefined when the database is not empty or is open elsewhere (the load

@@ -1,0 +1,30 @@
+import type { Knex } from 'knex';
+import type { StoreDialect } from '../knex';
+
+/** PostgreSQL's clock in epoch milliseconds (clock_timestamp: the moment the expression runs, not the transaction's start). */
+const PG_NOW_MS = 'CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)';
+
+/**
+ * PostgreSQL: several processes write at once, so the database decides (unique keys, row locks, SKIP LOCKED claims,
+ * its own clock for leases, CONTRACT 10); items are rendered in JavaScript; wei is NUMERIC(78,0).
+ */
+export const postgresDialect: StoreDialect = {
+  kind: 'postgres',
+  greatest: (a, b) => `GREATEST(${a}, ${b})`,
+  skipLocked: ' FOR UPDATE SKIP LOCKED',
+  forShare: ' FOR SHARE',
+  clockSql: PG_NOW_MS,
+  oneWriter: false,
+  storedItems: false,
+  jsonInserts: false,
+  wei: 'numeric',
+  mergeCounts: (held, added) => `(SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb)::text FROM (SELECT key AS k, sum(value::bigint) AS n FROM (
+      SELECT key, value FROM jsonb_each_text(${held}::jsonb) UNION ALL SELECT key, value FROM jsonb_each_text(${added}::jsonb)) AS both_sides GROUP BY key) AS merged)`,
+  writeSessions: undefined,
+  guardedWrite: undefined,
+  select: async (db: Knex, sql: string, bindings: readonly unknown[]) => ((await db.raw(sql, bindings as Knex.RawBinding[])) as { rows: Record<string, unknown>[] }).rows,
+  clusterOnKey: async () => undefined,
+  rebuildWithItem: async () => {
+    throw new Error('PostgreSQL keeps no stored items (storedItems is false)');
+  },
+};
