@@ -12,7 +12,7 @@ import { assertBuilt, BIN } from '../support/cli';
 import { chainflowAsync, eventually, freePort } from '../support/process';
 import type { FreshPostgres } from '../support/postgres';
 import { makeTempDir, removeTempDir } from '../support/server';
-import { E2E_STORAGES, storageSection } from '../support/stores';
+import { E2E_STORAGES, itOnFirstStorage, storageSection } from '../support/stores';
 
 const TOKEN = 'worker-metrics-token-5b2e';
 const ENV = { CF_API_TOKEN: TOKEN };
@@ -100,9 +100,8 @@ describe.each(E2E_STORAGES)('chainflow worker --metrics-port, on %s', (storageNa
     expect((await scrape('/metrics', { authorization: 'Bearer wrong' })).status).toBe(401);
   });
 
-  // Refused before the store is opened: the same on every store, so asked of the first only.
-  if (storageName !== E2E_STORAGES[0]![0]) return;
-  it('refuses a taken port, an unset token variable or a host without a port in one line, and starts nothing', async () => {
+  // Refused before the store is opened: the same on every store.
+  itOnFirstStorage(storageName)('refuses a taken port, an unset token variable or a host without a port in one line, and starts nothing', async () => {
     const taken = startWorker(dir, ['--metrics-port', String(port)]);
     expect(await taken.exited).not.toBe(0);
     expect(taken.log()).toMatch(new RegExp(`--metrics-port: cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\)`));
