@@ -101,4 +101,31 @@ describe.each(KNEX_STORES)('two writers on one %s database', (_name, freshStore)
     const rest = await ledgers[0]!.claim('late', now, now + 60_000, 100);
     expect([...ids, ...rest.map((p) => p.runId)].sort()).toEqual(Array.from({ length: 30 }, (_, i) => `p${i}`).sort());
   });
+
+  it('renews an engine\'s leases while a group of fenced appends to the same runs commits: neither deadlocks the other', async () => {
+    const engine = new KnexEngineStore(first);
+    const writer = new KnexJournalWriter(second);
+    const now = Date.now();
+    const ids = Array.from({ length: 16 }, (_, i) => `lease-${String(i).padStart(2, '0')}`);
+    for (const runId of ids) await engine.enqueue({ runId, workflow: 'w', start: [], at: now }, 'engine-a', now + 60_000);
+    await writer.append(ids.flatMap((runId) => aRun({ runId, steps: [], status: 'running' })));
+    const fences = new Map(await Promise.all(ids.map(async (id) => [id, (await engine.fenceOf(id))!] as const)));
+    for (let round = 0; round < 12; round++) {
+      // Queued at once, the appends commit as one group, here in the reverse of the order the rows were inserted in.
+      const appends = [...ids].reverse().map((runId) => writer.append([
+        { type: 'step.started', at: iso(T0 + 1000 + round), run_id: runId, step_run_id: `${runId}.s${round}`, step_id: `s${round}`, step_type: 'http_call', attempt: 1 },
+      ], { fence: { runId, token: fences.get(runId)! } }));
+      // Renewals one after another for as long as the appends take, so that some meet the group mid-transaction.
+      let appended = false;
+      const renewals = (async () => {
+        const held: string[][] = [];
+        while (!appended) held.push(await engine.renew('engine-a', ids, now, now + 60_000));
+        return held;
+      })();
+      await Promise.all(appends).finally(() => { appended = true; });
+      for (const renewed of await renewals) expect([...renewed].sort()).toEqual(ids);
+    }
+    const started = await second('events').where({ type: 'step.started' }).count({ n: '*' });
+    expect(Number(started[0]!.n)).toBe(12 * ids.length);
+  });
 });
