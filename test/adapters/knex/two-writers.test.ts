@@ -7,8 +7,10 @@ import type { Knex } from 'knex';
 import { KnexEngineStore } from '../../../src/adapters/knex/knex-engine.store';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
+import { KnexNotificationOutbox } from '../../../src/adapters/knex/knex-notification-outbox';
 import { KnexSpendLedger } from '../../../src/adapters/knex/knex-spend-ledger';
 import type { JournalEvent } from '../../../src/domain/journal/journal-event';
+import { aNotification } from '../../contract/notification-outbox.contract';
 import { anEntry, landedSend } from '../../contract/spend.contract';
 import { aRun, aSession, HOUR, iso, T0 } from '../../mothers/journal-events';
 import { KNEX_STORES, type FreshStore } from '../../support/stores';
@@ -127,5 +129,28 @@ describe.each(KNEX_STORES)('two writers on one %s database', (_name, freshStore)
     }
     const started = await second('events').where({ type: 'step.started' }).count({ n: '*' });
     expect(Number(started[0]!.n)).toBe(12 * ids.length);
+  });
+
+  it('claims due notifications from both at once: each row taken by one claimer, and every due row taken by the round', async () => {
+    const outboxes = [new KnexNotificationOutbox(first), new KnexNotificationOutbox(second)];
+    const ids = Array.from({ length: 24 }, (_, i) => `n${String(i).padStart(2, '0')}`);
+    await outboxes[0]!.enqueue(ids.map((id) => aNotification({ id })));
+    const now = T0 + 60_000;
+    // Four claims of 6 at once, two per connection: as many as are due, so none comes back empty-handed.
+    const taken = await Promise.all([0, 1].flatMap((k) => outboxes.map((o, i) => o.claimDue(`worker-${k}-${i}`, now, now + 60_000, 6))));
+    const claimed = taken.flat().map((n) => n.id);
+    expect(claimed.sort()).toEqual(ids);
+    for (const batch of taken) expect(batch.map((n) => n.id)).toEqual([...batch.map((n) => n.id)].sort());
+  });
+
+  it('delivers the same webhook to both at once: one run, and both answer its id', async () => {
+    const engines = [new KnexEngineStore(first), new KnexEngineStore(second)];
+    for (let k = 0; k < 10; k++) {
+      const delivery = (runId: string) => ({ runId, workflow: 'hooked', start: [], at: T0 + k, dedupeKeys: [`hook:hooked:${k}`] });
+      const results = await Promise.all(engines.map((e, i) => e.enqueue(delivery(`d${k}-${i}`), '', 0)));
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(new Set(results.map((r) => r.runId)).size).toBe(1);
+    }
+    expect(Number((await first('engine_runs').count({ n: '*' }))[0]!.n)).toBe(10);
   });
 });
