@@ -7,6 +7,8 @@ import type { Knex } from 'knex';
 import { KnexEngineStore } from '../../../src/adapters/knex/knex-engine.store';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
+import { KnexSendStore } from '../../../src/adapters/knex/knex-send.store';
+import { KnexWorkflowStates } from '../../../src/adapters/knex/knex-workflow-states';
 import { KnexNotificationOutbox } from '../../../src/adapters/knex/knex-notification-outbox';
 import { KnexSpendLedger } from '../../../src/adapters/knex/knex-spend-ledger';
 import type { JournalEvent } from '../../../src/domain/journal/journal-event';
@@ -152,5 +154,28 @@ describe.each(KNEX_STORES)('two writers on one %s database', (_name, freshStore)
       expect(new Set(results.map((r) => r.runId)).size).toBe(1);
     }
     expect(Number((await first('engine_runs').count({ n: '*' }))[0]!.n)).toBe(10);
+  });
+
+  it('reserves nonces of one lane from both at once, each side syncing it too: no nonce twice, none skipped', async () => {
+    const stores = [new KnexSendStore(first), new KnexSendStore(second)];
+    const lane = { relayer: 'ops', network: 'anvil' };
+    await Promise.all(stores.map((s) => s.sync(lane, 5, T0)));
+    const nonces = await Promise.all(Array.from({ length: 30 }, (_, i) => stores[i % 2]!.reserve(lane, `send-${i}`, T0, 60_000)));
+    expect([...nonces].sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => 5 + i));
+  });
+
+  it('pauses a workflow from one while the other reports its blocks: the pause stands, and so does the last block', async () => {
+    const writers = [new KnexJournalWriter(first), new KnexJournalWriter(second)];
+    const state = (s: number, fields: Record<string, unknown>): JournalEvent[] =>
+      [{ type: 'workflow.state', at: iso(T0 + s * 1000), workflow: 'deposits', ...fields } as JournalEvent];
+    await writers[1]!.append(state(0, { trigger: 'event', network: 'anvil', cursor_block: 0, head_block: 0 }));
+    // The blocks are reported one after another (as one poller does), the pause comes from the other at once.
+    const reports = (async () => {
+      for (let b = 1; b <= 15; b++) await writers[1]!.append(state(b, { cursor_block: b, head_block: b + 1 }));
+    })();
+    await Promise.all([reports, writers[0]!.append(state(5, { paused: true }))]);
+    const states = new KnexWorkflowStates(first);
+    expect(await states.paused('deposits')).toBe(true);
+    expect(await states.blocks('deposits')).toEqual({ cursorBlock: 15, headBlock: 16 });
   });
 });
