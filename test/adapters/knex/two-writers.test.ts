@@ -8,12 +8,14 @@ import { KnexEngineStore } from '../../../src/adapters/knex/knex-engine.store';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
 import { KnexSendStore } from '../../../src/adapters/knex/knex-send.store';
+import { KnexTopupAudit } from '../../../src/adapters/knex/knex-topup-audit';
 import { KnexWorkflowStates } from '../../../src/adapters/knex/knex-workflow-states';
 import { KnexNotificationOutbox } from '../../../src/adapters/knex/knex-notification-outbox';
 import { KnexSpendLedger } from '../../../src/adapters/knex/knex-spend-ledger';
 import type { JournalEvent } from '../../../src/domain/journal/journal-event';
 import { aNotification } from '../../contract/notification-outbox.contract';
 import { anEntry, landedSend } from '../../contract/spend.contract';
+import { aTopup } from '../../contract/topup-audit.contract';
 import { aRun, aSession, HOUR, iso, T0 } from '../../mothers/journal-events';
 import { KNEX_STORES, type FreshStore } from '../../support/stores';
 
@@ -177,5 +179,22 @@ describe.each(KNEX_STORES)('two writers on one %s database', (_name, freshStore)
     const states = new KnexWorkflowStates(first);
     expect(await states.paused('deposits')).toBe(true);
     expect(await states.blocks('deposits')).toEqual({ cursorBlock: 15, headBlock: 16 });
+  });
+
+  it('records top-ups from both at once and settles each from both at once: every attempt kept, each settled once, whole', async () => {
+    const audits = [new KnexTopupAudit(first), new KnexTopupAudit(second)];
+    const ids = Array.from({ length: 12 }, (_, i) => `topup-${String(i).padStart(2, '0')}`);
+    await Promise.all(ids.map((topupId, i) => audits[i % 2]!.record(aTopup({ topupId, at: T0 + i }))));
+    // Each attempt is settled by both at once, one saying confirmed, the other failed: the first to commit stands.
+    await Promise.all(ids.flatMap((id, i) => [
+      audits[i % 2]!.complete(id, { outcome: 'confirmed', txHash: `0x${String(i).padStart(64, '0')}`, error: null }),
+      audits[(i + 1) % 2]!.complete(id, { outcome: 'failed', txHash: null, error: `refused ${i}` }),
+    ]));
+    const rows = await audits[0]!.list({ equals: {} }, { limit: 100 });
+    expect(rows.map((r) => r.topupId).sort()).toEqual(ids);
+    for (const r of rows) {
+      const i = Number(r.topupId.slice(-2));
+      expect([r.outcome, r.txHash, r.error]).toEqual(r.outcome === 'confirmed' ? ['confirmed', `0x${String(i).padStart(64, '0')}`, null] : ['failed', null, `refused ${i}`]);
+    }
   });
 });
