@@ -1,15 +1,19 @@
 /**
  * A graceful stop of `chainflow start` (SIGTERM): the step under way finishes, the run is let go between two steps
  * (no half-done step, no "drive failed"), the process exits without waiting for its lease to run out, and the
- * restarted server finishes the run with each step run once.
+ * restarted server finishes the run with each step run once. On a SQLite file and on PostgreSQL (CONTRACT 10: the
+ * let-go lease is a row of the database).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, StubService, type ProcessServer } from '../support/process';
-import { makeTempDir, removeTempDir } from '../support/server';
+import type { FreshPostgres } from '../support/postgres';
+import { makeTempDir, tearDownSuite } from '../support/server';
+import { E2E_STORAGES, storageSection } from '../support/stores';
 
-describe('chainflow start stopped with SIGTERM while a run is mid-step', () => {
+describe.each(E2E_STORAGES)('chainflow start stopped with SIGTERM while a run is mid-step, on %s', (_name, freshStorage) => {
+  let database: FreshPostgres | undefined;
   let dir: string;
   let stub: StubService;
   let server: ProcessServer | undefined;
@@ -19,8 +23,9 @@ describe('chainflow start stopped with SIGTERM while a run is mid-step', () => {
     dir = makeTempDir('chainflow-shutdown-');
     stub = await new StubService().start();
     stub.on('/slow', { delayMs: 1500 });
+    database = await freshStorage();
     fs.writeFileSync(path.join(dir, 'chainflow.yaml'), `chainflow_version: 1
-engine:
+${storageSection(database)}engine:
   lease_ttl: 60s
 workflows:
   two_steps:
@@ -30,11 +35,7 @@ workflows:
       - { id: after, type: http_call, url: "${stub.baseUrl}/after" }
 `);
   });
-  afterAll(async () => {
-    await server?.kill('SIGKILL');
-    await stub.close();
-    removeTempDir(dir);
-  });
+  afterAll(() => tearDownSuite({ server, stops: [{ stop: () => stub.close() }], database, dir }));
 
   it('finishes the step under way, lets the run go, and the restarted server finishes it', async () => {
     server = await startProcessServer(dir, {});

@@ -2,7 +2,8 @@
  * docs/events.md promises that docs/examples/events.yaml runs as it is against anvil: MiniToken deployed from anvil's
  * first account as its first transaction lands at the address the example watches, the real server runs the file
  * (on a free port instead of 8080, the one change), a mint of 5000 runs the read, a mint of 10 ends skipped; and the
- * page quotes the file word for word.
+ * page quotes the file word for word. The file runs as it is on the default SQLite file and, with a `storage:`
+ * section added, on PostgreSQL; the quote is checked once.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -11,7 +12,9 @@ import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
 import type { Json } from '../support/engine-client';
 import { eventually, freePort, startProcessServer, type ProcessServer } from '../support/process';
-import { makeTempDir, removeTempDir } from '../support/server';
+import type { FreshPostgres } from '../support/postgres';
+import { makeTempDir, tearDownSuite } from '../support/server';
+import { E2E_STORAGES, itOnFirstStorage, storageSection } from '../support/stores';
 import { compileContract } from '../support/solidity';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -19,8 +22,9 @@ const EXAMPLE = fs.readFileSync(path.join(REPO, 'docs/examples/events.yaml'), 'u
 const TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
 const RECIPIENT = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 
-describe('docs/examples/events.yaml, run against anvil as docs/events.md says', () => {
+describe.each(E2E_STORAGES)('docs/examples/events.yaml, run against anvil as docs/events.md says, on %s', (storageName, freshStorage) => {
   const abi = new Web3Abi();
+  let database: FreshPostgres | undefined;
   let anvil: Anvil;
   let dir: string;
   let server: ProcessServer;
@@ -35,16 +39,13 @@ describe('docs/examples/events.yaml, run against anvil as docs/events.md says', 
     anvil = await startAnvil();
     dir = makeTempDir('chainflow-events-example-');
     const port = await freePort();
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), EXAMPLE.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`));
+    database = await freshStorage();
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), `${EXAMPLE.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`)}${storageSection(database)}`);
     server = await startProcessServer(dir, { ANVIL_RPC_URL: anvil.url }, [], port);
   }, 60_000);
-  afterAll(async () => {
-    await server?.kill('SIGTERM');
-    await anvil?.stop();
-    if (dir) removeTempDir(dir);
-  });
+  afterAll(() => tearDownSuite({ server, stops: [anvil], database, dir }));
 
-  it('docs/events.md quotes the example file word for word', () => {
+  itOnFirstStorage(storageName)('docs/events.md quotes the example file word for word', () => {
     const doc = fs.readFileSync(path.join(REPO, 'docs/events.md'), 'utf8');
     expect(doc).toContain(['```yaml', EXAMPLE.trimEnd(), '```'].join('\n'));
   });

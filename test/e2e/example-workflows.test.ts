@@ -1,7 +1,11 @@
 /**
  * docs/workflows.md promises that docs/examples/chainflow.yaml runs as it is: the real server runs it (on a free port
  * instead of 8080, the one change), each workflow does what the walk-through says, and the page quotes the file
- * word for word.
+ * word for word. The file runs as it is on the default SQLite file and, with a `storage:` section added, on
+ * PostgreSQL. On PostgreSQL only the cron listing and the rejected order (its notification through the outbox): the
+ * approved order and backfill wait out the example's 5 s delays, and their paths (a webhook run parked on an approval
+ * decided from the CLI, `chainflow run` parking a run the server finishes) run on both stores in engine.test.ts.
+ * The quote is checked once.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -10,7 +14,9 @@ import { createInterface } from 'node:readline';
 import { signPayload } from '../../src/domain/engine/webhook-signature';
 import { assertBuilt } from '../support/cli';
 import { chainflowAsync, eventually, freePort, startProcessServer, type ProcessServer } from '../support/process';
-import { makeTempDir, removeTempDir } from '../support/server';
+import type { FreshPostgres } from '../support/postgres';
+import { makeTempDir, tearDownSuite } from '../support/server';
+import { E2E_STORAGES, itOnFirstStorage, storageSection } from '../support/stores';
 
 const REPO = path.resolve(__dirname, '../..');
 const EXAMPLE = fs.readFileSync(path.join(REPO, 'docs/examples/chainflow.yaml'), 'utf8');
@@ -30,7 +36,8 @@ async function startReceiver(port: number): Promise<{ child: ChildProcess; lines
   return { child, lines };
 }
 
-describe('docs/examples/chainflow.yaml, run as docs/workflows.md says', () => {
+describe.each(E2E_STORAGES)('docs/examples/chainflow.yaml, run as docs/workflows.md says, on %s', (storageName, freshStorage) => {
+  let database: FreshPostgres | undefined;
   let dir: string;
   let server: ProcessServer;
   let receiver: { child: ChildProcess; lines: unknown[] };
@@ -56,16 +63,19 @@ describe('docs/examples/chainflow.yaml, run as docs/workflows.md says', () => {
     const port = await freePort();
     const receiverPort = await freePort();
     receiver = await startReceiver(receiverPort);
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), EXAMPLE.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`).replaceAll('127.0.0.1:8081', `127.0.0.1:${receiverPort}`));
+    database = await freshStorage();
+    const example = EXAMPLE.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`).replaceAll('127.0.0.1:8081', `127.0.0.1:${receiverPort}`);
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), `${example}${storageSection(database)}`);
     server = await startProcessServer(dir, ENV, [], port);
   }, 30_000);
   afterAll(async () => {
-    await server?.kill('SIGTERM');
     receiver?.child.kill('SIGTERM');
-    removeTempDir(dir);
+    await tearDownSuite({ server, database, dir });
   });
 
-  it('docs/workflows.md quotes the example file word for word', () => {
+  const itOnFirst = itOnFirstStorage(storageName);
+
+  itOnFirst('docs/workflows.md quotes the example file word for word', () => {
     const doc = fs.readFileSync(path.join(REPO, 'docs/workflows.md'), 'utf8');
     expect(doc).toContain(['```yaml', EXAMPLE.trimEnd(), '```'].join('\n'));
   });
@@ -80,7 +90,7 @@ describe('docs/examples/chainflow.yaml, run as docs/workflows.md says', () => {
     expect(next - Date.now()).toBeLessThanOrEqual(60_000);
   });
 
-  it('orders: a signed webhook runs its check, parks on the approval, and finishes once approved', async () => {
+  itOnFirst('orders: a signed webhook runs its check, parks on the approval, and finishes once approved', async () => {
     const skipped = await hook({ order: 'A-0', quantity: 0 });
     expect(skipped.status).toBe(202);
     await reaches(skipped.body.run_id, 'skipped');
@@ -98,7 +108,7 @@ describe('docs/examples/chainflow.yaml, run as docs/workflows.md says', () => {
     ]);
   }, 40_000);
 
-  it('backfill: chainflow run drives it until its delay, the server finishes it; chainflow test skips its report', async () => {
+  itOnFirst('backfill: chainflow run drives it until its delay, the server finishes it; chainflow test skips its report', async () => {
     const res = await cli('run', 'backfill', '--input', '{"day": "2026-11-01"}', '--json');
     expect(res.status).toBe(0);
     const item = JSON.parse(res.stdout) as { run_id: string; status: string; wait_kind: string };

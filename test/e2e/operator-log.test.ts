@@ -1,19 +1,22 @@
 /**
  * The operator's log of the real `chainflow start` (CONTRACT 11, issue 30): a refused webhook is one JSON line naming
  * why (the sender still reads only `bad signature`), a failed run one error line with its run id, workflow, step,
- * error kind and message; no secret in either. Needs `npm run build`.
+ * error kind and message; no secret in either. On a SQLite file and on PostgreSQL (the log says the same whichever
+ * store the process writes). Needs `npm run build`.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { signPayload } from '../../src/domain/engine/webhook-signature';
 import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
-import { makeTempDir, removeTempDir } from '../support/server';
+import type { FreshPostgres } from '../support/postgres';
+import { makeTempDir, tearDownSuite } from '../support/server';
+import { E2E_STORAGES, storageSection } from '../support/stores';
 
 const HOOK_SECRET = 'hook-secret-operator-log-7c1e';
 
-const CONFIG = `chainflow_version: 1
-secrets:
+const config = (storage: string): string => `chainflow_version: 1
+${storage}secrets:
   hook: { env: HOOK_SECRET }
 workflows:
   payouts:
@@ -26,19 +29,18 @@ workflows:
 const logLines = (server: ProcessServer): Array<Record<string, unknown>> =>
   server.log().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
 
-describe('chainflow start: the operator log', () => {
+describe.each(E2E_STORAGES)('chainflow start: the operator log, on %s', (_name, freshStorage) => {
+  let database: FreshPostgres | undefined;
   let dir: string;
   let server: ProcessServer;
   beforeAll(async () => {
     assertBuilt();
     dir = makeTempDir('chainflow-operator-log-');
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), CONFIG);
+    database = await freshStorage();
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(storageSection(database)));
     server = await startProcessServer(dir, { HOOK_SECRET, CHAINFLOW_LOG_LEVEL: 'info' });
   });
-  afterAll(async () => {
-    await server?.kill();
-    removeTempDir(dir);
-  });
+  afterAll(() => tearDownSuite({ server, database, dir }));
 
   const deliver = (signature: string, body = '{"amount":"5"}', workflow = 'payouts') =>
     fetch(`${server.baseUrl}/hooks/${workflow}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-chainflow-signature': signature } });

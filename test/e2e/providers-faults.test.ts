@@ -1,10 +1,12 @@
 /**
- * Providers as they are, end to end (CONTRACT 8.7, 8.8): the real `chainflow start` on a real SQLite file, its only
+ * Providers as they are, end to end (CONTRACT 8.7, 8.8): the real `chainflow start` on a real SQLite file (and on
+ * PostgreSQL for the payouts, whose nonces, sends and ledger are the database's: CONTRACT 10), its only
  * provider a fault-injecting proxy in front of anvil answering 20% of requests 503 and 10% rate-limited (-32005).
  * Every payout is paid exactly once: the recipient's balance, the transactions list, the spend ledger and the chain
  * agree to the wei, and no send is falsely settled replaced or dropped. Then a network whose only provider serves
  * another chain: the step fails `chain_mismatch` before any nonce is taken, the relayer row says why, the provider
- * gauge is 0, and the log names the network and the provider's number, never its URL.
+ * gauge is 0, and the log names the network and the provider's number, never its URL (on SQLite only: nothing of it
+ * is stored beyond the failed run, which every store's engine suite writes).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -14,7 +16,9 @@ import { ANVIL_ACCOUNTS, startAnvil, type Anvil } from '../support/anvil';
 import { assertBuilt } from '../support/cli';
 import { eventually, startProcessServer, type ProcessServer } from '../support/process';
 import { flakyProvider, startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
-import { makeTempDir, removeTempDir } from '../support/server';
+import type { FreshPostgres } from '../support/postgres';
+import { makeTempDir, tearDownSuite } from '../support/server';
+import { E2E_STORAGES, storageSection } from '../support/stores';
 import { e2eConfigHead } from '../support/e2e-config';
 
 const HOOK_SECRET = 'hook-secret-4f2a9c';
@@ -25,8 +29,8 @@ const PAYOUT_WEI = 10n ** 15n + 7n;
 
 interface Json { [key: string]: any }
 
-function config(chainId: number): string {
-  return `${e2eConfigHead(['hook: { env: HOOK_SECRET }'])}networks:
+function config(chainId: number, storage: string): string {
+  return `${e2eConfigHead(['hook: { env: HOOK_SECRET }'], storage)}networks:
   anvil: { chain_id: ${chainId}, rpc: [ { env: RPC } ] }
 relayers:
   ops: { network: anvil, signer: { env: OPS_KEY } }
@@ -38,10 +42,10 @@ workflows:
 `;
 }
 
-/** The real server in a temp folder over `rpc`, with helpers for its API. */
-async function serve(chainId: number, rpc: string): Promise<{ server: ProcessServer; dir: string; api: (p: string) => Promise<Json>; hook: (payload: unknown) => Promise<string>; ended: (runId: string, timeoutMs?: number) => Promise<Json> }> {
+/** The real server in a temp folder over `rpc` (on `database`, else the default SQLite file), with helpers for its API. */
+async function serve(chainId: number, rpc: string, database?: FreshPostgres): Promise<{ server: ProcessServer; dir: string; api: (p: string) => Promise<Json>; hook: (payload: unknown) => Promise<string>; ended: (runId: string, timeoutMs?: number) => Promise<Json> }> {
   const dir = makeTempDir('chainflow-providers-');
-  fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(chainId));
+  fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(chainId, storageSection(database)));
   const server = await startProcessServer(dir, { HOOK_SECRET, API_TOKEN, RPC: rpc, OPS_KEY: OPS.privateKey });
   const client = engineClient(() => server.baseUrl, { token: API_TOKEN, hookSecret: HOOK_SECRET });
   const api = client.get;
@@ -50,7 +54,8 @@ async function serve(chainId: number, rpc: string): Promise<{ server: ProcessSer
   return { server, dir, api, hook, ended };
 }
 
-describe('chainflow start behind a provider that fails now and then', () => {
+describe.each(E2E_STORAGES)('chainflow start behind a provider that fails now and then, on %s', (_name, freshStorage) => {
+  let database: FreshPostgres | undefined;
   let anvil: Anvil;
   let proxy: RpcProxy;
   let app: Awaited<ReturnType<typeof serve>>;
@@ -59,14 +64,10 @@ describe('chainflow start behind a provider that fails now and then', () => {
     assertBuilt();
     anvil = await startAnvil();
     proxy = await startRpcProxy(anvil.url, flakyProvider({ http503: 0.2, rateLimited: 0.1, seed: 27 }));
-    app = await serve(31337, proxy.url);
+    database = await freshStorage();
+    app = await serve(31337, proxy.url, database);
   }, 60_000);
-  afterAll(async () => {
-    await app?.server.kill('SIGKILL');
-    await proxy?.stop();
-    await anvil?.stop();
-    if (app) removeTempDir(app.dir);
-  });
+  afterAll(() => tearDownSuite({ server: app?.server, stops: [proxy, anvil], database, dir: app?.dir }));
 
   it(`${PAYOUTS} payouts at 20% 503s and 10% rate limits: each paid exactly once, ledger and chain equal to the wei`, async () => {
     const recipient = `0x${randomBytes(20).toString('hex')}`;
@@ -114,12 +115,7 @@ describe('chainflow start on a network whose provider serves another chain', () 
     proxy = await startRpcProxy(anvil.url);
     app = await serve(31337, `${proxy.url}/v3/MISMATCH-SECRET-KEY`);
   }, 60_000);
-  afterAll(async () => {
-    await app?.server.kill('SIGKILL');
-    await proxy?.stop();
-    await anvil?.stop();
-    if (app) removeTempDir(app.dir);
-  });
+  afterAll(() => tearDownSuite({ server: app?.server, stops: [proxy, anvil], dir: app?.dir }));
 
   it('the send step fails chain_mismatch before any nonce is taken; the relayer row, the gauge and the log say why', async () => {
     const nonceBefore = await anvil.rpc<string>('eth_getTransactionCount', [OPS.address, 'pending']);

@@ -1,14 +1,18 @@
 /**
  * Relayers end to end (issue 12, CONTRACT 9): a real anvil chain, the real server (openRoot + startServer on a real
- * SQLite file) and the real CLI (`bin/run.js`, built) on the same database. Balances and low flags are checked
- * against the chain itself; a top-up's ledger entry against the node's receipt, to the wei.
+ * SQLite file, and on PostgreSQL: CONTRACT 10) and the real CLI (`bin/run.js`, built) on the same database. Balances
+ * and low flags are checked against the chain itself; a top-up's ledger entry against the node's receipt, to the wei.
+ * The top-ups (audit trail, ledger) and the rows' funding plan run on both stores; the refusals of bad input (before
+ * anything is stored) and the balance gauges (read from the chain) on SQLite only.
  *
  * The steps run in order on one chain and one database: top-ups first (through the CLI, another process), then
  * the address book, which then reads every balance for the first time (the server caches them for 15 s).
  */
 import { ANVIL_ACCOUNTS, ANVIL_CHAIN_ID, refusingUrl, startAnvil, startSilentServer, type Anvil, type SilentServer } from '../support/anvil';
 import { assertBuilt, chainflow, hasStackTrace, type CliResult } from '../support/cli';
+import type { FreshPostgres } from '../support/postgres';
 import { startTestServer, type TestServer } from '../support/server';
+import { E2E_STORAGES, itOnFirstStorage } from '../support/stores';
 
 jest.setTimeout(120_000);
 
@@ -32,7 +36,8 @@ interface ChainReceipt {
   status: string;
 }
 
-describe('relayers on anvil: address book, top-ups, audit trail, metrics', () => {
+describe.each(E2E_STORAGES)('relayers on anvil: address book, top-ups, audit trail, metrics, on %s', (storageName, freshStorage) => {
+  let database: FreshPostgres | undefined;
   let anvil: Anvil;
   let hanging: SilentServer;
   let srv: TestServer;
@@ -71,9 +76,11 @@ describe('relayers on anvil: address book, top-ups, audit trail, metrics', () =>
       RPC: anvil.url, DEAD_RPC: await refusingUrl('/v3/REFUSED-SECRET-KEY'), HANGING_RPC: hanging.url,
       OPS_KEY: OPS.privateKey, KEEPER_KEY: KEEPER.privateKey, PAUPER_KEY: PAUPER.privateKey, OFFLINE_KEY: OFFLINE.privateKey,
     };
+    database = await freshStorage();
     srv = await startTestServer({
       env,
       config: {
+        ...(database ? { storage: { url: database.url } } : {}),
         server: { metrics_public: true },
         networks: {
           anvil: { chain_id: ANVIL_CHAIN_ID, rpc: [{ env: 'RPC' }] },
@@ -92,6 +99,7 @@ describe('relayers on anvil: address book, top-ups, audit trail, metrics', () =>
 
   afterAll(async () => {
     await srv?.close();
+    await database?.drop();
     await hanging?.close();
     await anvil?.stop();
   });
@@ -148,7 +156,7 @@ describe('relayers on anvil: address book, top-ups, audit trail, metrics', () =>
     expect((await api('/api/relayers/topups')).items.map((t: Json) => t.topup_id)).toEqual([failed[0].topup_id, confirmed.topup_id]);
   });
 
-  it('bad input exits 2 naming the flag and records nothing', async () => {
+  itOnFirstStorage(storageName)('bad input exits 2 naming the flag and records nothing', async () => {
     for (const [args, message] of [
       [['--from', 'ops', '--to', 'keeper', '--amount', '0.5eth'], /^Error: --amount: is not an amount/],
       [['--from', 'ops', '--to', 'offline', '--amount', '1'], /^Error: --to: relayer 'offline' is on network 'anvil_down'/],
@@ -216,7 +224,7 @@ describe('relayers on anvil: address book, top-ups, audit trail, metrics', () =>
     expect(table.stdout).toMatch(/offline +anvil_down +0x[0-9a-fA-F]{40} +unavailable: anvil_down: no provider answered/);
   });
 
-  it('/metrics: a balance and a low flag per relayer, and a down network says so', async () => {
+  itOnFirstStorage(storageName)('/metrics: a balance and a low flag per relayer, and a down network says so', async () => {
     await api('/api/relayers');
     const res = await srv.get('/metrics');
     expect(res.status).toBe(200);

@@ -1,19 +1,23 @@
 /**
  * `chainflow worker --metrics-port P` (CONTRACT 11): a worker has no API, yet its own counters (runs it ended, the
  * steps it ran, sends, budget refusals) are what only it can tell, so it serves `GET /metrics` on its own port and
- * nothing else, under the server's bearer. The real built CLI on a SQLite file; needs `npm run build`.
+ * nothing else, under the server's bearer. The real built CLI on a SQLite file and on PostgreSQL (the worker claims
+ * a run another process journaled); the refusals at start, which stop before the store is opened, on SQLite only.
+ * Needs `npm run build`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assertBuilt, BIN } from '../support/cli';
 import { chainflowAsync, eventually, freePort } from '../support/process';
+import type { FreshPostgres } from '../support/postgres';
 import { makeTempDir, removeTempDir } from '../support/server';
+import { E2E_STORAGES, itOnFirstStorage, storageSection } from '../support/stores';
 
 const TOKEN = 'worker-metrics-token-5b2e';
 const ENV = { CF_API_TOKEN: TOKEN };
-const CONFIG = `chainflow_version: 1
-secrets:
+const config = (storage: string): string => `chainflow_version: 1
+${storage}secrets:
   api_token: { env: CF_API_TOKEN }
 server:
   auth: { token: { secret: api_token } }
@@ -39,14 +43,16 @@ function startWorker(dir: string, args: readonly string[], env: Record<string, s
   return { child, log: () => log, exited };
 }
 
-describe('chainflow worker --metrics-port', () => {
+describe.each(E2E_STORAGES)('chainflow worker --metrics-port, on %s', (storageName, freshStorage) => {
+  let database: FreshPostgres | undefined;
   let dir: string;
   let worker: Worker | undefined;
   let port: number;
   beforeAll(async () => {
     assertBuilt();
     dir = makeTempDir('chainflow-worker-metrics-');
-    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), CONFIG);
+    database = await freshStorage();
+    fs.writeFileSync(path.join(dir, 'chainflow.yaml'), config(storageSection(database)));
     port = await freePort();
     worker = startWorker(dir, ['--metrics-port', String(port)]);
     await eventually(async () => (/chainflow worker running/.test(worker!.log()) ? true : undefined), 20_000, 'the worker to start');
@@ -56,6 +62,7 @@ describe('chainflow worker --metrics-port', () => {
       worker.child.kill('SIGTERM');
       await worker.exited;
     }
+    await database?.drop();
     removeTempDir(dir);
   });
 
@@ -93,7 +100,8 @@ describe('chainflow worker --metrics-port', () => {
     expect((await scrape('/metrics', { authorization: 'Bearer wrong' })).status).toBe(401);
   });
 
-  it('refuses a taken port, an unset token variable or a host without a port in one line, and starts nothing', async () => {
+  // Refused before the store is opened: the same on every store.
+  itOnFirstStorage(storageName)('refuses a taken port, an unset token variable or a host without a port in one line, and starts nothing', async () => {
     const taken = startWorker(dir, ['--metrics-port', String(port)]);
     expect(await taken.exited).not.toBe(0);
     expect(taken.log()).toMatch(new RegExp(`--metrics-port: cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\)`));

@@ -57,6 +57,11 @@ export interface TestServerOptions {
   readonly config?: Record<string, unknown> | string;
   /** The environment the config's `{ env: NAME }` references read. Only this; never the process's. */
   readonly env?: Record<string, string>;
+  /**
+   * A database of E2E_STORAGES (test/support/stores.ts) to put in the config's `storage.url`, dropped by `close`;
+   * none: the SQLite file in the folder. Only with a config object.
+   */
+  readonly storage?: { readonly url: string; drop(): Promise<unknown> };
 }
 
 export interface TestServer {
@@ -97,7 +102,9 @@ export async function get(url: string, init: RequestInit = {}): Promise<TestResp
 /** Creates the temp folder and config, opens the root (SQLite file inside the folder), starts on port 0. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = makeTempDir();
-  const configPath = writeConfig(dir, options.config ?? {});
+  const config = options.config ?? {};
+  if (options.storage && typeof config === 'string') throw new Error('startTestServer: `storage` goes with a config object');
+  const configPath = writeConfig(dir, options.storage ? { ...(config as Record<string, unknown>), storage: { url: options.storage.url } } : config);
   let root: Root | undefined;
   try {
     root = await openRoot({ cwd: dir, configPath, env: { ...(options.env ?? {}) } });
@@ -120,11 +127,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           server.closeAllConnections();
         });
         await opened.close();
+        await options.storage?.drop();
         removeTempDir(dir);
       },
     };
   } catch (err) {
     await root?.close();
+    await options.storage?.drop();
     removeTempDir(dir);
     throw err;
   }

@@ -76,3 +76,12 @@ export const E2E_STORAGES: ReadonlyArray<readonly [string, () => Promise<FreshPo
 export function storageSection(database: FreshPostgres | undefined): string {
   return database ? `storage:\n  url: ${database.url}\n` : '';
 }
+
+/**
+ * `it` on the first storage of E2E_STORAGES, nothing on the others: for a case of a suite run on every store whose
+ * storage paths another suite already runs on every store (or that touches none), so the slow part is not doubled.
+ * Each suite's header says which cases it keeps to one store.
+ */
+export function itOnFirstStorage(storageName: string): (name: string, fn: () => Promise<unknown> | void, timeout?: number) => void {
+  return storageName === E2E_STORAGES[0]![0] ? (name, fn, timeout) => it(name, async () => { await fn(); }, timeout) : () => undefined;
+}

@@ -48,6 +48,8 @@ export interface StoreDialect {
   greatest(a: string, b: string): string;
   /** Appended to a claim's SELECT: concurrent claimers skip the rows another is claiming (empty where one writer holds the only lock). */
   readonly skipLocked: string;
+  /** Appended to a SELECT that locks its rows for an update (empty where one writer holds the only lock). */
+  readonly forUpdate: string;
   /** Appended to a fence check's SELECT: a concurrent claim waits for the checking transaction (empty where one writer holds the only lock). */
   readonly forShare: string;
   /** SQL of the database's clock in epoch milliseconds, for lease times; undefined: the caller's times. */

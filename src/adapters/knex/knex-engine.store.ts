@@ -40,13 +40,16 @@ const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (r
 @injectable()
 export class KnexEngineStore implements EngineStore {
   private readonly skipLocked: string;
+  private readonly lockedInOrder: string;
   /** SQL of the database's "now" for lease times, or undefined: the caller's times (see LeaseClock). */
   private readonly dbNow: string | undefined;
   /** Definitions this process knows to be stored: a run of one costs no second write of it. */
   private readonly storedDefinitions = new Set<string>();
 
   constructor(@inject(Database) private readonly db: Knex) {
-    this.skipLocked = dialectOf(db).skipLocked;
+    const dialect = dialectOf(db);
+    this.skipLocked = dialect.skipLocked;
+    this.lockedInOrder = dialect.forUpdate ? ` ORDER BY run_id${dialect.forUpdate}` : '';
     this.dbNow = databaseNow(db);
   }
 
@@ -170,8 +173,12 @@ export class KnexEngineStore implements EngineStore {
     const lease = leaseSql(this.dbNow, now, leaseUntil);
     for (let i = 0; i < runIds.length; i += 500) {
       const part = runIds.slice(i, i + 500);
+      // The rows locked in run id order first, as a journal write's fence check locks them (checkFences): in
+      // whatever order the UPDATE met them, a renewal deadlocked against a group of appends of the same runs.
       const rows = rowsOf<{ run_id: string }>(await this.db.raw(
-        `UPDATE engine_runs SET lease_until = ${lease.until} WHERE owner = ? AND run_id IN (${part.map(() => '?').join(',')}) RETURNING run_id`,
+        `UPDATE engine_runs SET lease_until = ${lease.until} WHERE run_id IN (
+           SELECT run_id FROM engine_runs WHERE owner = ? AND run_id IN (${part.map(() => '?').join(',')})${this.lockedInOrder})
+         RETURNING run_id`,
         [...lease.untilArgs, owner, ...part],
       ));
       held.push(...rows.map((r) => r.run_id));

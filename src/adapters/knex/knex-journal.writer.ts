@@ -5,7 +5,7 @@ import { isStreamConflict } from './storage-failure';
 import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
 import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
 import type { AppendOptions, AppendResult, JournalWriter } from '../../application/ports/journal-writer';
-import { checkFence, wake } from './engine-runs-sql';
+import { checkFences, wake } from './engine-runs-sql';
 import { insertRows, selectIn, type Db } from './bulk';
 import { READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { dialectOf, isWriteSession, type WriteSession } from './dialect';
@@ -123,7 +123,7 @@ export class KnexJournalWriter implements JournalWriter {
 
   /** Applies each append's events in turn over one working set, and writes what they changed together. */
   private async applyGroup(trx: Db, group: readonly Pick<Waiting, 'events' | 'options'>[]): Promise<AppendResult[]> {
-    for (const w of group) if (w.options.fence) await checkFence(trx, w.options.fence);
+    await checkFences(trx, group.flatMap((w) => (w.options.fence ? [w.options.fence] : [])));
     const appends = group.map((w) => w.events);
     const all = appends.length === 1 ? appends[0]! : appends.flat();
     const hashes = contentHashes(all);
@@ -173,7 +173,7 @@ export class KnexJournalWriter implements JournalWriter {
   private appendWith(batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean, options: AppendOptions & { bulkLoad?: boolean } = {}, repeatable?: readonly JournalEvent[]): Promise<AppendResult> {
     return this.transact(async (db) => {
       if (repeatable) batches = oneBatch(repeatable);
-      if (options.fence) await checkFence(db, options.fence);
+      if (options.fence) await checkFences(db, [options.fence]);
       const result = await this.applyWith(db, batches, onBatch, wideCache);
       if (options.wake) await wake(db, options.wake);
       return result;

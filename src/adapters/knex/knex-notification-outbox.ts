@@ -4,6 +4,7 @@ import type { ListFilter } from '../../application/ports/history-repository';
 import type { NotificationOutbox } from '../../application/ports/notification-outbox';
 import type { PageRequest } from '../../application/ports/run-repository';
 import type { DeliveryResult, DeliveryStatus, Notification, NotificationType } from '../../domain/notifications/notification';
+import { dialectOf } from './dialect';
 import { Database } from './knex-journal.writer';
 
 type Row = Record<string, unknown>;
@@ -35,24 +36,23 @@ export class KnexNotificationOutbox implements NotificationOutbox {
   }
 
   /**
-   * Candidates are read, then each is taken by a compare-and-set on its claim: of two processes reading the same
-   * row, one update finds the claim already taken and moves on. Works alike on SQLite and PostgreSQL.
+   * One statement picks the due rows and takes them (CONTRACT 10): on PostgreSQL the candidates are locked
+   * `FOR UPDATE SKIP LOCKED`, so a claimer at the same moment takes the next due rows rather than the same ones; SQLite
+   * runs the statement under its write lock. Candidates read first and taken one by one let every claimer of a round
+   * but one come back empty-handed while rows stayed due.
    */
   async claimDue(owner: string, now: number, claimUntil: number, limit: number): Promise<Notification[]> {
-    const candidates: Row[] = await this.db('notifications').select('id')
-      .where('status', 'pending').where('next_at', '<=', now)
-      .where((q) => q.whereNull('claimed_until').orWhere('claimed_until', '<', now))
-      .orderBy([{ column: 'next_at' }, { column: 'id' }]).limit(limit);
-    const claimed: string[] = [];
-    for (const { id } of candidates) {
-      const taken = await this.db('notifications').where({ id, status: 'pending' })
-        .where((q) => q.whereNull('claimed_until').orWhere('claimed_until', '<', now))
-        .update({ claimed_by: owner, claimed_until: claimUntil });
-      if (taken === 1) claimed.push(String(id));
-    }
-    if (claimed.length === 0) return [];
-    const rows: Row[] = await this.db('notifications').whereIn('id', claimed).orderBy([{ column: 'next_at' }, { column: 'id' }]);
-    return rows.map(toNotification);
+    if (limit <= 0) return [];
+    const result: unknown = await this.db.raw(
+      `UPDATE notifications SET claimed_by = ?, claimed_until = ?
+       WHERE id IN (
+         SELECT id FROM notifications WHERE status = 'pending' AND next_at <= ? AND (claimed_until IS NULL OR claimed_until < ?)
+         ORDER BY next_at, id LIMIT ?${dialectOf(this.db).skipLocked})
+       RETURNING *`,
+      [owner, claimUntil, now, now, limit],
+    );
+    const rows = (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
+    return rows.map(toNotification).sort((a, b) => a.nextAt - b.nextAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   async settle(id: string, owner: string, result: DeliveryResult): Promise<boolean> {

@@ -12,6 +12,7 @@ export const postgresDialect: StoreDialect = {
   kind: 'postgres',
   greatest: (a, b) => `GREATEST(${a}, ${b})`,
   skipLocked: ' FOR UPDATE SKIP LOCKED',
+  forUpdate: ' FOR UPDATE',
   forShare: ' FOR SHARE',
   clockSql: PG_NOW_MS,
   oneWriter: false,

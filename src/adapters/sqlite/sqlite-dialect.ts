@@ -14,6 +14,7 @@ export const sqliteDialect: StoreDialect = {
   kind: 'sqlite',
   greatest: (a, b) => `MAX(${a}, ${b})`,
   skipLocked: '',
+  forUpdate: '',
   forShare: '',
   clockSql: undefined,
   oneWriter: true,

@@ -1,6 +1,7 @@
 /**
  * Authentication through the real HTTP server on a real SQLite file (SPEC: Authentication 1-11, Other routes
- * named; CONTRACT section 5). Every route the Express app registers under /api is found by walking its router,
+ * named; CONTRACT section 5); the routes under the bearer, with named bearers minted and revoked in the store, on
+ * PostgreSQL too. Every route the Express app registers under /api is found by walking its router,
  * so a route added later is covered without editing this file.
  */
 import type { Express } from 'express';
@@ -9,6 +10,7 @@ import { tokenHash } from '../../../src/domain/bearer-token';
 import { aRun, T0 } from '../../mothers/journal-events';
 import { assertBuilt, chainflow, hasStackTrace, lines } from '../../support/cli';
 import { get, startTestServer, type TestResponse, type TestServer } from '../../support/server';
+import { E2E_STORAGES } from '../../support/stores';
 
 const TOKEN = 'cfg-api-token-7f3a9c2e51d84b06';
 const AUTH_CONFIG = { server: { auth: { token: { env: 'API_TOKEN' } } } };
@@ -87,14 +89,14 @@ const QUERY: Record<string, string> = {
 };
 const concrete = (r: RouteEntry): string => `${r.path.replace(/:id\b/g, RUN_A)}${QUERY[r.path] ?? ''}`;
 
-describe('authentication on (server.auth.token set): every /api route', () => {
+describe.each(E2E_STORAGES)('authentication on (server.auth.token set): every /api route, on %s', (_name, freshStorage) => {
   let srv: TestServer;
   let apiRoutes: RouteEntry[];
   let minted: string;
   let revoked: string;
 
   beforeAll(async () => {
-    srv = await startTestServer({ config: AUTH_CONFIG, env: { API_TOKEN: TOKEN } });
+    srv = await startTestServer({ storage: await freshStorage(), config: AUTH_CONFIG, env: { API_TOKEN: TOKEN } });
     await srv.append([...aRun({ runId: RUN_A, at: T0 }), ...aRun({ runId: RUN_B, at: T0 + 60_000 })]);
     minted = (await srv.root.container.get(MintBearer).execute('http-live')).token;
     revoked = (await srv.root.container.get(MintBearer).execute('http-revoked')).token;

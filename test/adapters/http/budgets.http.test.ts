@@ -1,11 +1,12 @@
 /**
- * `GET /api/budgets` on a real server (issue 30): the list envelope of each budget's caps with spent, reserved,
+ * `GET /api/budgets` on a real server, on SQLite and PostgreSQL (issue 30): the list envelope of each budget's caps with spent, reserved,
  * cap and headroom as decimal strings, matching the schema the OpenAPI document gives it; a bad parameter is a 400
  * naming it; under the bearer when auth is on.
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { startTestServer, type TestServer } from '../../support/server';
+import { E2E_STORAGES } from '../../support/stores';
 
 const CONFIG = {
   secrets: { api_token: { env: 'CF_BUDGETS_TOKEN' } },
@@ -18,11 +19,11 @@ const CONFIG = {
 };
 const TOKEN = 'budgets-api-token';
 
-describe('GET /api/budgets', () => {
+describe.each(E2E_STORAGES)('GET /api/budgets, on %s', (_name, freshStorage) => {
   let srv: TestServer;
   const authed = (path: string) => fetch(`${srv.baseUrl}${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
   beforeAll(async () => {
-    srv = await startTestServer({ config: CONFIG, env: { CF_BUDGETS_TOKEN: TOKEN } });
+    srv = await startTestServer({ storage: await freshStorage(), config: CONFIG, env: { CF_BUDGETS_TOKEN: TOKEN } });
   });
   afterAll(() => srv.close());
 

@@ -1,10 +1,11 @@
 /**
- * Chain events on the operator's surfaces through the real HTTP server on a real SQLite file (issue #28 part 5):
+ * Chain events on the operator's surfaces through the real HTTP server on a real SQLite file and on PostgreSQL (#28):
  * the overview's cursor / head / lag from the engine's `workflow.state`, the log that started a run on its item and
  * timeline with explorer links, its reorg linkage, and the reorg responses with both blocks linked.
  */
 import type { JournalEvent } from '../../../src/domain/journal/journal-event';
 import { startTestServer, type TestServer } from '../../support/server';
+import { E2E_STORAGES } from '../../support/stores';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -31,11 +32,12 @@ function eventRun(runId: string, network: string, block: number, c: string, s: n
   ] as JournalEvent[];
 }
 
-describe('chain events on the API', () => {
+describe.each(E2E_STORAGES)('chain events on the API, on %s', (_name, freshStorage) => {
   let srv: TestServer;
 
   beforeAll(async () => {
     srv = await startTestServer({
+      storage: await freshStorage(),
       config: {
         networks: {
           devnet: { chain_id: 31337, rpc: [{ env: 'DEVNET_RPC' }], explorer: 'https://explorer.devnet.example/' },

@@ -1,19 +1,22 @@
 /**
  * Amounts beyond 2^53 through the API and webhooks, with the engine of an in-process server (CONTRACT 8.8): the
- * payload keeps the number's exact decimal text, and u256 compares it exactly in a condition.
+ * payload keeps the number's exact decimal text, and u256 compares it exactly in a condition. On a SQLite file and on
+ * PostgreSQL (what the run stores is what the API answers, on either).
  */
 import { RunRepository } from '../../../src/application/ports/run-repository';
 import { signPayload } from '../../../src/domain/engine/webhook-signature';
 import { eventually } from '../../support/process';
 import { startTestServer, type TestServer } from '../../support/server';
+import { E2E_STORAGES } from '../../support/stores';
 
 const HOOK_SECRET = 'hook-secret-for-amounts';
 const NOOP = { id: 'noop', type: 'delay', duration: '1s', if: 'false' };
 
-describe('exact amounts over HTTP', () => {
+describe.each(E2E_STORAGES)('exact amounts over HTTP, on %s', (_name, freshStorage) => {
   let srv: TestServer;
   beforeAll(async () => {
     srv = await startTestServer({
+      storage: await freshStorage(),
       env: { HOOK_SECRET },
       config: {
         secrets: { hook: { env: 'HOOK_SECRET' } },

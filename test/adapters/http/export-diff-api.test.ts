@@ -1,13 +1,15 @@
 import { aRun, aTxHash, MINUTE, T0 } from '../../mothers/journal-events';
 import { startTestServer, type TestServer } from '../../support/server';
+import { E2E_STORAGES } from '../../support/stores';
 
 const SECRET = 'exp0rt-secret-value';
 
-describe('GET /api/history/export and /api/history/diff (real server, SQLite file)', () => {
+describe.each(E2E_STORAGES)('GET /api/history/export and /api/history/diff (real server, real store), on %s', (_name, freshStorage) => {
   let server: TestServer;
 
   beforeAll(async () => {
     server = await startTestServer({
+      storage: await freshStorage(),
       config: { secrets: { api_key: { env: 'EXPORT_SECRET' } } },
       env: { EXPORT_SECRET: SECRET },
     });

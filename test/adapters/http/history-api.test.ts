@@ -1,9 +1,11 @@
 /**
- * The history API through the real HTTP server on a real SQLite file (SPEC: History API, Conventions,
- * Errors; CONTRACT sections 4 and 5). The journal is written through the JournalWriter port.
+ * The history API through the real HTTP server on a real SQLite file and on PostgreSQL (SPEC: History API,
+ * Conventions, Errors; CONTRACT sections 4, 5 and 10: the same answers on either store). The journal is written
+ * through the JournalWriter port. The refusals of bad input (before any store is read) and the probes on SQLite only.
  */
 import { aRun, aTxHash, DAY, HOUR, iso, manyRuns, MINUTE, T0 } from '../../mothers/journal-events';
 import { startTestServer, type TestServer } from '../../support/server';
+import { E2E_STORAGES } from '../../support/stores';
 import type { JournalEvent } from '../../../src/domain/journal/journal-event';
 
 const RUN_ITEM_FIELDS = [
@@ -38,10 +40,10 @@ function expectNewestFirst(items: readonly RunItem[]): void {
   }
 }
 
-describe('GET /api/history/runs: envelope and order', () => {
+describe.each(E2E_STORAGES)('GET /api/history/runs: envelope and order, on %s', (_name, freshStorage) => {
   let srv: TestServer;
   beforeAll(async () => {
-    srv = await startTestServer();
+    srv = await startTestServer({ storage: await freshStorage() });
     await srv.append([
       ...aRun({ runId: 'order-b', at: T0 }),
       ...aRun({ runId: 'order-old', at: T0 - HOUR }),
@@ -94,7 +96,7 @@ describe('GET /api/history/runs: envelope and order', () => {
   });
 });
 
-describe('GET /api/history/runs: every run filter', () => {
+describe.each(E2E_STORAGES)('GET /api/history/runs: every run filter, on %s', (_name, freshStorage) => {
   let srv: TestServer;
   const now = Date.now();
   const H1 = aTxHash('filter-tx-1');
@@ -102,7 +104,7 @@ describe('GET /api/history/runs: every run filter', () => {
   const BASE_CONTRACT = '0x4200000000000000000000000000000000000006';
 
   beforeAll(async () => {
-    srv = await startTestServer();
+    srv = await startTestServer({ storage: await freshStorage() });
     await srv.append([
       ...aRun({
         runId: 'f-01', workflow: 'payouts', at: now - 1 * HOUR, network: 'sepolia', block: 100, contract: '0xaaaa',
@@ -197,10 +199,10 @@ describe('GET /api/history/runs: every run filter', () => {
   });
 });
 
-describe('GET /api/history/runs: keyset pagination', () => {
+describe.each(E2E_STORAGES)('GET /api/history/runs: keyset pagination, on %s', (_name, freshStorage) => {
   let srv: TestServer;
   beforeAll(async () => {
-    srv = await startTestServer();
+    srv = await startTestServer({ storage: await freshStorage() });
   });
   afterAll(() => srv.close());
 
@@ -400,11 +402,11 @@ describe('GET /api/history/*: bad input is a 400 naming the parameter', () => {
   });
 });
 
-describe('GET /api/history/runs/:id/timeline', () => {
+describe.each(E2E_STORAGES)('GET /api/history/runs/:id/timeline, on %s', (_name, freshStorage) => {
   let srv: TestServer;
   const TX = aTxHash('timeline-send');
   beforeAll(async () => {
-    srv = await startTestServer();
+    srv = await startTestServer({ storage: await freshStorage() });
     await srv.append([
       ...aRun({
         runId: 'tl-1', workflow: 'payouts', at: T0, network: 'sepolia', block: 7_000_123,
@@ -528,7 +530,7 @@ describe('GET /api/history/runs/:id/timeline', () => {
   });
 });
 
-describe('redaction of run items and timelines', () => {
+describe.each(E2E_STORAGES)('redaction of run items and timelines, on %s', (_name, freshStorage) => {
   const DECLARED = 'tok-Declared-9f8e7d';
   const WORKFLOW_ENV = 'pk-Workflow-5a4b3c';
   const SHORT = 'Qz7';
@@ -537,6 +539,7 @@ describe('redaction of run items and timelines', () => {
 
   beforeAll(async () => {
     srv = await startTestServer({
+      storage: await freshStorage(),
       config: {
         secrets: { api_token: { env: 'TEST_TOKEN' } },
         workflows: {

@@ -1,9 +1,10 @@
 /**
- * The history lists other than runs through the real HTTP server on a real SQLite file: /api/history/txs,
+ * The history lists other than runs through the real HTTP server on a real SQLite file and on PostgreSQL: /api/history/txs,
  * /approvals, /waiting, /reorgs, /replays, /workflows (SPEC: History API; CONTRACT sections 4 and 5).
  */
 import { aRun, aSession, aTimedRun, aTxHash, aWorkflowState, DAY, HOUR, iso, MINUTE, SECOND } from '../../mothers/journal-events';
 import { startTestServer, type TestServer } from '../../support/server';
+import { E2E_STORAGES } from '../../support/stores';
 
 const SEND_FIELDS = [
   'send_id', 'run_id', 'step_run_id', 'workflow', 'session', 'network', 'chain_id', 'relayer', 'status', 'outcome',
@@ -27,7 +28,7 @@ type Item = Record<string, unknown>;
 const BASE = Math.floor((Date.now() - 3 * DAY) / SECOND) * SECOND;
 const SECRET = 'per-install-secret-9f3a';
 
-describe('GET /api/history/{txs,approvals,waiting,reorgs,replays,workflows}', () => {
+describe.each(E2E_STORAGES)('GET /api/history/{txs,approvals,waiting,reorgs,replays,workflows}, on %s', (_name, freshStorage) => {
   let srv: TestServer;
   const ok = async (path: string): Promise<{ items: Item[]; cursor: string | null; has_more: boolean }> => {
     const res = await srv.get(path);
@@ -40,6 +41,7 @@ describe('GET /api/history/{txs,approvals,waiting,reorgs,replays,workflows}', ()
 
   beforeAll(async () => {
     srv = await startTestServer({
+      storage: await freshStorage(),
       config: {
         secrets: { leak: { env: 'LEAKY' } },
         networks: {

@@ -2,13 +2,14 @@
  * `/metrics` as an operator reads it (CONTRACT 11): prom-client's process metrics and `chainflow_build_info`;
  * counters of what this process did (runs it ended, a histogram of the steps it ran); gauges read from storage
  * (waiting runs, sends in flight, event lag); and text that passes the real `promtool check metrics`, the server's
- * page and the worker's (test/support/promtool.ts).
+ * page and the worker's (test/support/promtool.ts). The server's page on a SQLite file and on PostgreSQL.
  */
 import packageJson from '../../../package.json';
 import { aPark, aResume, aRun, aWorkflowState } from '../../mothers/journal-events';
 import { workerMetricsRegistry } from '../../../src/bin/process-metrics';
 import { promtoolProblems } from '../../support/promtool';
 import { startTestServer, type TestServer } from '../../support/server';
+import { E2E_STORAGES } from '../../support/stores';
 
 /** `name{labels} value` lines of one metric, as `labels -> value`. */
 function samples(text: string, name: string): Record<string, number> {
@@ -20,12 +21,13 @@ function samples(text: string, name: string): Record<string, number> {
   return out;
 }
 
-describe('/metrics: process, engine and storage series', () => {
+describe.each(E2E_STORAGES)('/metrics: process, engine and storage series, on %s', (_name, freshStorage) => {
   let srv: TestServer;
   const scrape = async (): Promise<string> => (await srv.get('/metrics')).text;
 
   beforeAll(async () => {
     srv = await startTestServer({
+      storage: await freshStorage(),
       config: {
         workflows: {
           quick: { trigger: { kind: 'manual' }, steps: [{ id: 'ping', type: 'http_call', url: '${{ trigger.payload.url }}', retry: { attempts: 1 } }] },

@@ -1,11 +1,13 @@
 /**
- * GET /api/spend through the real HTTP server on a real SQLite file, fed through the journal port with landed
- * and unlanded terminal settles (SPEC: Spend ledger entry, Spend summary group, Spend API, Limits, Errors;
- * CONTRACT sections 3 to 5). Expected amounts are computed by hand with BigInt from the journaled receipts.
+ * GET /api/spend through the real HTTP server on a real SQLite file and on PostgreSQL, fed through the journal port
+ * with landed and unlanded terminal settles (SPEC: Spend ledger entry, Spend summary group, Spend API, Limits,
+ * Errors; CONTRACT sections 3 to 5). Expected amounts are computed by hand with BigInt from the journaled receipts.
+ * The bearer's checks (before any store is read) on SQLite only.
  */
 import { SettlePendingReceipts } from '../../../src/application/spend/settle-pending-receipts.use-case';
 import { DAY, HOUR, iso, MINUTE } from '../../mothers/journal-events';
 import { get, startTestServer, type TestResponse, type TestServer } from '../../support/server';
+import { E2E_STORAGES } from '../../support/stores';
 import {
   ENTRY_FIELDS, expectedEntry, expectedSummary, GROUP_FIELDS, landsWithGas, newestFirst, sendRun, settleAt, sortedSummary,
   SUMMARY_FIELDS, TOTAL_FIELDS, txHashOf, type EntryJson, type SendSpec, type SpendJson,
@@ -71,7 +73,7 @@ const ENTRIES = newestFirst(LANDED.map(expectedEntry));
 const entriesWhere = (pick: (s: SendSpec) => boolean): EntryJson[] => newestFirst(LANDED.filter(pick).map(expectedEntry));
 const at = (s: SendSpec): number => Date.parse(settleAt(s));
 
-describe('GET /api/spend (real server, real SQLite)', () => {
+describe.each(E2E_STORAGES)('GET /api/spend (real server, real store), on %s', (_name, freshStorage) => {
   let srv: TestServer;
   const spend = async (query = ''): Promise<SpendJson & { res: TestResponse }> => {
     const res = await srv.get(`/api/spend${query}`);
@@ -87,7 +89,7 @@ describe('GET /api/spend (real server, real SQLite)', () => {
   };
 
   beforeAll(async () => {
-    srv = await startTestServer();
+    srv = await startTestServer({ storage: await freshStorage() });
     // The server drains owed receipt reads once at start: let that finish before the fixture arrives.
     await srv.root.container.get(SettlePendingReceipts).drain();
     await srv.append(ALL_SENDS.flatMap(sendRun));

@@ -7,9 +7,15 @@ import type { Knex } from 'knex';
 import { KnexEngineStore } from '../../../src/adapters/knex/knex-engine.store';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
+import { KnexSendStore } from '../../../src/adapters/knex/knex-send.store';
+import { KnexTopupAudit } from '../../../src/adapters/knex/knex-topup-audit';
+import { KnexWorkflowStates } from '../../../src/adapters/knex/knex-workflow-states';
+import { KnexNotificationOutbox } from '../../../src/adapters/knex/knex-notification-outbox';
 import { KnexSpendLedger } from '../../../src/adapters/knex/knex-spend-ledger';
 import type { JournalEvent } from '../../../src/domain/journal/journal-event';
+import { aNotification } from '../../contract/notification-outbox.contract';
 import { anEntry, landedSend } from '../../contract/spend.contract';
+import { aTopup } from '../../contract/topup-audit.contract';
 import { aRun, aSession, HOUR, iso, T0 } from '../../mothers/journal-events';
 import { KNEX_STORES, type FreshStore } from '../../support/stores';
 
@@ -100,5 +106,95 @@ describe.each(KNEX_STORES)('two writers on one %s database', (_name, freshStore)
     expect(new Set(ids).size).toBe(ids.length);
     const rest = await ledgers[0]!.claim('late', now, now + 60_000, 100);
     expect([...ids, ...rest.map((p) => p.runId)].sort()).toEqual(Array.from({ length: 30 }, (_, i) => `p${i}`).sort());
+  });
+
+  it('renews an engine\'s leases while a group of fenced appends to the same runs commits: neither deadlocks the other', async () => {
+    const engine = new KnexEngineStore(first);
+    const writer = new KnexJournalWriter(second);
+    const now = Date.now();
+    const ids = Array.from({ length: 16 }, (_, i) => `lease-${String(i).padStart(2, '0')}`);
+    for (const runId of ids) await engine.enqueue({ runId, workflow: 'w', start: [], at: now }, 'engine-a', now + 60_000);
+    await writer.append(ids.flatMap((runId) => aRun({ runId, steps: [], status: 'running' })));
+    const fences = new Map(await Promise.all(ids.map(async (id) => [id, (await engine.fenceOf(id))!] as const)));
+    for (let round = 0; round < 12; round++) {
+      // Queued at once, the appends commit as one group, here in the reverse of the order the rows were inserted in.
+      const appends = [...ids].reverse().map((runId) => writer.append([
+        { type: 'step.started', at: iso(T0 + 1000 + round), run_id: runId, step_run_id: `${runId}.s${round}`, step_id: `s${round}`, step_type: 'http_call', attempt: 1 },
+      ], { fence: { runId, token: fences.get(runId)! } }));
+      // Renewals one after another for as long as the appends take, so that some meet the group mid-transaction.
+      let appended = false;
+      const renewals = (async () => {
+        const held: string[][] = [];
+        while (!appended) held.push(await engine.renew('engine-a', ids, now, now + 60_000));
+        return held;
+      })();
+      await Promise.all(appends).finally(() => { appended = true; });
+      for (const renewed of await renewals) expect([...renewed].sort()).toEqual(ids);
+    }
+    const started = await second('events').where({ type: 'step.started' }).count({ n: '*' });
+    expect(Number(started[0]!.n)).toBe(12 * ids.length);
+  });
+
+  it('claims due notifications from both at once: each row taken by one claimer, and every due row taken by the round', async () => {
+    const outboxes = [new KnexNotificationOutbox(first), new KnexNotificationOutbox(second)];
+    const ids = Array.from({ length: 24 }, (_, i) => `n${String(i).padStart(2, '0')}`);
+    await outboxes[0]!.enqueue(ids.map((id) => aNotification({ id })));
+    const now = T0 + 60_000;
+    // Four claims of 6 at once, two per connection: as many as are due, so none comes back empty-handed.
+    const taken = await Promise.all([0, 1].flatMap((k) => outboxes.map((o, i) => o.claimDue(`worker-${k}-${i}`, now, now + 60_000, 6))));
+    const claimed = taken.flat().map((n) => n.id);
+    expect(claimed.sort()).toEqual(ids);
+    for (const batch of taken) expect(batch.map((n) => n.id)).toEqual([...batch.map((n) => n.id)].sort());
+  });
+
+  it('delivers the same webhook to both at once: one run, and both answer its id', async () => {
+    const engines = [new KnexEngineStore(first), new KnexEngineStore(second)];
+    for (let k = 0; k < 10; k++) {
+      const delivery = (runId: string) => ({ runId, workflow: 'hooked', start: [], at: T0 + k, dedupeKeys: [`hook:hooked:${k}`] });
+      const results = await Promise.all(engines.map((e, i) => e.enqueue(delivery(`d${k}-${i}`), '', 0)));
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(new Set(results.map((r) => r.runId)).size).toBe(1);
+    }
+    expect(Number((await first('engine_runs').count({ n: '*' }))[0]!.n)).toBe(10);
+  });
+
+  it('reserves nonces of one lane from both at once, each side syncing it too: no nonce twice, none skipped', async () => {
+    const stores = [new KnexSendStore(first), new KnexSendStore(second)];
+    const lane = { relayer: 'ops', network: 'anvil' };
+    await Promise.all(stores.map((s) => s.sync(lane, 5, T0)));
+    const nonces = await Promise.all(Array.from({ length: 30 }, (_, i) => stores[i % 2]!.reserve(lane, `send-${i}`, T0, 60_000)));
+    expect([...nonces].sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => 5 + i));
+  });
+
+  it('pauses a workflow from one while the other reports its blocks: the pause stands, and so does the last block', async () => {
+    const writers = [new KnexJournalWriter(first), new KnexJournalWriter(second)];
+    const state = (s: number, fields: Record<string, unknown>): JournalEvent[] =>
+      [{ type: 'workflow.state', at: iso(T0 + s * 1000), workflow: 'deposits', ...fields } as JournalEvent];
+    await writers[1]!.append(state(0, { trigger: 'event', network: 'anvil', cursor_block: 0, head_block: 0 }));
+    // The blocks are reported one after another (as one poller does), the pause comes from the other at once.
+    const reports = (async () => {
+      for (let b = 1; b <= 15; b++) await writers[1]!.append(state(b, { cursor_block: b, head_block: b + 1 }));
+    })();
+    await Promise.all([reports, writers[0]!.append(state(5, { paused: true }))]);
+    const states = new KnexWorkflowStates(first);
+    expect(await states.paused('deposits')).toBe(true);
+    expect(await states.blocks('deposits')).toEqual({ cursorBlock: 15, headBlock: 16 });
+  });
+
+  it('records top-ups from both at once and settles each from both at once: every attempt kept, each settled once, whole', async () => {
+    const audits = [new KnexTopupAudit(first), new KnexTopupAudit(second)];
+    const ids = Array.from({ length: 12 }, (_, i) => `topup-${String(i).padStart(2, '0')}`);
+    await Promise.all(ids.map((topupId, i) => audits[i % 2]!.record(aTopup({ topupId, at: T0 + i }))));
+    // Each attempt is settled by both at once, one saying confirmed, the other failed: the first to commit stands.
+    await Promise.all(ids.flatMap((id, i) => [
+      audits[i % 2]!.complete(id, { outcome: 'confirmed', txHash: `0x${String(i).padStart(64, '0')}`, error: null }),
+      audits[(i + 1) % 2]!.complete(id, { outcome: 'failed', txHash: null, error: `refused ${i}` }),
+    ]));
+    const rows = await audits[0]!.list({ equals: {} }, { limit: 100 });
+    expect(rows.map((r) => r.topupId).sort()).toEqual(ids);
+    for (const r of rows) {
+      const i = Number(r.topupId.slice(-2));
+      expect([r.outcome, r.txHash, r.error]).toEqual(r.outcome === 'confirmed' ? ['confirmed', `0x${String(i).padStart(64, '0')}`, null] : ['failed', null, `refused ${i}`]);
+    }
   });
 });
