@@ -45,7 +45,7 @@ export function sendItemPieces(alias: string, withTokenTransfer = true, dialect:
     ['session', q('session')], ['network', q('network')], ['chain_id', q('chain_id')], ['relayer', q('relayer')],
     ['status', q('status')], ['outcome', q('outcome')], ['tx_hash', q('tx_hash')], ['idempotency_key', q('idempotency_key')],
   ]);
-  const middle: [string, string][] = [['to', q('to_address')], ['value_wei', q('value_wei')]];
+  const middle: [string, string][] = [['to', q('to_address')], ['value_wei', quotedText(alias, dialect)('value_wei')]];
   // JSON text as stored (written by JSON.stringify), or null: concat would take a NULL for an empty string.
   if (withTokenTransfer) middle.push(['token_transfer', `coalesce(${column(alias, 'token_transfer')}, 'null')`]);
   return { head, middle: jsonMembers(',', middle) };
@@ -114,6 +114,11 @@ export type ItemDialect = 'sqlite' | 'postgres';
 /** A column of `alias` (of the row itself when '') as JSON, in SQL: a string quoted and escaped, a number as it is, NULL as `null`. */
 function quoted(alias: string, dialect: ItemDialect): (name: string) => string {
   return dialect === 'sqlite' ? (name) => `json_quote(${column(alias, name)})` : (name) => `coalesce(to_json(${column(alias, name)})::text, 'null')`;
+}
+
+/** As quoted, for a column whose JSON is its decimal text whatever its type (wei: NUMERIC(78,0) on PostgreSQL). */
+function quotedText(alias: string, dialect: ItemDialect): (name: string) => string {
+  return dialect === 'sqlite' ? quoted(alias, dialect) : (name) => `coalesce(to_json(${column(alias, name)}::text)::text, 'null')`;
 }
 
 /**

@@ -64,7 +64,8 @@ describe('chainflow journal import into an empty SQLite database', () => {
     expect((await done).signal).toBe('SIGKILL');
 
     expect(await query(db, 'SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM runs) AS runs')).toEqual([{ events: 0, runs: 0 }]);
-    expect(fs.existsSync(`${db}-journal`)).toBe(false);
+    // The journal file itself may stay behind: killed before its header reached the disk, it is not hot (the
+    // database was not written yet) and SQLite leaves it to the next write. What counts is the database.
     const again = chainflow(['journal', 'import', file], { cwd: dir });
     expect(again.status).toBe(0);
     expect(again.stdout).toMatch(new RegExp(`imported ${count} events \\(0 already present\\)`));
