@@ -71,7 +71,7 @@ describe('ExportSpend', () => {
     expect(parsed.entries.map((e) => e.step_run_id)).toEqual(many.map((e) => e.stepRunId));
     expect(parsed.entries[7]).toEqual({
       recorded_at: iso(T0 - 2993 * MINUTE), workflow: 'payouts', run_id: 'm7', step_run_id: 'm7.pay', relayer: 'ops', network: 'sepolia',
-      chain_id: 11155111, tx_hash: aTxHash('m7.pay'), gas_used: '1', effective_gas_price: '7', gas_spend_wei: '7', value_wei: '0', reverted: false,
+      chain_id: 11155111, tx_hash: aTxHash('m7.pay'), gas_used: '1', effective_gas_price: '7', gas_spend_wei: '7', value_wei: '0', reverted: false, reorged: false,
     });
   });
 

@@ -17,6 +17,7 @@ import { Logger } from '../ports/logger';
 import { WorkflowStates } from '../ports/workflow-states';
 import { WorkflowCatalog } from '../workflow-catalog';
 import { EngineMetrics, NO_ENGINE_METRICS } from '../ports/engine-metrics';
+import { ReopenReorgedSends } from '../sends/reopen-reorged-sends.use-case';
 import { AnswerReorgs } from './answer-reorgs';
 import { CheckReorgs } from './check-reorgs';
 
@@ -62,6 +63,8 @@ export class PollEventLogs {
     @inject(EngineMetrics) @optional() metrics: EngineMetrics = NO_ENGINE_METRICS,
     /** Journals the responses a roll back recorded; without it (a tool that only reads logs) they stay recorded. */
     @inject(AnswerReorgs) @optional() private readonly answers?: AnswerReorgs,
+    /** Journals the sends a roll back reopened (their receipts' blocks removed); without it they stay recorded. */
+    @inject(ReopenReorgedSends) @optional() private readonly reopen?: ReopenReorgedSends,
   ) {
     this.ranges = new LogRanges(chain, logger);
     this.reorgs = new CheckReorgs(chain, cursors, metrics, logger, () => clock.now());
@@ -157,13 +160,17 @@ export class PollEventLogs {
     await this.reorgs.check(target, network.finalityDepth ?? DEFAULT_FINALITY_DEPTH, top);
     // Also those a crash left recorded and not journaled. A response that cannot be journaled now stays recorded and
     // is tried at the next poll; it does not hold back the logs of the new chain (the rollback is done).
-    try {
-      await this.answers?.answer(target.network);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      this.logger.warn('reorg responses not journaled; tried again at the next poll', {
-        network: target.network, err: this.redactor?.redactText(message) ?? message,
-      });
+    const steps: [string, (() => Promise<unknown>) | undefined][] = [
+      ['reorg responses not journaled; tried again at the next poll', this.answers && (() => this.answers!.answer(target.network))],
+      ['reorged sends not reopened; tried again at the next poll', this.reopen && (() => this.reopen!.execute(target.network))],
+    ];
+    for (const [warning, step] of steps) {
+      try {
+        await step?.();
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        this.logger.warn(warning, { network: target.network, err: this.redactor?.redactText(message) ?? message });
+      }
     }
   }
 
