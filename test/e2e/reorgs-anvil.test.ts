@@ -25,6 +25,16 @@ const DEPLOYER = ANVIL_ACCOUNTS[0]!;
 const HOLDER = '0x00000000000000000000000000000000000ca5e1';
 const TRANSFER = 'Transfer(address indexed from, address indexed to, uint256 value)';
 
+/** Transactions from the deployer, each awaited to its receipt, and mints of MiniToken (at `tokenOf()`) to the holder. */
+function deployerTxs(chain: () => Anvil, tokenOf: () => string): { transact(tx: Record<string, string>): Promise<Json>; mint(amount: bigint): Promise<Json> } {
+  const abi = new Web3Abi();
+  const transact = async (tx: Record<string, string>): Promise<Json> => {
+    const hash = await chain().rpc<string>('eth_sendTransaction', [{ from: DEPLOYER.address, gas: '0x1e8480', ...tx }]);
+    return eventually(() => chain().rpc<Json | null>('eth_getTransactionReceipt', [hash]).then((r) => r ?? undefined), 10_000, 'receipt');
+  };
+  return { transact, mint: (amount) => transact({ to: tokenOf(), data: abi.encodeCall('mint(address,uint256)', [HOLDER, amount.toString()]) }) };
+}
+
 function config(token: string, fromBlock: number, receiver: string, storage: string): string {
   return `${e2eConfigHead([], storage)}networks:
   anvil: { chain_id: 31337, rpc: [ { env: RPC } ], poll_interval: 1s }
@@ -43,7 +53,6 @@ workflows:
 }
 
 describe.each(E2E_STORAGES)('reorgs answered by on_reorg on a real chain, end to end, on %s', (_name, freshStorage) => {
-  const abi = new Web3Abi();
   let anvil: Anvil;
   let dir: string;
   let server: ProcessServer;
@@ -52,11 +61,7 @@ describe.each(E2E_STORAGES)('reorgs answered by on_reorg on a real chain, end to
   const receiver = new StubService();
 
   const client = engineClient(() => server.baseUrl, { token: API_TOKEN });
-  const transact = async (tx: Record<string, string>): Promise<Json> => {
-    const hash = await anvil.rpc<string>('eth_sendTransaction', [{ from: DEPLOYER.address, gas: '0x1e8480', ...tx }]);
-    return eventually(() => anvil.rpc<Json | null>('eth_getTransactionReceipt', [hash]).then((r) => r ?? undefined), 10_000, 'receipt');
-  };
-  const mint = async (amount: bigint): Promise<Json> => transact({ to: token, data: abi.encodeCall('mint(address,uint256)', [HOLDER, amount.toString()]) });
+  const { transact, mint } = deployerTxs(() => anvil, () => token);
   const runsOf = async (): Promise<Json[]> => (await client.get('/api/history/runs?workflow=deposits&limit=500')).items;
 
   beforeAll(async () => {
@@ -151,7 +156,6 @@ workflows:
 }
 
 describe.each(E2E_STORAGES)('sends and the spend ledger under a reorg on a real chain, end to end, on %s', (_name, freshStorage) => {
-  const abi = new Web3Abi();
   let anvil: Anvil;
   let dir: string;
   let server: ProcessServer;
@@ -159,11 +163,7 @@ describe.each(E2E_STORAGES)('sends and the spend ledger under a reorg on a real 
   let database: FreshPostgres | undefined;
   let startBalance: bigint;
   const client = engineClient(() => server.baseUrl, { token: API_TOKEN });
-  const transact = async (tx: Record<string, string>): Promise<Json> => {
-    const hash = await anvil.rpc<string>('eth_sendTransaction', [{ from: DEPLOYER.address, gas: '0x1e8480', ...tx }]);
-    return eventually(() => anvil.rpc<Json | null>('eth_getTransactionReceipt', [hash]).then((r) => r ?? undefined), 10_000, 'receipt');
-  };
-  const mint = async (amount: bigint): Promise<Json> => transact({ to: token, data: abi.encodeCall('mint(address,uint256)', [HOLDER, amount.toString()]) });
+  const { transact, mint } = deployerTxs(() => anvil, () => token);
   const sends = async (): Promise<Json[]> => (await client.get('/api/history/txs?workflow=payouts&limit=500')).items as Json[];
   const settledSends = (count: number, what: string): Promise<Json[]> => eventually(async () => {
     const all = await sends();
