@@ -115,6 +115,21 @@ describe('sends and the ledger under a reorg', () => {
     expect(await h.reopenings('gone')).toHaveLength(1);
   });
 
+  it('judges blocks no poll saw by the new chain up to the head: a send in a removed one is reopened, one in the new chain is not', async () => {
+    const h = new Harness();
+    h.chain.emit(TOKEN, TRANSFER, transfer(1));
+    h.chain.mine(); // block 2, the head of the poll
+    await h.poll();
+    h.chain.mine(); // block 3, which no poll sees
+    await h.landIn('unseen', 3);
+    h.chain.reorg(2, 2); // blocks 2 and 3 replaced; blocks 4 and 5 on top
+    await h.landIn('fresh', 4); // settled from the new chain before the next poll
+    await h.poll();
+    expect((await h.reopenings('unseen')).map((e) => e.reorged)).toEqual([{ block: 3, removed_block_hash: expect.any(String) }]);
+    expect(await h.reopenings('fresh')).toEqual([]);
+    expect(h.ledger.all().map((e) => [e.stepRunId, e.reorged === true])).toEqual([['unseen.pay', true], ['fresh.pay', false]]);
+  });
+
   it('journals a reopening again after a crash before the send was watched, and keeps one', async () => {
     const h = new Harness();
     h.chain.emit(TOKEN, TRANSFER, transfer(1)); // block 1 (kept: a log's block)

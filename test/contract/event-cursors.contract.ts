@@ -141,7 +141,8 @@ export function eventCursorsContract(name: string, open: () => Promise<EventStor
         landedSend({ runId, network, at: T, receipt: { gasUsed: '21000', effectiveGasPrice: '1', blockNumber: String(block), blockHash: hash } });
       // Below the ancestor; in removed blocks 11 and 12; in block 12 of the new chain (landed again there); elsewhere.
       await s.journal.append([...landed('s10', 10, hashOf(10)), ...landed('s11', 11, hashOf(11)), ...landed('s12', 12, hashOf(12))]);
-      await s.journal.append([...landed('new12', 12, hashOf(125)), ...landed('far', 11, hashOf(11), 'other')]);
+      // And one above the head the check read (a newer chain's receipt): not judged.
+      await s.journal.append([...landed('new12', 12, hashOf(125)), ...landed('far', 11, hashOf(11), 'other'), ...landed('above', 13, hashOf(13))]);
       const canonical = [{ number: 11n, hash: hashOf(115), parentHash: hashOf(10), timestamp: 1 }, { number: 12n, hash: hashOf(125), parentHash: hashOf(115), timestamp: 2 }];
       const rollBack = { network: 'devnet', ancestor: 10n, removedTop: kept[2]!, canonical, depth: 2, at: T + 5, newReorgId: () => 'r' };
       expect((await s.cursors.rollBack(rollBack)).applied).toBe(true);

@@ -85,9 +85,10 @@ export class InMemoryEventCursors implements EventCursors {
       };
     });
     this.responses.push(...responses.map((r) => ({ ...r, journaled: false })));
+    const head = reorg.canonical.reduce((top, h) => (h.number > top ? h.number : top), reorg.ancestor);
     for (const send of this.sends?.settledSends() ?? []) {
       const { blockNumber, blockHash } = receiptBlock(send.receipt);
-      if (send.network !== reorg.network || blockNumber === null || blockHash === null || blockNumber <= reorg.ancestor || canonical.has(blockHash)) continue;
+      if (send.network !== reorg.network || blockNumber === null || blockHash === null || blockNumber <= reorg.ancestor || blockNumber > head || canonical.has(blockHash)) continue;
       const key = `${send.sendId}\n${blockHash}`;
       if (this.sendReorgs.has(key)) continue;
       this.sendReorgs.set(key, {

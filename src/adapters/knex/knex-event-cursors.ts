@@ -154,12 +154,14 @@ export class KnexEventCursors implements EventCursors {
 
 /**
  * In the roll back's transaction: a pending reopening for each settled send of the network whose receipt's block was
- * removed (above the ancestor, not one of the canonical blocks). Once per send and removed block: a second roll back
+ * removed (above the ancestor and up to the head, not one of the canonical blocks). Once per send and removed block: a second roll back
  * of the same blocks records nothing more.
  */
 async function recordSendReorgs(trx: Knex.Transaction, reorg: ReorgRollback, canonical: readonly string[]): Promise<void> {
+  // Up to the head the check read: it gave the canonical hash of each height there; a receipt above it is of a newer chain.
+  const head = reorg.canonical.reduce((top, h) => (h.number > top ? h.number : top), reorg.ancestor);
   let query = trx('sends').where({ network: reorg.network, status: 'settled' }).andWhere('receipt_block_number', '>', block(reorg.ancestor))
-    .whereNotNull('receipt_block_hash');
+    .andWhere('receipt_block_number', '<=', block(head)).whereNotNull('receipt_block_hash');
   if (canonical.length) query = query.whereNotIn('receipt_block_hash', canonical);
   const sends: Array<Record<string, unknown>> = await query.select('send_id', 'run_id', 'tx_hash', 'receipt_block_number', 'receipt_block_hash');
   const rows = sends.map((s) => ({
