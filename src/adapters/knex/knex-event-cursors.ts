@@ -160,13 +160,13 @@ export class KnexEventCursors implements EventCursors {
 async function recordSendReorgs(trx: Knex.Transaction, reorg: ReorgRollback, canonical: readonly string[]): Promise<void> {
   // Up to the head the check read: it gave the canonical hash of each height there; a receipt above it is of a newer chain.
   const head = reorg.canonical.reduce((top, h) => (h.number > top ? h.number : top), reorg.ancestor);
-  let query = trx('sends').where({ network: reorg.network, status: 'settled' }).andWhere('receipt_block_number', '>', block(reorg.ancestor))
-    .andWhere('receipt_block_number', '<=', block(head)).whereNotNull('receipt_block_hash');
-  if (canonical.length) query = query.whereNotIn('receipt_block_hash', canonical);
-  const sends: Array<Record<string, unknown>> = await query.select('send_id', 'run_id', 'tx_hash', 'receipt_block_number', 'receipt_block_hash');
+  let query = trx('send_receipt_blocks as b').join('sends as s', 's.send_id', 'b.send_id').where({ 'b.network': reorg.network, 's.status': 'settled' })
+    .andWhere('b.block_number', '>', block(reorg.ancestor)).andWhere('b.block_number', '<=', block(head));
+  if (canonical.length) query = query.whereNotIn('b.block_hash', canonical);
+  const sends: Array<Record<string, unknown>> = await query.select('s.send_id', 's.run_id', 's.tx_hash', 'b.block_number', 'b.block_hash');
   const rows = sends.map((s) => ({
-    send_id: s.send_id, removed_block_hash: s.receipt_block_hash, run_id: s.run_id, network: reorg.network, tx_hash: s.tx_hash,
-    block: Number(s.receipt_block_number), created_at: reorg.at, journaled_at: null,
+    send_id: s.send_id, removed_block_hash: s.block_hash, run_id: s.run_id, network: reorg.network, tx_hash: s.tx_hash,
+    block: Number(s.block_number), created_at: reorg.at, journaled_at: null,
   }));
   for (let i = 0; i < rows.length; i += CHUNK) await trx('send_reorgs').insert(rows.slice(i, i + CHUNK)).onConflict(['send_id', 'removed_block_hash']).ignore();
 }

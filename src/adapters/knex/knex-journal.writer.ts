@@ -11,6 +11,7 @@ import { isSqlite, READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { SqliteWriteSession } from './sqlite-session';
 import { RUN_LIST_TABLES } from './migrations';
 import { addPending, entryKey, writeLedgerChanges } from './spend-store';
+import { writeReceiptBlocks } from './send-receipt-blocks';
 import { addWorkflowStats } from './workflow-stats-store';
 import { startedSessions, writeRuns, writeSessions } from './journal-row-writes';
 import { loadStepRuns, RUNS_WITH_STEP_RUNS, STEP_RUNS_COLUMNS, stepRunsOfRow, writeStepRuns, type StepRuns } from './step-runs-store';
@@ -377,6 +378,7 @@ export class KnexJournalWriter implements JournalWriter {
         return insertRows(trx, table, [column, 'created_at', 'run_id'], rows, { conflictKey: [column, 'created_at', 'run_id'], ignoreConflicts: true });
       }),
       () => insertRows(trx, 'sends', SEND_COLUMNS, pick(ch.sends, ws.sends).map(sendToRow), { conflictKey: ['send_id'] }),
+      () => writeReceiptBlocks(trx, pick(ch.sends, ws.sends)),
       () => insertRows(trx, 'approvals', APPROVAL_COLUMNS, pick(ch.approvals, ws.approvals).map(approvalToRow), { conflictKey: ['approval_id'] }),
       () => insertRows(trx, 'reorgs', REORG_COLUMNS, pick(ch.reorgs, ws.reorgs).map(reorgToRow), { conflictKey: ['reorg_id'] }),
       () => writeSessions(trx, pick(ch.sessions, ws.sessions), sessionCounts, startedSessions(ch)),

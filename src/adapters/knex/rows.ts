@@ -3,7 +3,6 @@ import type { ReorgResponseRecord } from '../../domain/reorg';
 import type { Run } from '../../domain/run';
 import type { SendAttempt } from '../../domain/send-attempt';
 import { DurationHistogram } from '../../domain/duration-histogram';
-import { receiptBlock } from '../../domain/spend/ledger-entry';
 import type { ReplaySession, WorkflowStateRecord, WorkflowStats } from '../../domain/session';
 
 /** Maps projection rows to domain records and back. Integers may come back as strings (PostgreSQL bigint). */
@@ -58,7 +57,6 @@ export function rowToRun(row: Row): Run {
 export const SEND_COLUMNS = [
   'send_id', 'run_id', 'step_run_id', 'workflow', 'session', 'network', 'chain_id', 'relayer', 'status', 'outcome',
   'tx_hash', 'idempotency_key', 'to_address', 'value_wei', 'receipt', 'created_at', 'updated_at', 'token_transfer',
-  'receipt_block_number', 'receipt_block_hash',
 ] as const;
 
 export function sendToRow(s: SendAttempt): unknown[] {
@@ -67,15 +65,7 @@ export function sendToRow(s: SendAttempt): unknown[] {
     s.txHash, s.idempotencyKey, s.to, s.valueWei.toString(), s.receipt ? JSON.stringify(s.receipt) : null,
     s.createdAt, s.updatedAt,
     s.tokenTransfer ? JSON.stringify({ contract: s.tokenTransfer.contract, to: s.tokenTransfer.to, amount: s.tokenTransfer.amount.toString() }) : null,
-    // The receipt's block, in columns: a reorg finds the settled sends of the blocks it removed (migration 0022).
-    ...receiptBlockColumns(s),
   ];
-}
-
-function receiptBlockColumns(s: SendAttempt): [number | null, string | null] {
-  if (s.status !== 'settled') return [null, null];
-  const { blockNumber, blockHash } = receiptBlock(s.receipt);
-  return [blockNumber === null || blockNumber > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(blockNumber), blockHash];
 }
 
 export function rowToSend(row: Row): SendAttempt {
