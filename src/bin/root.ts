@@ -60,6 +60,7 @@ import { NotifyRunEvents } from '../application/notifications/notify.use-case';
 import { NotifyLowBalances } from '../application/notifications/notify-low-balances.use-case';
 import { PollEventLogs } from '../application/engine/poll-event-logs.use-case';
 import { AnswerReorgs } from '../application/engine/answer-reorgs';
+import { ReopenReorgedSends } from '../application/sends/reopen-reorged-sends.use-case';
 import { WatchEventWaits } from '../application/engine/watch-event-waits.use-case';
 import { WaitEventStepRunner } from '../application/engine/wait-event-step';
 import { KnexEventWaits } from '../adapters/knex/knex-event-waits';
@@ -230,7 +231,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
     ReceiveWebhook, RelayerAddresses, Engine, Relayers, LaneWatch, FillNonceGaps, SubmitSend, AdvanceSend, WatchSends, SendStep, ReadStep,
     RelayerBalances, RecentGasSpend, CheckProviders, RelayerBook, ListRelayers, RelayerGauges, ListTopups, TopUpRelayer, TopupSettlement,
     DeliverNotifications, NotifyRunEvents, NotifyLowBalances, ListNotifications, TestNotification, PollEventLogs,
-    WatchEventWaits, WaitEventStepRunner, AnswerReorgs, ReplayEvents, FinishSessions,
+    WatchEventWaits, WaitEventStepRunner, AnswerReorgs, ReplayEvents, FinishSessions, ReopenReorgedSends,
   ];
   for (const useCase of useCases) container.bind(useCase).toSelf();
   container.bind(UnattendedRuns).toService(TopupSettlement);

@@ -41,7 +41,7 @@ export function landed(outcome: SendOutcome | null): boolean {
 }
 
 // A send's lifecycle (CONTRACT 8.5): queued, then parked or submitted any number of times (a fee bump is
-// another submitted of the same send), then settled. A settled send takes no later park or submit, and its
+// another submitted of the same send), then settled; a reorg of its receipt's block submits it again (CONTRACT 8.6). A settled send takes no later park or submit, and its
 // outcome and hash are final: the same terminal settle repeated (a crash and rerun, SPEC "States") is taken
 // and changes nothing but the receipt it may carry (the ledger keeps one entry per step run and hash), while a
 // settle naming another outcome or hash is refused.
@@ -60,6 +60,21 @@ export function submitSend(send: SendAttempt, txHash: string, at: number): void 
   const s = send as Mutable<SendAttempt>;
   s.status = 'submitted';
   s.txHash = txHash;
+  s.updatedAt = Math.max(send.updatedAt, at);
+}
+
+/**
+ * A reorg removed the block of the settled send's receipt (CONTRACT 8.6): it awaits `txHash` again (status
+ * `submitted`, no outcome, no receipt) until it lands again or expires, and is settled anew then.
+ */
+export function reopenSend(send: SendAttempt, txHash: string, at: number): void {
+  if (send.status !== 'settled' || send.txHash === null || send.txHash.toLowerCase() !== txHash.toLowerCase()) {
+    throw new InvalidTransitionError(`send_id: a reorged send.submitted needs the send settled with tx_hash ${txHash} (it is ${send.status}${send.txHash ? ` with ${send.txHash}` : ''})`);
+  }
+  const s = send as Mutable<SendAttempt>;
+  s.status = 'submitted';
+  s.outcome = null;
+  s.receipt = null;
   s.updatedAt = Math.max(send.updatedAt, at);
 }
 

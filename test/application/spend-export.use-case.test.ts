@@ -56,6 +56,18 @@ describe('ExportSpend', () => {
     expect(lines.slice(3)).toEqual(['']);
   });
 
+  it('lists a reorged entry in JSON, marked, and leaves it out of the CSV (its columns are SPEC\'s)', async () => {
+    const landedAgain = { ...entry, recordedAt: T0 - MINUTE, gasSpendWei: 3n, effectiveGasPrice: 3n, gasUsed: 1n };
+    await ledger.append([entry]);
+    ledger.reorgEntry({ stepRunId: entry.stepRunId, txHash: entry.txHash, removedBlockHash: `0x${'ab'.repeat(32)}`, at: T0 - 30 * MINUTE });
+    await ledger.append([landedAgain]);
+    const json = JSON.parse((await run({ format: 'json' })).text) as { entries: Array<{ reorged: boolean; gas_spend_wei: string }> };
+    expect(json.entries.map((e) => [e.gas_spend_wei, e.reorged])).toEqual([[entry.gasSpendWei.toString(), true], ['3', false]]);
+    const csv = await run({ format: 'csv' });
+    expect(csv.count).toBe(1);
+    expect(csv.text.split('\n')[1]).toContain(`,${aTxHash('one')},1,3,3,12345,false,`);
+  });
+
   it('defaults to CSV', async () => {
     await ledger.append([entry]);
     expect((await run({})).text.split('\n')[0]).toBe(HEADER);
@@ -71,7 +83,7 @@ describe('ExportSpend', () => {
     expect(parsed.entries.map((e) => e.step_run_id)).toEqual(many.map((e) => e.stepRunId));
     expect(parsed.entries[7]).toEqual({
       recorded_at: iso(T0 - 2993 * MINUTE), workflow: 'payouts', run_id: 'm7', step_run_id: 'm7.pay', relayer: 'ops', network: 'sepolia',
-      chain_id: 11155111, tx_hash: aTxHash('m7.pay'), gas_used: '1', effective_gas_price: '7', gas_spend_wei: '7', value_wei: '0', reverted: false,
+      chain_id: 11155111, tx_hash: aTxHash('m7.pay'), gas_used: '1', effective_gas_price: '7', gas_spend_wei: '7', value_wei: '0', reverted: false, reorged: false,
     });
   });
 

@@ -119,7 +119,7 @@ describe('GetSpend', () => {
     expect(report.entries).toEqual([{
       recorded_at: iso(T0 - MINUTE), workflow: 'payouts', run_id: 'run-9', step_run_id: 'run-9.pay', relayer: 'ops', network: 'sepolia',
       chain_id: 11155111, tx_hash: aTxHash('nine'), gas_used: '21000', effective_gas_price: '1500000000',
-      gas_spend_wei: ((1n << 200n) + 1n).toString(), value_wei: '1000000000000000000000000000000', reverted: false,
+      gas_spend_wei: ((1n << 200n) + 1n).toString(), value_wei: '1000000000000000000000000000000', reverted: false, reorged: false,
     }]);
     expect(report.explorer_urls[aTxHash('nine')]).toBe(`https://sepolia.etherscan.io/tx/${aTxHash('nine')}`);
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);

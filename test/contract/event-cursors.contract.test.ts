@@ -1,14 +1,17 @@
 import { KnexEngineStore } from '../../src/adapters/knex/knex-engine.store';
 import { KnexEventCursors } from '../../src/adapters/knex/knex-event-cursors';
+import { KnexJournalWriter } from '../../src/adapters/knex/knex-journal.writer';
 import { InMemoryEngineStore } from '../fakes/in-memory-engine-store';
+import { InMemoryJournal } from '../fakes/in-memory-journal';
 import { InMemoryEventCursors } from '../fakes/in-memory-event-cursors';
 import { KNEX_STORES } from '../support/stores';
 import { eventCursorsContract } from './event-cursors.contract';
 
 eventCursorsContract('in-memory fake', async () => {
   const engine = new InMemoryEngineStore();
-  const cursors = new InMemoryEventCursors(engine);
-  return { cursors, engine, other: cursors, close: async () => {} };
+  const journal = new InMemoryJournal();
+  const cursors = new InMemoryEventCursors(engine, journal);
+  return { cursors, engine, other: cursors, journal, close: async () => {} };
 });
 
 for (const [store, freshStore] of KNEX_STORES) {
@@ -17,6 +20,9 @@ for (const [store, freshStore] of KNEX_STORES) {
     // The contract claims with the callers' `now` (as the engine store's contract does).
     const db = await fresh.open({ leaseClock: 'caller' });
     const second = await fresh.open({ leaseClock: 'caller' });
-    return { cursors: new KnexEventCursors(db), engine: new KnexEngineStore(db), other: new KnexEventCursors(second), close: fresh.close };
+    return {
+      cursors: new KnexEventCursors(db), engine: new KnexEngineStore(db), other: new KnexEventCursors(second), journal: new KnexJournalWriter(db),
+      close: fresh.close,
+    };
   });
 }

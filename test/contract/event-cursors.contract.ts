@@ -1,6 +1,9 @@
 import type { EngineStore } from '../../src/application/ports/engine-store';
 import type { EventCursors, LogRunToEnqueue } from '../../src/application/ports/event-cursors';
+import type { JournalWriter } from '../../src/application/ports/journal-writer';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
+import { aTxHash } from '../mothers/journal-events';
+import { landedSend } from './spend.contract';
 
 const T = 1_800_000_000_000;
 
@@ -10,6 +13,8 @@ export interface EventStorage {
   readonly engine: EngineStore;
   /** A second handle on the same storage (another engine process), where the storage can have one; else the same. */
   readonly other: EventCursors;
+  /** The journal whose send projection the roll back reads (the settled sends and their receipts' blocks). */
+  readonly journal: JournalWriter;
   close(): Promise<void>;
 }
 
@@ -127,6 +132,33 @@ export function eventCursorsContract(name: string, open: () => Promise<EventStor
       // The same log in the new block (another hash) starts a new run.
       const again = await s.cursors.advance('on_deposit', 11n, 13n, [{ ...logRun('on_deposit', 11, 0, 'b2'), blockHash: hashOf(115) }]);
       expect(again.started).toEqual(['b2']);
+    });
+
+    it('records a pending reopening, once, for each settled send whose receipt\'s block a roll back removed', async () => {
+      const kept = [10, 11, 12].map((n) => ({ number: BigInt(n), hash: hashOf(n), parentHash: hashOf(n - 1), timestamp: 1_700_000_000 + n }));
+      await s.cursors.keepBlocks('devnet', kept, 0n);
+      const landed = (runId: string, block: number, hash: string, network = 'devnet'): JournalEvent[] =>
+        landedSend({ runId, network, at: T, receipt: { gasUsed: '21000', effectiveGasPrice: '1', blockNumber: String(block), blockHash: hash } });
+      // Below the ancestor; in removed blocks 11 and 12; in block 12 of the new chain (landed again there); elsewhere.
+      await s.journal.append([...landed('s10', 10, hashOf(10)), ...landed('s11', 11, hashOf(11)), ...landed('s12', 12, hashOf(12))]);
+      // And one above the head the check read (a newer chain's receipt): not judged.
+      await s.journal.append([...landed('new12', 12, hashOf(125)), ...landed('far', 11, hashOf(11), 'other'), ...landed('above', 13, hashOf(13))]);
+      const canonical = [{ number: 11n, hash: hashOf(115), parentHash: hashOf(10), timestamp: 1 }, { number: 12n, hash: hashOf(125), parentHash: hashOf(115), timestamp: 2 }];
+      const rollBack = { network: 'devnet', ancestor: 10n, removedTop: kept[2]!, canonical, depth: 2, at: T + 5, newReorgId: () => 'r' };
+      expect((await s.cursors.rollBack(rollBack)).applied).toBe(true);
+      expect(await s.other.rollBack(rollBack)).toEqual({ applied: false, responses: [] });
+      const pending = await s.cursors.pendingSendReorgs('devnet');
+      expect(pending).toEqual([
+        { sendId: 's11.send', runId: 's11', network: 'devnet', txHash: aTxHash('s11'), block: 11n, removedBlockHash: hashOf(11), at: T + 5 },
+        { sendId: 's12.send', runId: 's12', network: 'devnet', txHash: aTxHash('s12'), block: 12n, removedBlockHash: hashOf(12), at: T + 5 },
+      ]);
+      expect(await s.other.pendingSendReorgs('other')).toEqual([]);
+      await s.other.sendReorgJournaled('s11.send', hashOf(11));
+      expect((await s.cursors.pendingSendReorgs('devnet')).map((r) => r.sendId)).toEqual(['s12.send']);
+      // A deep reorg is an alarm, not a roll back: it reopens nothing.
+      const head = { number: 13n, hash: hashOf(999), parentHash: hashOf(998), timestamp: 3 };
+      await s.cursors.rollBack({ network: 'devnet', ancestor: 9n, removedTop: canonical[1]!, canonical: [head], depth: 4, at: T + 9, newReorgId: () => 'x', cursorsStay: true });
+      expect((await s.cursors.pendingSendReorgs('devnet')).map((r) => r.sendId)).toEqual(['s12.send']);
     });
 
     it('replaces only the kept blocks of a deep reorg: cursors stay and no response is recorded', async () => {

@@ -5,15 +5,18 @@ import { KnexRunRepository } from '../../src/adapters/knex/knex-run.repository';
 import { KnexSpendLedger } from '../../src/adapters/knex/knex-spend-ledger';
 import { InMemoryJournal } from '../fakes/in-memory-journal';
 import { InMemorySpendLedger } from '../fakes/in-memory-spend';
-import { spendContract, type SpendStorage } from './spend.contract';
+import { spendContract, type OpenSpend, type SpendStorage } from './spend.contract';
+import { spendReorgsContract } from './spend-reorgs.contract';
 import { KNEX_STORES, reopenable } from '../support/stores';
 
-spendContract('in-memory fakes', async () => {
+const inMemory = async (): Promise<OpenSpend> => {
   const ledger = new InMemorySpendLedger();
   const journal = new InMemoryJournal({ spend: ledger });
   const storage: SpendStorage = { ledger, journal, retention: journal };
   return { ...storage, reopen: async () => storage, close: async () => {} };
-});
+};
+spendContract('in-memory fakes', inMemory);
+spendReorgsContract('in-memory fakes', inMemory);
 
 function knexStorage(db: Knex): SpendStorage {
   const writer = new KnexJournalWriter(db);
@@ -35,9 +38,11 @@ function knexStorage(db: Knex): SpendStorage {
 }
 
 for (const [store, freshStore] of KNEX_STORES) {
-  spendContract(`knex on ${store}`, async () => {
+  const onKnex = async (): Promise<OpenSpend> => {
     const fresh = await freshStore();
     const { first, reopen } = await reopenable(fresh, knexStorage);
     return { ...first, reopen, close: fresh.close };
-  });
+  };
+  spendContract(`knex on ${store}`, onKnex);
+  spendReorgsContract(`knex on ${store}`, onKnex);
 }

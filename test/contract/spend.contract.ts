@@ -79,7 +79,7 @@ export async function scanAll(ledger: SpendLedger, filter: SpendFilter = {}, pag
 }
 
 /** Totals per combination the slow, obviously right way: BigInt sums over every entry. */
-function bruteTotals(entries: readonly LedgerEntry[], filter: SpendFilter): ComboTotals[] {
+export function bruteTotals(entries: readonly LedgerEntry[], filter: SpendFilter): ComboTotals[] {
   const combos = new Map<string, ComboTotals>();
   for (const e of entries) {
     if (!matchesSpendFilter(e, filter)) continue;

@@ -283,7 +283,7 @@ describe.each(E2E_STORAGES)('on %s', (_name, freshStorage) => {
         return {
           recorded_at: recordedAt, workflow: 'payouts', run_id: runId, step_run_id: `${runId}.send`, relayer: 'external', network,
           chain_id: ANVIL_CHAIN_ID, tx_hash: txHash, gas_used: gasUsed.toString(), effective_gas_price: price.toString(),
-          gas_spend_wei: (gasUsed * price).toString(), value_wei: reverted ? '0' : valueWei.toString(), reverted,
+          gas_spend_wei: (gasUsed * price).toString(), value_wei: reverted ? '0' : valueWei.toString(), reverted, reorged: false,
         };
       };
       const counts = (): Promise<{ pending: number; gaps: number }> => root.container.get<PendingReceipts>(PendingReceipts).counts();

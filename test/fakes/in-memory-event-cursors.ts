@@ -1,5 +1,7 @@
 import type { EngineStore } from '../../src/application/ports/engine-store';
-import type { EventCursors, LogRun, LogRunToEnqueue, ReorgResponse, ReorgRollback } from '../../src/application/ports/event-cursors';
+import type { EventCursors, LogRun, LogRunToEnqueue, ReorgResponse, ReorgRollback, SendReorg } from '../../src/application/ports/event-cursors';
+import type { SendAttempt } from '../../src/domain/send-attempt';
+import { receiptBlock } from '../../src/domain/spend/ledger-entry';
 import type { BlockHeader } from '../../src/domain/chain/chain-log';
 
 /**
@@ -14,8 +16,11 @@ export class InMemoryEventCursors implements EventCursors {
   /** Log runs a reorg removed (by key), and the responses recorded, journaled or not. */
   private readonly reorged = new Set<string>();
   private readonly responses: Array<ReorgResponse & { journaled: boolean }> = [];
+  /** Sends' reopenings recorded by roll backs, by send and removed block hash. */
+  private readonly sendReorgs = new Map<string, SendReorg & { journaled: boolean }>();
 
-  constructor(private readonly engine: EngineStore) {}
+  /** `sends`: the journal's send projection (the `sends` table of the knex adapter); without it no send is reopened. */
+  constructor(private readonly engine: EngineStore, private readonly sends?: { settledSends(): SendAttempt[] }) {}
 
   async cursor(workflow: string): Promise<bigint | undefined> {
     return this.cursors.get(workflow)?.next;
@@ -80,7 +85,29 @@ export class InMemoryEventCursors implements EventCursors {
       };
     });
     this.responses.push(...responses.map((r) => ({ ...r, journaled: false })));
+    const head = reorg.canonical.reduce((top, h) => (h.number > top ? h.number : top), reorg.ancestor);
+    for (const send of this.sends?.settledSends() ?? []) {
+      const { blockNumber, blockHash } = receiptBlock(send.receipt);
+      if (send.network !== reorg.network || blockNumber === null || blockHash === null || blockNumber <= reorg.ancestor || blockNumber > head || canonical.has(blockHash)) continue;
+      const key = `${send.sendId}\n${blockHash}`;
+      if (this.sendReorgs.has(key)) continue;
+      this.sendReorgs.set(key, {
+        sendId: send.sendId, runId: send.runId, network: send.network, txHash: send.txHash!, block: blockNumber, removedBlockHash: blockHash, at: reorg.at,
+        journaled: false,
+      });
+    }
     return { applied: true, responses };
+  }
+
+  async pendingSendReorgs(network: string): Promise<SendReorg[]> {
+    return [...this.sendReorgs.values()].filter((r) => r.network === network && !r.journaled)
+      .sort((a, b) => a.at - b.at || (a.block < b.block ? -1 : a.block > b.block ? 1 : a.sendId.localeCompare(b.sendId)))
+      .map(({ journaled: _j, ...r }) => r);
+  }
+
+  async sendReorgJournaled(sendId: string, removedBlockHash: string): Promise<void> {
+    const pending = this.sendReorgs.get(`${sendId}\n${removedBlockHash}`);
+    if (pending) pending.journaled = true;
   }
 
   async pendingResponses(network: string): Promise<ReorgResponse[]> {

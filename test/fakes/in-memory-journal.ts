@@ -16,7 +16,7 @@ import type { Approval } from '../../src/domain/approval';
 import type { ReorgResponseRecord } from '../../src/domain/reorg';
 import type { SendAttempt } from '../../src/domain/send-attempt';
 import { addStats, type ReplaySession, type WorkflowStats } from '../../src/domain/session';
-import type { LandedSettle } from '../../src/domain/spend/ledger-entry';
+import type { LedgerChange } from '../../src/domain/spend/ledger-entry';
 import type { InMemorySpendLedger } from './in-memory-spend';
 import type { WorkflowStates } from '../../src/application/ports/workflow-states';
 
@@ -76,7 +76,7 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   private async appendNow(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void): Promise<AppendResult> {
     const draft = cloneWorkingSet(this.ws);
     const stored: StoredEvent[] = [];
-    const ledger: LandedSettle[] = [];
+    const ledger: LedgerChange[] = [];
     let applied = 0;
     let duplicates = 0;
     let offset = 0;
@@ -108,6 +108,11 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   /** The ledger this journal feeds, if any. */
   get spendLedger(): InMemorySpendLedger | undefined {
     return this.spend;
+  }
+
+  /** Settled sends (what a reorg's roll back asks of the `sends` table). */
+  settledSends(): SendAttempt[] {
+    return [...this.ws.sends.values()].filter((s) => s.status === 'settled').map((s) => structuredClone(s));
   }
 
   /** Sends not yet settled (queued, parked, submitted), of every session. */

@@ -1,7 +1,7 @@
 import { RESERVATION_UNJOURNALED_MS, type BudgetReservations, type ReservationClaim } from '../../src/application/ports/budget-reservations';
 import type { LedgerAppendResult, PendingReceipts, SpendFilter, SpendLedger } from '../../src/application/ports/spend-ledger';
 import type { SendAttempt } from '../../src/domain/send-attempt';
-import { MAX_UINT256, type LandedSettle, type LedgerEntry, type PendingReceipt } from '../../src/domain/spend/ledger-entry';
+import { MAX_UINT256, type LedgerChange, type LedgerEntry, type LedgerReorg, type PendingReceipt } from '../../src/domain/spend/ledger-entry';
 import { scopeValue } from '../../src/domain/spend/budget';
 import { addTotals, zeroTotals, type ComboTotals } from '../../src/domain/spend/spend-totals';
 
@@ -37,12 +37,12 @@ interface Owed {
 
 /**
  * The spend ledger and its pending receipt reads in memory, for use-case tests. Behaves like
- * KnexSpendLedger (test/contract/spend.contract.ts): idempotent by (step_run_id, tx_hash), atomic appends,
- * ties in time kept in insertion order. An InMemoryJournal given this ledger (`new InMemoryJournal({ spend })`)
+ * KnexSpendLedger (test/contract/spend.contract.ts): idempotent by (step_run_id, tx_hash) among the entries that count,
+ * atomic appends, ties in time kept in insertion order; a reorged entry stays listed and counts in no sum. An InMemoryJournal given this ledger (`new InMemoryJournal({ spend })`)
  * records the ledger's share of landed settles with each append, as the knex journal writer does.
  */
 export class InMemorySpendLedger implements SpendLedger, PendingReceipts {
-  private stored: Stored[] = [];
+  private readonly stored: Stored[] = [];
   private readonly keys = new Set<string>();
   private readonly owed = new Map<string, Owed>();
   private seq = 0;
@@ -55,13 +55,27 @@ export class InMemorySpendLedger implements SpendLedger, PendingReceipts {
    * What the journal writer does with an append's ChangeSet.ledger, synchronously and all or nothing: the
    * entries (idempotent) and the pending reads (a read already owed stays as it is).
    */
-  recordSettles(settles: readonly LandedSettle[]): void {
-    this.appendNow(settles.flatMap((s) => (s.kind === 'entry' ? [s.entry] : [])));
-    for (const s of settles) {
+  recordSettles(changes: readonly LedgerChange[]): void {
+    for (const s of changes) {
+      if (s.kind === 'entry') this.appendNow([s.entry]);
+      if (s.kind === 'reorged') this.reorgEntry(s.reorg);
       if (s.kind !== 'pending') continue;
       const key = keyOf(s.pending);
       if (!this.owed.has(key)) this.owed.set(key, { pending: { ...s.pending }, state: 'pending', error: null });
     }
+  }
+
+  /** As the knex ledger's reorgEntry: the counting entry of that landing leaves every sum, once; a read owed goes. */
+  reorgEntry(reorg: LedgerReorg): LedgerEntry[] {
+    const key = keyOf(reorg);
+    this.owed.delete(key);
+    const hit = this.stored.find((s) => keyOf(s.entry) === key && s.entry.reorged !== true
+      && (s.entry.blockHash === undefined || s.entry.blockHash === null || s.entry.blockHash === reorg.removedBlockHash.toLowerCase()));
+    if (!hit) return [];
+    const index = this.stored.indexOf(hit);
+    this.stored[index] = { seq: hit.seq, entry: { ...hit.entry, reorged: true } };
+    this.keys.delete(key);
+    return [{ ...hit.entry, reorged: true }];
   }
 
   private appendNow(entries: readonly LedgerEntry[]): LedgerAppendResult {
@@ -72,7 +86,8 @@ export class InMemorySpendLedger implements SpendLedger, PendingReceipts {
       if (seen.has(key)) continue;
       seen.add(key);
       checkAmounts(e);
-      fresh.push({ ...e });
+      const { reorged: _ignored, ...counting } = e;
+      fresh.push(counting);
     }
     for (const e of fresh) {
       this.keys.add(keyOf(e));
@@ -84,7 +99,7 @@ export class InMemorySpendLedger implements SpendLedger, PendingReceipts {
   async totals(filter: SpendFilter): Promise<ComboTotals[]> {
     const combos = new Map<string, ComboTotals>();
     for (const { entry: e } of this.stored) {
-      if (!matchesSpendFilter(e, filter)) continue;
+      if (e.reorged === true || !matchesSpendFilter(e, filter)) continue;
       const key = `${e.workflow}\n${e.relayer}\n${e.network}`;
       const combo = combos.get(key) ?? combos.set(key, { workflow: e.workflow, relayer: e.relayer, network: e.network, ...zeroTotals() }).get(key)!;
       addTotals(combo, {

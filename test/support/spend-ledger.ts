@@ -6,10 +6,10 @@
 import type { JournalEvent, SendOutcome } from '../../src/domain/journal/journal-event';
 import { aRun, aTxHash, iso } from '../mothers/journal-events';
 
-/** SPEC's entry fields, plus gas_used and effective_gas_price (CONTRACT section 4). */
+/** SPEC's entry fields, plus gas_used and effective_gas_price (CONTRACT section 4) and reorged (CONTRACT 8.6). */
 export const ENTRY_FIELDS = [
   'recorded_at', 'workflow', 'run_id', 'step_run_id', 'relayer', 'network', 'chain_id', 'tx_hash',
-  'gas_used', 'effective_gas_price', 'gas_spend_wei', 'value_wei', 'reverted',
+  'gas_used', 'effective_gas_price', 'gas_spend_wei', 'value_wei', 'reverted', 'reorged',
 ].sort();
 /** SPEC's summary group fields; `total` has them all but `key`. */
 export const TOTAL_FIELDS = ['tx_count', 'gas_spend_wei', 'value_wei', 'reverted_count', 'reverted_gas_wei'].sort();
@@ -56,6 +56,7 @@ export interface EntryJson {
   gas_spend_wei: string;
   value_wei: string;
   reverted: boolean;
+  reorged: boolean;
 }
 
 export interface TotalsJson {
@@ -125,7 +126,7 @@ export function expectedEntry(s: SendSpec): EntryJson {
     recorded_at: settleAt(s), workflow: s.workflow, run_id: s.runId, step_run_id: `${s.runId}.submit_tx`,
     relayer: s.relayer, network: s.network, chain_id: s.chainId, tx_hash: txHashOf(s),
     gas_used: gasUsed.toString(), effective_gas_price: price.toString(), gas_spend_wei: (gasUsed * price + l1).toString(),
-    value_wei: reverted || s.outcome === 'expired' ? '0' : BigInt(s.valueWei).toString(), reverted,
+    value_wei: reverted || s.outcome === 'expired' ? '0' : BigInt(s.valueWei).toString(), reverted, reorged: false,
   };
 }
 

@@ -532,6 +532,21 @@ describe('web UI: views over the demo journal', () => {
     await check();
   });
 
+  test('Spend: an entry a reorg removed says so in its result column', async () => {
+    const spend = await api('/api/spend');
+    const marked = spend.entries[0].tx_hash;
+    const tab = await newTab();
+    // The server's own answer, with its newest entry reorged (CONTRACT 8.6): the view renders what the API says.
+    await tab.page.route('**/api/spend*', (route) => route.fulfill({
+      status: 200, contentType: 'application/json',
+      body: JSON.stringify({ ...spend, entries: spend.entries.map((e: Json) => ({ ...e, reorged: e.tx_hash === marked })) }),
+    }));
+    await tab.page.goto(`${srv.baseUrl}/#/spend`);
+    await waitForView(tab.page, 'spend');
+    const results = await cells(tab.page, 'main table.entries tbody tr td:last-child');
+    expect(results).toEqual(spend.entries.map((e: Json) => (e.tx_hash === marked ? 'reorged' : e.reverted ? 'reverted' : 'confirmed')));
+  });
+
   test('Spend and Relayers say "not available" when the server has no such route (404)', async () => {
     const tab = await newTab();
     await tab.page.route('**/api/spend*', (route) => route.fulfill({ status: 404, contentType: 'application/json', body: '{"error":"not found"}' }));

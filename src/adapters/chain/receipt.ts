@@ -22,6 +22,7 @@ export function toReceipt(raw: unknown): TxReceipt | null {
     blockNumber: quantity(r.blockNumber, 'receipt'),
     gasUsed: quantity(r.gasUsed, 'receipt'),
   };
+  if (typeof r.blockHash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(r.blockHash)) receipt.blockHash = r.blockHash.toLowerCase();
   for (const name of ['effectiveGasPrice', 'gasPrice', 'l1Fee'] as const) {
     if (r[name] !== null && r[name] !== undefined) receipt[name] = quantity(r[name], 'receipt');
   }

@@ -178,7 +178,7 @@ const GROUP = object({ key: 'string', ...TOTALS });
 export const LEDGER_ENTRY = object({
   recorded_at: 'time', workflow: 'string', run_id: 'string', step_run_id: 'string', relayer: 'string', network: 'string',
   chain_id: 'integer', tx_hash: 'string', gas_used: 'wei', effective_gas_price: 'wei', gas_spend_wei: 'wei', value_wei: 'wei',
-  reverted: 'boolean',
+  reverted: 'boolean', reorged: 'boolean',
 });
 
 export const SPEND_REPORT = object({

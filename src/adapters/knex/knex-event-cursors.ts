@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { Knex } from 'knex';
-import type { EventCursors, LogRun, LogRunToEnqueue, ReorgResponse, ReorgRollback } from '../../application/ports/event-cursors';
+import type { EventCursors, LogRun, LogRunToEnqueue, ReorgResponse, ReorgRollback, SendReorg } from '../../application/ports/event-cursors';
 import type { BlockHeader } from '../../domain/chain/chain-log';
 import { storeDefinition, unheldRunRow } from './engine-runs-sql';
 import { Database } from './knex-journal.writer';
@@ -97,6 +97,7 @@ export class KnexEventCursors implements EventCursors {
       await trx('event_cursors').where({ network }).andWhere('next_block', '>', block(ancestor + 1n))
         .update({ next_block: block(ancestor + 1n), updated_at: reorg.at });
       const canonical = reorg.canonical.map((h) => h.hash.toLowerCase());
+      await recordSendReorgs(trx, reorg, canonical);
       let query = trx('event_log_runs').where({ network }).andWhere('block_number', '>', block(ancestor)).whereNull('reorg_id');
       if (canonical.length) query = query.whereNotIn('block_hash', canonical);
       const removed: Array<Record<string, unknown>> = await query.orderBy([{ column: 'block_number' }, { column: 'log_index' }, { column: 'workflow' }])
@@ -130,6 +131,18 @@ export class KnexEventCursors implements EventCursors {
     await this.db('reorg_responses').where({ reorg_id: reorgId }).whereNull('journaled_at').update({ journaled_at: Date.now() });
   }
 
+  async pendingSendReorgs(network: string): Promise<SendReorg[]> {
+    const rows = await this.db('send_reorgs').where({ network }).whereNull('journaled_at').orderBy([{ column: 'created_at' }, { column: 'block' }, { column: 'send_id' }]);
+    return rows.map((r: Record<string, unknown>) => ({
+      sendId: String(r.send_id), runId: String(r.run_id), network: String(r.network), txHash: String(r.tx_hash), block: big(r.block),
+      removedBlockHash: String(r.removed_block_hash), at: Number(r.created_at),
+    }));
+  }
+
+  async sendReorgJournaled(sendId: string, removedBlockHash: string): Promise<void> {
+    await this.db('send_reorgs').where({ send_id: sendId, removed_block_hash: removedBlockHash }).whereNull('journaled_at').update({ journaled_at: Date.now() });
+  }
+
   async keptBlocks(network: string, fromBlock: bigint): Promise<BlockHeader[]> {
     const rows = await this.db('event_blocks').where({ network }).andWhere('number', '>=', block(fromBlock < 0n ? 0n : fromBlock)).orderBy('number')
       .select('number', 'hash', 'parent_hash', 'block_time');
@@ -137,6 +150,25 @@ export class KnexEventCursors implements EventCursors {
       number: big(r.number), hash: String(r.hash), parentHash: String(r.parent_hash), timestamp: Number(r.block_time),
     }));
   }
+}
+
+/**
+ * In the roll back's transaction: a pending reopening for each settled send of the network whose receipt's block was
+ * removed (above the ancestor and up to the head, not one of the canonical blocks). Once per send and removed block: a second roll back
+ * of the same blocks records nothing more.
+ */
+async function recordSendReorgs(trx: Knex.Transaction, reorg: ReorgRollback, canonical: readonly string[]): Promise<void> {
+  // Up to the head the check read: it gave the canonical hash of each height there; a receipt above it is of a newer chain.
+  const head = reorg.canonical.reduce((top, h) => (h.number > top ? h.number : top), reorg.ancestor);
+  let query = trx('send_receipt_blocks as b').join('sends as s', 's.send_id', 'b.send_id').where({ 'b.network': reorg.network, 's.status': 'settled' })
+    .andWhere('b.block_number', '>', block(reorg.ancestor)).andWhere('b.block_number', '<=', block(head));
+  if (canonical.length) query = query.whereNotIn('b.block_hash', canonical);
+  const sends: Array<Record<string, unknown>> = await query.select('s.send_id', 's.run_id', 's.tx_hash', 'b.block_number', 'b.block_hash');
+  const rows = sends.map((s) => ({
+    send_id: s.send_id, removed_block_hash: s.block_hash, run_id: s.run_id, network: reorg.network, tx_hash: s.tx_hash,
+    block: Number(s.block_number), created_at: reorg.at, journaled_at: null,
+  }));
+  for (let i = 0; i < rows.length; i += CHUNK) await trx('send_reorgs').insert(rows.slice(i, i + CHUNK)).onConflict(['send_id', 'removed_block_hash']).ignore();
 }
 
 /** Keeps these headers as the network's blocks at their numbers (one kept before at a number is replaced). */

@@ -10,7 +10,8 @@ import { insertRows, selectIn, type Db } from './bulk';
 import { READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { dialectOf, isWriteSession, type WriteSession } from './dialect';
 import { RUN_LIST_TABLES } from './migrations';
-import { addPending, appendEntries, entryKey } from './spend-store';
+import { addPending, entryKey, writeLedgerChanges } from './spend-store';
+import { writeReceiptBlocks } from './send-receipt-blocks';
 import { addWorkflowStats } from './workflow-stats-store';
 import { startedSessions, writeRuns, writeSessions } from './journal-row-writes';
 import { loadStepRuns, RUNS_WITH_STEP_RUNS, STEP_RUNS_COLUMNS, stepRunsOfRow, writeStepRuns, type StepRuns } from './step-runs-store';
@@ -349,7 +350,9 @@ export class KnexJournalWriter implements JournalWriter {
     for (const e of events) if ('step_run_id' in e && typeof e.step_run_id === 'string') stepRunIds.add(e.step_run_id);
     for (const send of ws.sends.values()) stepRunIds.add(send.stepRunId);
     const ledgerKeys = new Set<string>();
-    for (const row of await select('spend_entries', 'step_run_id', stepRunIds, 'step_run_id, tx_hash')) ledgerKeys.add(entryKey({ stepRunId: row.step_run_id as string, txHash: row.tx_hash as string }));
+    for (const row of await select('spend_entries', 'step_run_id', stepRunIds, 'step_run_id, tx_hash, reorged_at')) {
+      if (Number(row.reorged_at) === 0) ledgerKeys.add(entryKey({ stepRunId: row.step_run_id as string, txHash: row.tx_hash as string }));
+    }
     if (prev?.ledgerKeys) for (const key of prev.ledgerKeys) if (stepRunIds.has(key.slice(0, key.indexOf('\n')))) ledgerKeys.add(key);
     return { ws, nextSeq, storedRuns, sessionCounts, streams, stepRuns, ledgerKeys };
   }
@@ -368,7 +371,7 @@ export class KnexJournalWriter implements JournalWriter {
       // The spend ledger's share of landed settles, in the same transaction: a crash cannot separate them. First: unless
       // read ahead (`ledgerKeys`), its duplicate check is the only read here, and a session sends what it holds at a read.
       async () => {
-        await appendEntries(trx, ch.ledger.flatMap((l) => (l.kind === 'entry' ? [l.entry] : [])), ledgerKeys);
+        await writeLedgerChanges(trx, ch.ledger, ledgerKeys);
       },
       () => writeRuns(trx, pick(ch.runs, ws.runs), storedRuns),
       ...Object.entries(RUN_LIST_TABLES).map(([field, { table, column }]) => () => {
@@ -376,6 +379,7 @@ export class KnexJournalWriter implements JournalWriter {
         return insertRows(trx, table, [column, 'created_at', 'run_id'], rows, { conflictKey: [column, 'created_at', 'run_id'], ignoreConflicts: true });
       }),
       () => insertRows(trx, 'sends', SEND_COLUMNS, pick(ch.sends, ws.sends).map(sendToRow), { conflictKey: ['send_id'] }),
+      () => writeReceiptBlocks(trx, pick(ch.sends, ws.sends)),
       () => insertRows(trx, 'approvals', APPROVAL_COLUMNS, pick(ch.approvals, ws.approvals).map(approvalToRow), { conflictKey: ['approval_id'] }),
       () => insertRows(trx, 'reorgs', REORG_COLUMNS, pick(ch.reorgs, ws.reorgs).map(reorgToRow), { conflictKey: ['reorg_id'] }),
       () => writeSessions(trx, pick(ch.sessions, ws.sessions), sessionCounts, startedSessions(ch)),

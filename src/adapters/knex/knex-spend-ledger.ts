@@ -7,7 +7,7 @@ import { databaseNow, dialectOf, leaseSql } from './dialect';
 import { Database } from './knex-journal.writer';
 import { coverRange, type Range } from './spend-cover';
 import { AMOUNT_COLUMNS, fromLimbs } from './spend-limbs';
-import { appendEntries, bodyToPending, ledgerWrites, ROLLUP_SUMS, rowToEntry } from './spend-store';
+import { appendEntries, bodyToPending, COUNTING, ledgerWrites, ROLLUP_SUMS, rowToEntry } from './spend-store';
 
 type Row = Record<string, unknown>;
 /** Runs one read statement (`?` placeholders) and gives its rows. */
@@ -94,11 +94,12 @@ export function edgeStatements(ranges: readonly Range[], names: { sql: string[];
     bindings.push(...time.bindings);
     return `(${time.sql.join(' AND ') || '1 = 1'})`;
   });
-  const filter = where([`(${conditions.join(' OR ')})`, ...names.sql]);
+  // Reorged entries count in no sum (CONTRACT 8.6); the rollups never held them or had them taken out.
+  const filter = where([`(${conditions.join(' OR ')})`, ...names.sql, COUNTING]);
   const orBindings = [...bindings, ...names.bindings];
   const arms = ranges.map((range) => {
     const time = rangeConditions('recorded_at', range);
-    return { sql: `SELECT workflow, relayer, network, reverted, gas_spend_wei, value_wei FROM spend_entries${where([...time.sql, ...names.sql])}`, bindings: [...time.bindings, ...names.bindings] };
+    return { sql: `SELECT workflow, relayer, network, reverted, gas_spend_wei, value_wei FROM spend_entries${where([...time.sql, ...names.sql, COUNTING])}`, bindings: [...time.bindings, ...names.bindings] };
   });
   const union = arms.length > 1 ? { from: `(${arms.map((a) => a.sql).join(' UNION ALL ')})`, bindings: arms.flatMap((a) => a.bindings) } : { from: `spend_entries${filter}`, bindings: orBindings };
   // One row more, marked by its data version: this connection's, read in the same statement (and `along`).

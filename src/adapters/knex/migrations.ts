@@ -19,6 +19,7 @@ import { notificationsMigration } from './migration-notifications';
 import { eventsMigration } from './migration-events';
 import { reorgsMigration } from './migration-reorgs';
 import { receiptClaimsMigration } from './migration-receipt-claims';
+import { reorgedSendsMigration } from './migration-reorged-sends';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -128,7 +129,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0015_engine_guarantees', engineGuarantees], ['0016_notifications', notificationsMigration],
   ['0017_event_cursors', eventsMigration], ['0019_receipt_claims', receiptClaimsMigration],
   ['0020_reorgs', reorgsMigration],
-  ['0021_workflow_pause_unknown', workflowPauseMigration],
+  ['0021_workflow_pause_unknown', workflowPauseMigration], ['0022_reorged_sends', reorgedSendsMigration],
   ['0023_wei_numeric', weiNumericMigration],
   ['0024_session_runs', sessionRunsMigration],
 ];

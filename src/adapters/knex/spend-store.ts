@@ -1,7 +1,7 @@
-import type { LedgerEntry, PendingReceipt } from '../../domain/spend/ledger-entry';
+import type { LedgerChange, LedgerEntry, LedgerReorg, PendingReceipt } from '../../domain/spend/ledger-entry';
 import type { Knex } from 'knex';
-import { chunks, insertRows, MAX_ROWS, selectIn, type Db } from './bulk';
-import { dialectOf } from './dialect';
+import { chunks, execute, insertRows, MAX_ROWS, selectIn, type Db } from './bulk';
+import { dialectOf, isWriteSession } from './dialect';
 import { bucketOf, GRAINS } from './spend-cover';
 import { LIMB_COLUMNS, LIMBS, toLimbs } from './spend-limbs';
 
@@ -9,8 +9,12 @@ type Row = Record<string, unknown>;
 
 export const ENTRY_COLUMNS = [
   'step_run_id', 'tx_hash', 'recorded_at', 'workflow', 'run_id', 'relayer', 'network', 'chain_id',
-  'gas_used', 'effective_gas_price', 'gas_spend_wei', 'value_wei', 'reverted',
+  'gas_used', 'effective_gas_price', 'gas_spend_wei', 'value_wei', 'reverted', 'block_number', 'block_hash',
 ] as const;
+/** The ledger's key among the entries that count (`reorged_at` 0; see migration 0022). */
+const ENTRY_KEY = ['step_run_id', 'tx_hash', 'reorged_at'] as const;
+/** SQL condition of the entries that count in sums (a reorged entry stays, and counts in none). */
+export const COUNTING = 'reorged_at = 0';
 
 const ROLLUP_KEY = ['grain', 'bucket', 'workflow', 'relayer', 'network'] as const;
 const ROLLUP_COLUMNS = [...ROLLUP_KEY, 'tx_count', 'reverted_count', ...LIMB_COLUMNS];
@@ -24,6 +28,7 @@ export function entryToRow(e: LedgerEntry): unknown[] {
   return [
     e.stepRunId, e.txHash, e.recordedAt, e.workflow, e.runId, e.relayer, e.network, e.chainId,
     e.gasUsed.toString(), e.effectiveGasPrice.toString(), e.gasSpendWei.toString(), e.valueWei.toString(), e.reverted ? 1 : 0,
+    e.blockNumber === undefined || e.blockNumber === null ? null : Number(e.blockNumber), e.blockHash ?? null,
   ];
 }
 
@@ -34,11 +39,18 @@ export function rowToEntry(r: Row): LedgerEntry {
     gasUsed: BigInt(r.gas_used as string), effectiveGasPrice: BigInt(r.effective_gas_price as string),
     gasSpendWei: BigInt(r.gas_spend_wei as string), valueWei: BigInt(r.value_wei as string),
     reverted: r.reverted === true || Number(r.reverted) === 1,
+    // Absent when unknown, `reorged` only when true: an entry reads back as it was appended.
+    ...(r.block_number === null || r.block_number === undefined ? {} : { blockNumber: BigInt(String(r.block_number)) }),
+    ...(r.block_hash === null || r.block_hash === undefined ? {} : { blockHash: String(r.block_hash) }),
+    ...(Number(r.reorged_at) > 0 ? { reorged: true } : {}),
   };
 }
 
-/** Rollup deltas of a batch of new entries: one row per (grain, bucket, workflow, relayer, network). */
-function rollupRows(entries: readonly LedgerEntry[]): unknown[][] {
+/**
+ * Rollup deltas of a batch of new entries: one row per (grain, bucket, workflow, relayer, network). `sign` -1: the
+ * deltas that take those entries out again (each limb sum less exactly what the entry added to it).
+ */
+function rollupRows(entries: readonly LedgerEntry[], sign: 1 | -1 = 1): unknown[][] {
   const rows = new Map<string, (string | number)[]>();
   const base = ROLLUP_KEY.length + 2;
   for (const e of entries) {
@@ -54,12 +66,12 @@ function rollupRows(entries: readonly LedgerEntry[]): unknown[][] {
         rows.set(key, row);
       }
       const sums = row as number[];
-      sums[5]! += 1;
-      if (e.reverted) sums[6]! += 1;
+      sums[5]! += sign;
+      if (e.reverted) sums[6]! += sign;
       for (let i = 0; i < LIMBS; i++) {
-        sums[base + i]! += gas[i]!;
-        sums[base + LIMBS + i]! += value[i]!;
-        if (e.reverted) sums[base + 2 * LIMBS + i]! += gas[i]!;
+        sums[base + i]! += sign * gas[i]!;
+        sums[base + LIMBS + i]! += sign * value[i]!;
+        if (e.reverted) sums[base + 2 * LIMBS + i]! += sign * gas[i]!;
       }
     }
   }
@@ -92,8 +104,8 @@ export async function appendEntries(db: Db, entries: readonly LedgerEntry[], sto
   let seen = stored;
   if (!seen) {
     seen = new Set<string>();
-    for (const row of await selectIn(db, 'spend_entries', 'step_run_id', new Set(entries.map((e) => e.stepRunId)), 'step_run_id, tx_hash')) {
-      seen.add(`${row.step_run_id as string}\n${row.tx_hash as string}`);
+    for (const row of await selectIn(db, 'spend_entries', 'step_run_id', new Set(entries.map((e) => e.stepRunId)), 'step_run_id, tx_hash, reorged_at')) {
+      if (Number(row.reorged_at) === 0) seen.add(`${row.step_run_id as string}\n${row.tx_hash as string}`);
     }
   }
   let fresh: LedgerEntry[] = [];
@@ -107,7 +119,7 @@ export async function appendEntries(db: Db, entries: readonly LedgerEntry[], sto
   // Noted before the write: a cache filled while this transaction is open must not keep the old sums.
   noteWrite(fresh);
   if (dialectOf(db).oneWriter) {
-    await insertRows(db, 'spend_entries', ENTRY_COLUMNS, fresh.map(entryToRow), { conflictKey: ['step_run_id', 'tx_hash'], ignoreConflicts: true });
+    await insertRows(db, 'spend_entries', ENTRY_COLUMNS, fresh.map(entryToRow), { conflictKey: ENTRY_KEY, ignoreConflicts: true });
   } else {
     // Several processes may record the same landed send at once (PostgreSQL): both read "not recorded". The insert
     // decides: an entry another transaction holds waits for it and is then skipped, and only the rows this one
@@ -129,7 +141,7 @@ async function insertReturning(db: Knex | Knex.Transaction, entries: readonly Le
   const tuple = `(${ENTRY_COLUMNS.map(() => '?').join(',')})`;
   for (const part of chunks(entries, MAX_ROWS)) {
     const result = (await db.raw(
-      `INSERT INTO spend_entries (${columns}) VALUES ${part.map(() => tuple).join(',')} ON CONFLICT (step_run_id, tx_hash) DO NOTHING RETURNING step_run_id, tx_hash`,
+      `INSERT INTO spend_entries (${columns}) VALUES ${part.map(() => tuple).join(',')} ON CONFLICT (${ENTRY_KEY.join(', ')}) DO NOTHING RETURNING step_run_id, tx_hash`,
       part.flatMap(entryToRow) as Knex.RawBinding[],
     )) as { rows: { step_run_id: string; tx_hash: string | null }[] };
     for (const r of result.rows) inserted.add(entryKey({ stepRunId: r.step_run_id, txHash: r.tx_hash }));
@@ -154,3 +166,47 @@ export async function addPending(db: Db, pending: readonly PendingReceipt[]): Pr
   });
 }
 
+
+/** The rows a statement with RETURNING gives back, on knex or a write session. */
+async function returning(db: Db, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
+  if (isWriteSession(db)) return db.select(sql, bindings);
+  const result = (await (db as Knex | Knex.Transaction).raw(sql, bindings as Knex.RawBinding[])) as unknown;
+  return Array.isArray(result) ? (result as Row[]) : (result as { rows: Row[] }).rows;
+}
+
+/**
+ * Takes a reorged landing out of every sum (CONTRACT 8.6), inside the caller's transaction: its entry that counts (of
+ * the removed block, or one that named no block) is marked, and its amounts come off the rollups; a receipt read still
+ * owed for it is dropped (the send is no longer settled). Once only: a marked entry is not taken again. The entries
+ * marked.
+ */
+export async function reorgEntry(db: Db, reorg: LedgerReorg): Promise<LedgerEntry[]> {
+  const rows = await returning(db,
+    `UPDATE spend_entries SET reorged_at = ? WHERE step_run_id = ? AND tx_hash = ? AND ${COUNTING} AND (block_hash IS NULL OR block_hash = ?) RETURNING *`,
+    [Math.max(1, reorg.at), reorg.stepRunId, reorg.txHash, reorg.removedBlockHash.toLowerCase()]);
+  await execute(db, 'DELETE FROM spend_pending WHERE step_run_id = ? AND tx_hash = ?', [reorg.stepRunId, reorg.txHash]);
+  const entries = rows.map(rowToEntry);
+  if (!entries.length) return [];
+  // Noted as a write back in time: a cached rollup part that holds these entries is read again.
+  noteWrite(entries);
+  await insertRows(db, 'spend_rollups', ROLLUP_COLUMNS, rollupRows(entries, -1), { conflictKey: ROLLUP_KEY, accumulate: ROLLUP_SUMS });
+  return entries;
+}
+
+/**
+ * An append's ledger changes in their order, inside the caller's transaction: entries (see appendEntries) and reorged
+ * landings (see reorgEntry), so that a transaction settled, reorged and settled again in one batch keeps its second
+ * entry. `stored`: as for appendEntries (a reorged entry's key leaves it).
+ */
+export async function writeLedgerChanges(db: Db, changes: readonly LedgerChange[], stored?: Set<string>): Promise<void> {
+  let entries: LedgerEntry[] = [];
+  for (const change of changes) {
+    if (change.kind === 'entry') entries.push(change.entry);
+    if (change.kind !== 'reorged') continue;
+    await appendEntries(db, entries, stored);
+    entries = [];
+    await reorgEntry(db, change.reorg);
+    stored?.delete(entryKey(change.reorg));
+  }
+  await appendEntries(db, entries, stored);
+}

@@ -80,7 +80,7 @@ export class CheckReorgs {
     }
     const depth = Number(latest.number - ancestor.number);
     const at = this.now();
-    const canonical = top.number > (walked[0]?.number ?? ancestor.number) ? [...walked, top] : walked;
+    const canonical = top.number > (walked[0]?.number ?? ancestor.number) ? [...walked, ...(await this.between(target, walked[0]?.number ?? ancestor.number, top)), top] : walked;
     const { applied, responses } = await this.cursors.rollBack({
       network: target.network, ancestor: ancestor.number, removedTop, canonical, depth, at, newReorgId: () => newReorgId(at),
     });
@@ -92,5 +92,21 @@ export class CheckReorgs {
       head_block: Number(top.number), affected_runs: responses.length,
     });
     return { kind: 'rolled_back', ancestor: ancestor.number, depth, responses };
+  }
+
+  /**
+   * The new chain's blocks above `from` and below the head, by parent hash from the head (usually none or one): with
+   * them the roll back knows the canonical hash at every height up to the head, so that a send whose receipt is in a
+   * block the last poll never saw is reopened only when that block was removed (CONTRACT 8.6, sends under a reorg).
+   */
+  private async between(target: ChainTarget, from: bigint, top: BlockHeader): Promise<BlockHeader[]> {
+    const out: BlockHeader[] = [];
+    for (let cur = top; cur.number > from + 1n;) {
+      const parent = await this.chain.headerByHash(target, cur.parentHash);
+      if (!parent) throw new Error(`${target.network}: a block of the new chain is no longer known while walking back a reorg (the chain moved again); checked again at the next poll`);
+      out.unshift(parent);
+      cur = parent;
+    }
+    return out;
   }
 }

@@ -17,6 +17,7 @@ import { Logger } from '../ports/logger';
 import { WorkflowStates } from '../ports/workflow-states';
 import { WorkflowCatalog } from '../workflow-catalog';
 import { EngineMetrics, NO_ENGINE_METRICS } from '../ports/engine-metrics';
+import { ReopenReorgedSends } from '../sends/reopen-reorged-sends.use-case';
 import { AnswerReorgs } from './answer-reorgs';
 import { CheckReorgs } from './check-reorgs';
 
@@ -64,6 +65,8 @@ export class PollEventLogs {
     @inject(EngineMetrics) @optional() metrics: EngineMetrics = NO_ENGINE_METRICS,
     /** Journals the responses a roll back recorded; without it (a tool that only reads logs) they stay recorded. */
     @inject(AnswerReorgs) @optional() private readonly answers?: AnswerReorgs,
+    /** Journals the sends a roll back reopened (their receipts' blocks removed); without it they stay recorded. */
+    @inject(ReopenReorgedSends) @optional() private readonly reopen?: ReopenReorgedSends,
   ) {
     this.ranges = new LogRanges(chain, logger);
     this.reorgs = new CheckReorgs(chain, cursors, metrics, logger, () => clock.now());
@@ -173,6 +176,15 @@ export class PollEventLogs {
   private async checkReorgs(target: ChainTarget, network: NetworkConfig, top: BlockHeader): Promise<void> {
     await this.reorgs.check(target, network.finalityDepth ?? DEFAULT_FINALITY_DEPTH, top);
     this.answerInBackground(target.network);
+    // Sends whose receipts' blocks were removed (also those a crash left recorded and not journaled) go back to
+    // awaiting their transactions: one journal write. Should it fail, they stay recorded and the next poll tries again.
+    if (!this.reopen) return;
+    try {
+      await this.reopen.execute(target.network);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.logger.warn('reorged sends not reopened; tried again at the next poll', { network: target.network, err: this.redactor?.redactText(message) ?? message });
+    }
   }
 
   /**

@@ -18,6 +18,7 @@ const receipt = {
   properties: {
     gasUsed: quantity, effectiveGasPrice: quantity, gasPrice: quantity, l1Fee: quantity,
     status: { type: ['string', 'integer', 'boolean'] }, blockNumber: { anyOf: [quantity, uint] },
+    blockHash: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
   },
 };
 
@@ -79,7 +80,16 @@ const shapes: Record<JournalEventType, { required: string[]; properties: Props }
     },
   },
   'send.parked': { required: ['send_id'], properties: { send_id: id, reason: text } },
-  'send.submitted': { required: ['send_id', 'tx_hash'], properties: { send_id: id, tx_hash: name, nonce: uint, replacement: { enum: ['fee_bump', 'cancel'] } } },
+  'send.submitted': {
+    required: ['send_id', 'tx_hash'],
+    properties: {
+      send_id: id, tx_hash: name, nonce: uint, replacement: { enum: ['fee_bump', 'cancel'] },
+      reorged: {
+        type: 'object', required: ['block', 'removed_block_hash'], additionalProperties: false,
+        properties: { block: uint, removed_block_hash: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' } },
+      },
+    },
+  },
   'send.settled': {
     required: ['send_id', 'outcome'],
     properties: { send_id: id, outcome: { enum: ['confirmed', 'reverted', 'dropped', 'expired', 'replaced'] }, tx_hash: name, receipt },

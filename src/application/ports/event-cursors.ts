@@ -35,6 +35,22 @@ export interface ReorgResponse {
   readonly at: number;
 }
 
+/**
+ * A settled send whose receipt's block a reorg removed (CONTRACT 8.6): it is owed its reopening in the journal
+ * (`send.submitted` with `reorged`), after which the send watch awaits its transaction again.
+ */
+export interface SendReorg {
+  readonly sendId: string;
+  readonly runId: string;
+  readonly network: string;
+  /** The hash that had landed (the send's settled hash). */
+  readonly txHash: string;
+  readonly block: bigint;
+  readonly removedBlockHash: string;
+  /** When the reorg was rolled back (epoch ms): the reopening's time, the same each time it is made. */
+  readonly at: number;
+}
+
 /** A reorg to roll back: the network's kept blocks above `ancestor` were removed. */
 export interface ReorgRollback {
   readonly network: string;
@@ -80,7 +96,8 @@ export interface EventCursors {
   /**
    * In one transaction: forgets the kept blocks above the ancestor and keeps the canonical ones, moves the cursors
    * of the network's workflows that passed the ancestor back to the block after it, and records a pending response
-   * for each run whose log was in a removed block (marked, so a log run is answered once). When the kept header at
+   * for each run whose log was in a removed block (marked, so a log run is answered once), and a pending reopening for
+   * each settled send whose receipt was in a removed block (once per send and removed block). When the kept header at
    * `removedTop` is no longer the one given (another process rolled this reorg back), nothing is written and
    * `applied` is false. `responses`: those recorded.
    */
@@ -89,5 +106,9 @@ export interface EventCursors {
   pendingResponses(network: string): Promise<ReorgResponse[]>;
   /** The response was journaled: it is no longer pending. */
   responseJournaled(reorgId: string): Promise<void>;
+  /** The sends' reopenings recorded by roll backs and not yet journaled, oldest first. */
+  pendingSendReorgs(network: string): Promise<SendReorg[]>;
+  /** The send's reopening was journaled: it is no longer pending. */
+  sendReorgJournaled(sendId: string, removedBlockHash: string): Promise<void>;
 }
 export const EventCursors = Symbol('EventCursors');

@@ -16,7 +16,10 @@ export const SPEND_EXPORT_PARAMS = {
   ...SPEND_FILTER_PARAMS,
 } as const;
 
-/** `chainflow spend export`: every filtered ledger entry, oldest first, streamed as CSV (SPEC's columns) or JSON. */
+/**
+ * `chainflow spend export`: every filtered ledger entry, oldest first, streamed as CSV (SPEC's columns; the entries that
+ * count) or JSON (reorged entries too, marked `reorged: true`).
+ */
 @injectable()
 export class ExportSpend {
   private readonly parser: QueryParser;
@@ -41,7 +44,9 @@ export class ExportSpend {
     if (format === 'csv') await sink.write(`${SPEND_CSV_COLUMNS.join(',')}\n`);
     else await sink.write('{"entries":[');
     for await (const page of this.ledger.scan(filter, PAGE)) {
-      const items = page.map((e) => redactEntryItem(toLedgerEntryItem(e), (text) => this.redactor.redactText(text)));
+      // The CSV's columns are a stable contract without `reorged`: it lists the entries that count (CONTRACT 8.6).
+      const kept = format === 'csv' ? page.filter((e) => e.reorged !== true) : page;
+      const items = kept.map((e) => redactEntryItem(toLedgerEntryItem(e), (text) => this.redactor.redactText(text)));
       const text = format === 'csv'
         ? items.map((item) => `${csvLine(item)}\n`).join('')
         : items.map((item, i) => `${count + i === 0 ? '' : ','}\n${JSON.stringify(item)}`).join('');

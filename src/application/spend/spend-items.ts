@@ -17,6 +17,8 @@ export interface LedgerEntryItem {
   gas_spend_wei: string;
   value_wei: string;
   reverted: boolean;
+  /** A reorg removed the entry's block (CONTRACT 8.6): it counts in no sum. */
+  reorged: boolean;
 }
 
 export interface SpendTotalsItem {
@@ -66,6 +68,7 @@ export function toLedgerEntryItem(e: LedgerEntry): LedgerEntryItem {
     relayer: e.relayer, network: e.network, chain_id: e.chainId, tx_hash: e.txHash,
     gas_used: e.gasUsed.toString(), effective_gas_price: e.effectiveGasPrice.toString(),
     gas_spend_wei: e.gasSpendWei.toString(), value_wei: e.valueWei.toString(), reverted: e.reverted,
+    reorged: e.reorged === true,
   };
 }
 

@@ -9,6 +9,8 @@ import type { Receipt } from '../journal/journal-event';
 export interface TxReceipt {
   readonly status: boolean;
   readonly blockNumber: bigint;
+  /** The hash of the receipt's block (0x-hex lowercase), when the node reported it. */
+  readonly blockHash?: string;
   readonly gasUsed: bigint;
   readonly effectiveGasPrice?: bigint;
   readonly gasPrice?: bigint;
@@ -20,6 +22,7 @@ export function journalReceipt(r: TxReceipt): Receipt {
   return {
     status: r.status ? 1 : 0,
     blockNumber: r.blockNumber.toString(),
+    ...(r.blockHash !== undefined ? { blockHash: r.blockHash } : {}),
     gasUsed: r.gasUsed.toString(),
     ...(r.effectiveGasPrice !== undefined ? { effectiveGasPrice: r.effectiveGasPrice.toString() } : {}),
     ...(r.gasPrice !== undefined ? { gasPrice: r.gasPrice.toString() } : {}),

@@ -14,6 +14,8 @@ export interface Receipt {
   readonly l1Fee?: string;
   readonly status?: string | number | boolean;
   readonly blockNumber?: string | number;
+  /** Extension: the hash of the receipt's block (0x-hex), so that a reorg that removes the block finds the send. */
+  readonly blockHash?: string;
 }
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -115,6 +117,11 @@ export interface SendSubmitted extends Base<'send.submitted'> {
   readonly nonce?: number;
   /** Extension: a later transaction of the same send at the same nonce (fees raised, or the zero-value cancel). */
   readonly replacement?: 'fee_bump' | 'cancel';
+  /**
+   * Extension (CONTRACT 8.6, sends under a reorg): the send had settled, and a reorg removed the block of its receipt.
+   * The send is back to awaiting `tx_hash` (status `submitted`, no outcome) and its ledger entry no longer counts.
+   */
+  readonly reorged?: { readonly block: number; readonly removed_block_hash: string };
 }
 export interface SendSettled extends Base<'send.settled'> {
   readonly send_id: string;

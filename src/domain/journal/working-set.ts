@@ -1,5 +1,5 @@
 import type { Approval } from '../approval';
-import type { LandedSettle } from '../spend/ledger-entry';
+import type { LedgerChange } from '../spend/ledger-entry';
 import type { JournalEvent } from './journal-event';
 import type { ReorgResponseRecord } from '../reorg';
 import type { Run } from '../run';
@@ -53,8 +53,11 @@ export class ChangeSet {
   readonly workflows = new Set<string>();
   readonly workflowStats = new Set<string>();
   readonly events: StoredEvent[] = [];
-  /** What the terminal settles of landed sends leave for the spend ledger (written in the same transaction). */
-  readonly ledger: LandedSettle[] = [];
+  /**
+   * What the terminal settles of landed sends, and the reorgs of their blocks, leave for the spend ledger, in order
+   * (written in the same transaction).
+   */
+  readonly ledger: LedgerChange[] = [];
   duplicates = 0;
 
   /** Adds what `from` changed (appends applied one after the other over the same working set). */

@@ -39,7 +39,10 @@ export function sendsOfStep(stream: readonly JournalEvent[], stepRunId: string):
         valueWei: BigInt(e.value_wei), queuedAt: ms(e.at), submissions: [], settled: null, position,
       });
     } else if (e.type === 'send.submitted') {
-      sends.get(e.send_id)?.submissions.push({ txHash: e.tx_hash, nonce: e.nonce ?? null, at: ms(e.at), replacement: e.replacement ?? null });
+      const send = sends.get(e.send_id);
+      send?.submissions.push({ txHash: e.tx_hash, nonce: e.nonce ?? null, at: ms(e.at), replacement: e.replacement ?? null });
+      // A reorg removed the block of its receipt: awaited again from now on (CONTRACT 8.6).
+      if (send && e.reorged) send.settled = null;
     } else if (e.type === 'send.settled') {
       const send = sends.get(e.send_id);
       if (send) send.settled = { outcome: e.outcome, txHash: e.tx_hash ?? null };

@@ -25,7 +25,8 @@ interface LandedSend {
 
 /**
  * One landed send, as the spend ledger records it (SPEC, Spend ledger entry). Append-only; keyed by
- * (step_run_id, tx_hash) so that a repeated terminal settle never counts twice. It copies what it needs
+ * (step_run_id, tx_hash) among the entries that count, so that a repeated terminal settle never counts twice (a
+ * reorged entry no longer counts: the transaction landing again writes a new one). It copies what it needs
  * from the journal and has no link to it: pruning runs never touches the ledger.
  */
 export interface LedgerEntry extends LandedSend {
@@ -35,6 +36,14 @@ export interface LedgerEntry extends LandedSend {
   readonly effectiveGasPrice: bigint;
   /** gasUsed × effectiveGasPrice + l1Fee (when the receipt has one). */
   readonly gasSpendWei: bigint;
+  /** The receipt's block, when the receipt named it (a reorg that removes it finds the entry by it). */
+  readonly blockNumber?: bigint | null;
+  readonly blockHash?: string | null;
+  /**
+   * A reorg removed the entry's block (CONTRACT 8.6): the entry stays, shown `reorged: true`, and counts in no sum.
+   * Absent or false: it counts.
+   */
+  readonly reorged?: boolean;
 }
 
 /** A landed send whose receipt (as journaled) has no gas numbers: one receipt read must complete it. */
@@ -64,6 +73,20 @@ export type LandedSettle =
   | { readonly kind: 'entry'; readonly entry: LedgerEntry }
   | { readonly kind: 'pending'; readonly pending: PendingReceipt };
 
+/**
+ * A reorg removed the block of a landed send's receipt (CONTRACT 8.6): its entry (the one of `removedBlockHash`, or
+ * one that named no block) stays, shown `reorged: true`, and counts in no sum from `at` (epoch ms) on.
+ */
+export interface LedgerReorg {
+  readonly stepRunId: string;
+  readonly txHash: string;
+  readonly removedBlockHash: string;
+  readonly at: number;
+}
+
+/** What an append leaves for the spend ledger, in the order its events came: a settle's share, or a reorg's. */
+export type LedgerChange = LandedSettle | { readonly kind: 'reorged'; readonly reorg: LedgerReorg };
+
 /** The entry of a pending send once its receipt is known; undefined when the receipt has no gas numbers. */
 export function completeEntry(pending: PendingReceipt, receipt: Receipt | null): LedgerEntry | undefined {
   const gas = gasNumbers(receipt);
@@ -75,6 +98,22 @@ export function completeEntry(pending: PendingReceipt, receipt: Receipt | null):
     relayer: pending.relayer, network: pending.network, chainId: pending.chainId, txHash: pending.txHash,
     gasUsed: gas.gasUsed, effectiveGasPrice: gas.price, gasSpendWei,
     valueWei: pending.reverted ? 0n : pending.valueWei, reverted: pending.reverted,
+    ...knownBlock(receipt),
+  };
+}
+
+/** The receipt's block fields of an entry: those the receipt names. */
+function knownBlock(receipt: Receipt | null): { blockNumber?: bigint; blockHash?: string } {
+  const { blockNumber, blockHash } = receiptBlock(receipt);
+  return { ...(blockNumber === null ? {} : { blockNumber }), ...(blockHash === null ? {} : { blockHash }) };
+}
+
+/** The block a receipt names (number and hash, each null when absent or malformed). */
+export function receiptBlock(receipt: Receipt | null | undefined): { blockNumber: bigint | null; blockHash: string | null } {
+  const hash = receipt?.blockHash;
+  return {
+    blockNumber: receiptNumber(receipt?.blockNumber) ?? null,
+    blockHash: typeof hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(hash) ? hash.toLowerCase() : null,
   };
 }
 

@@ -1,5 +1,5 @@
 import { addOnce, assertRunOpen } from '../../run';
-import { parkSend, settleSend, submitSend, type SendAttempt } from '../../send-attempt';
+import { parkSend, reopenSend, settleSend, submitSend, type SendAttempt } from '../../send-attempt';
 import { landedSettle } from '../../spend/ledger-entry';
 import type { Fold, Reducers } from './fold';
 import { statsOf } from './workflow-stats';
@@ -32,6 +32,13 @@ export const SEND_REDUCERS: Pick<Reducers, 'send.queued' | 'send.parked' | 'send
   },
   'send.submitted': (f, e) => {
     const send = sendOf(f, e.send_id);
+    if (e.reorged) {
+      // Back to awaiting its transaction: the entry of the removed landing leaves every sum, in the same write.
+      reopenSend(send, e.tx_hash, f.at);
+      f.ch.ledger.push({ kind: 'reorged', reorg: { stepRunId: send.stepRunId, txHash: send.txHash!, removedBlockHash: e.reorged.removed_block_hash, at: f.at } });
+      f.ch.sends.add(send.sendId);
+      return;
+    }
     const hadTx = send.txHash !== null;
     submitSend(send, e.tx_hash, f.at);
     noteTx(f, send, hadTx);

@@ -81,7 +81,7 @@ export async function spendView(ctx) {
       td(time(e.recorded_at)), td(link(e.workflow, 'spend', Object.assign(Object.fromEntries(filters), { workflow: e.workflow }))), td(runRef(e.run_id)),
       td(link(e.relayer, 'spend', Object.assign(Object.fromEntries(filters), { relayer: e.relayer }))), td(name(e.network, 'chain id ' + e.chain_id)), td(txRef(e.tx_hash, e.explorer_url !== undefined ? e.explorer_url : links[e.tx_hash])),
       tdn(e.gas_used !== undefined ? num(e.gas_used) : dash()), tdn(e.effective_gas_price !== undefined ? approx(e.effective_gas_price, { decimals: 9, unit: 'gwei' }) : dash()),
-      tdn(approx(e.gas_spend_wei, { bare: true })), tdn(approx(e.value_wei, { bare: true })), td(e.reverted ? badge('reverted') : badge('confirmed')))));
+      tdn(approx(e.gas_spend_wei, { bare: true })), tdn(approx(e.value_wei, { bare: true })), td(e.reorged ? badge('reorged') : e.reverted ? badge('reverted') : badge('confirmed')))));
     const totalCount = total.tx_count;
     more.hidden = !(entries.length < totalCount && limit < MAX_LIMIT && entries.length === limit);
     count.textContent = entries.length === 0 ? 'No settled sends.' : 'newest ' + entries.length + ' of ' + totalCount + (entries.length < totalCount && limit >= MAX_LIMIT ? ' (the API returns at most ' + MAX_LIMIT + '; narrow the filters or use `chainflow spend export`)' : '');
