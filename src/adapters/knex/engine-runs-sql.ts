@@ -32,15 +32,22 @@ export async function storeDefinition(db: Knex | Knex.Transaction, workflow: str
 }
 
 /**
- * Refuses the write unless the run's lease still carries `fence`'s token (CONTRACT 8.7). The read is inside the
- * write's transaction: SQLite's holds the write lock from BEGIN IMMEDIATE, so no claim can come between; on
- * PostgreSQL FOR SHARE makes a concurrent claim (an UPDATE of the row) wait for this transaction's end.
+ * Refuses the write unless each run's lease still carries its fence's token (CONTRACT 8.7), the first fence that
+ * no longer holds failing it. One read for all of a group's fences (a group commit holds dozens: one round trip
+ * each was most of a PostgreSQL group's trips). The read is inside the write's transaction: SQLite's holds the
+ * write lock from BEGIN IMMEDIATE, so no claim can come between; on PostgreSQL FOR SHARE makes a concurrent claim
+ * (an UPDATE of the row) wait for this transaction's end.
  */
-export async function checkFence(db: Db, fence: LeaseFence): Promise<void> {
-  const sql = `SELECT fence FROM engine_runs WHERE run_id = ?${db instanceof SqliteWriteSession || isSqlite(db as Knex) ? '' : ' FOR SHARE'}`;
-  const rows = db instanceof SqliteWriteSession ? await db.select(sql, [fence.runId]) : rowsOf(await db.raw(sql, [fence.runId]));
-  const held = rows[0] as { fence?: unknown } | undefined;
-  if (held === undefined || Number(held.fence) !== fence.token) throw new LeaseLostError(fence.runId, fence.token, held === undefined);
+export async function checkFences(db: Db, fences: readonly LeaseFence[]): Promise<void> {
+  if (fences.length === 0) return;
+  const ids = [...new Set(fences.map((f) => f.runId))];
+  const sql = `SELECT run_id, fence FROM engine_runs WHERE run_id IN (${ids.map(() => '?').join(',')})${isSqlite(db) ? '' : ' FOR SHARE'}`;
+  const rows = db instanceof SqliteWriteSession ? await db.select(sql, ids) : rowsOf(await db.raw(sql, ids));
+  const held = new Map(rows.map((r) => [String(r.run_id), Number(r.fence)]));
+  for (const fence of fences) {
+    const token = held.get(fence.runId);
+    if (token !== fence.token) throw new LeaseLostError(fence.runId, fence.token, token === undefined);
+  }
 }
 
 /** EngineStore.wake inside the append's transaction (held back with its writes on a SQLite write session). */

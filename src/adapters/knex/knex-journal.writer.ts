@@ -5,7 +5,7 @@ import { isStreamConflict } from './storage-failure';
 import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
 import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
 import type { AppendOptions, AppendResult, JournalWriter } from '../../application/ports/journal-writer';
-import { checkFence, wake } from './engine-runs-sql';
+import { checkFences, wake } from './engine-runs-sql';
 import { insertRows, selectIn, type Db } from './bulk';
 import { isSqlite, READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { SqliteWriteSession } from './sqlite-session';
@@ -13,6 +13,7 @@ import { RUN_LIST_TABLES } from './migrations';
 import { addPending, appendEntries, entryKey } from './spend-store';
 import { addWorkflowStats } from './workflow-stats-store';
 import { startedSessions, writeRuns, writeSessions } from './journal-row-writes';
+import { GroupCommits, POSTGRES_WRITERS, type Waiting } from './journal-groups';
 import { loadStepRuns, RUNS_WITH_STEP_RUNS, STEP_RUNS_COLUMNS, stepRunsOfRow, writeStepRuns, type StepRuns } from './step-runs-store';
 import {
   APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, WORKFLOW_COLUMNS,
@@ -29,21 +30,6 @@ export const Database = Symbol('Database');
 
 /** Appends smaller than this skip the page-cache widening (three statements that cost more than they save). */
 const SMALL_APPEND = 1000;
-
-/**
- * Appends waiting together are written in one transaction (a group commit) of at most this many events: the
- * engine's many runs each append a few events at a time, and a transaction costs a handful of statements
- * whatever it holds.
- */
-const GROUP_EVENTS = 2000;
-
-/** An append waiting for the next group commit. */
-interface Waiting {
-  readonly events: readonly JournalEvent[];
-  readonly options: AppendOptions;
-  resolve(result: AppendResult): void;
-  reject(err: unknown): void;
-}
 
 /** The rows a batch refers to, and the next ordinal of each stream that already holds events. */
 interface Loaded {
@@ -71,34 +57,20 @@ interface Loaded {
  */
 @injectable()
 export class KnexJournalWriter implements JournalWriter {
-  private readonly waiting: Waiting[] = [];
-  private committing = false;
+  /** Small appends, written together (see GroupCommits): one group at a time on SQLite, several on PostgreSQL. */
+  private readonly groups: GroupCommits;
 
-  constructor(@inject(Database) private readonly db: Knex) {}
+  constructor(@inject(Database) private readonly db: Knex) {
+    this.groups = new GroupCommits(isSqlite(db) ? 1 : POSTGRES_WRITERS, (group) => this.commitGroup(group));
+  }
 
   /**
-   * Small appends wait for the transaction under way (if any) and are then written together in the next one; each
-   * still succeeds or fails on its own (see `commitGroup`). Large ones (imports) have a transaction of their own.
+   * Small appends wait for a free writer and are then written together in one transaction; each still succeeds
+   * or fails on its own (see `commitGroup`). Large ones (imports) have a transaction of their own.
    */
   async append(events: readonly JournalEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     if (events.length >= SMALL_APPEND) return this.appendWith(oneBatch(events), undefined, true, options, events);
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ events, options, resolve, reject });
-      this.commitNext();
-    });
-  }
-
-  private commitNext(): void {
-    if (this.committing || this.waiting.length === 0) return;
-    let size = 0;
-    let n = 0;
-    while (n < this.waiting.length && (n === 0 || size + this.waiting[n]!.events.length <= GROUP_EVENTS)) size += this.waiting[n++]!.events.length;
-    const group = this.waiting.splice(0, n);
-    this.committing = true;
-    void this.commitGroup(group).finally(() => {
-      this.committing = false;
-      this.commitNext();
-    });
+    return new Promise((resolve, reject) => this.groups.push({ events, options, resolve, reject }));
   }
 
   /**
@@ -123,7 +95,7 @@ export class KnexJournalWriter implements JournalWriter {
 
   /** Applies each append's events in turn over one working set, and writes what they changed together. */
   private async applyGroup(trx: Db, group: readonly Pick<Waiting, 'events' | 'options'>[]): Promise<AppendResult[]> {
-    for (const w of group) if (w.options.fence) await checkFence(trx, w.options.fence);
+    await checkFences(trx, group.flatMap((w) => (w.options.fence ? [w.options.fence] : [])));
     const appends = group.map((w) => w.events);
     const all = appends.length === 1 ? appends[0]! : appends.flat();
     const hashes = contentHashes(all);
@@ -172,7 +144,7 @@ export class KnexJournalWriter implements JournalWriter {
   private appendWith(batches: AsyncIterable<readonly JournalEvent[]>, onBatch: ((done: AppendResult) => void) | undefined, wideCache: boolean, options: AppendOptions = {}, repeatable?: readonly JournalEvent[]): Promise<AppendResult> {
     return this.transact(async (db) => {
       if (repeatable) batches = oneBatch(repeatable);
-      if (options.fence) await checkFence(db, options.fence);
+      if (options.fence) await checkFences(db, [options.fence]);
       const result = await this.applyWith(db, batches, onBatch, wideCache);
       if (options.wake) await wake(db, options.wake);
       return result;
