@@ -216,6 +216,14 @@ export class KnexEngineStore implements EngineStore {
     return row ? Number(row.fence) : undefined;
   }
 
+  async nextLeaseEnd(owner: string, now: number): Promise<number | undefined> {
+    const rows = rowsOf<{ left: number | string | null }>(await this.db.raw(
+      `SELECT MIN(lease_until) - ${this.dbNow ?? '?'} AS "left" FROM engine_runs WHERE owner IS NOT NULL AND owner <> ?`, this.dbNow ? [owner] : [now, owner],
+    ));
+    const left = rows[0]?.left;
+    return left === null || left === undefined ? undefined : now + Number(left);
+  }
+
   async heldCounts(now: number): Promise<Map<string, number>> {
     const rows = rowsOf<{ workflow: string; n: number | string }>(await this.db.raw(
       `SELECT workflow, COUNT(*) AS n FROM engine_runs WHERE owner IS NOT NULL AND lease_until >= ${this.dbNow ?? '?'} GROUP BY workflow`, this.dbNow ? [] : [now],
