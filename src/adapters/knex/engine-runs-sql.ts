@@ -40,8 +40,10 @@ export async function storeDefinition(db: Knex | Knex.Transaction, workflow: str
  */
 export async function checkFences(db: Db, fences: readonly LeaseFence[]): Promise<void> {
   if (fences.length === 0) return;
-  const ids = [...new Set(fences.map((f) => f.runId))];
-  const sql = `SELECT run_id, fence FROM engine_runs WHERE run_id IN (${ids.map(() => '?').join(',')})${isSqlite(db) ? '' : ' FOR SHARE'}`;
+  // In run id order, as a renewal locks them (KnexEngineStore.renew): two statements that lock several rows each in
+  // another order deadlock.
+  const ids = [...new Set(fences.map((f) => f.runId))].sort();
+  const sql = `SELECT run_id, fence FROM engine_runs WHERE run_id IN (${ids.map(() => '?').join(',')})${isSqlite(db) ? '' : ' ORDER BY run_id FOR SHARE'}`;
   const rows = db instanceof SqliteWriteSession ? await db.select(sql, ids) : rowsOf(await db.raw(sql, ids));
   const held = new Map(rows.map((r) => [String(r.run_id), Number(r.fence)]));
   for (const fence of fences) {

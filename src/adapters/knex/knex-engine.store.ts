@@ -169,11 +169,17 @@ export class KnexEngineStore implements EngineStore {
     if (runIds.length === 0) return [];
     const held: string[] = [];
     const lease = leaseSql(this.dbNow, now, leaseUntil);
-    for (let i = 0; i < runIds.length; i += 500) {
-      const part = runIds.slice(i, i + 500);
+    // On PostgreSQL the rows are locked in run id order, as the journal writer's fence check locks them
+    // (checkFences): in the order of the table's scan, a renewal and a group commit deadlocked.
+    const ids = [...runIds].sort();
+    const locked = (part: string[]): string => (this.skipLocked
+      ? `SELECT run_id FROM engine_runs WHERE owner = ? AND run_id IN (${part.map(() => '?').join(',')}) ORDER BY run_id FOR UPDATE`
+      : part.map(() => '?').join(','));
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500);
       const rows = rowsOf<{ run_id: string }>(await this.db.raw(
-        `UPDATE engine_runs SET lease_until = ${lease.until} WHERE owner = ? AND run_id IN (${part.map(() => '?').join(',')}) RETURNING run_id`,
-        [...lease.untilArgs, owner, ...part],
+        `UPDATE engine_runs SET lease_until = ${lease.until} WHERE owner = ? AND run_id IN (${locked(part)}) RETURNING run_id`,
+        [...lease.untilArgs, owner, ...(this.skipLocked ? [owner] : []), ...part],
       ));
       held.push(...rows.map((r) => r.run_id));
     }

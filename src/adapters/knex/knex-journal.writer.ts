@@ -349,12 +349,14 @@ export class KnexJournalWriter implements JournalWriter {
       () => insertRows(trx, 'sends', SEND_COLUMNS, pick(ch.sends, ws.sends).map(sendToRow), { conflictKey: ['send_id'] }),
       () => insertRows(trx, 'approvals', APPROVAL_COLUMNS, pick(ch.approvals, ws.approvals).map(approvalToRow), { conflictKey: ['approval_id'] }),
       () => insertRows(trx, 'reorgs', REORG_COLUMNS, pick(ch.reorgs, ws.reorgs).map(reorgToRow), { conflictKey: ['reorg_id'] }),
-      () => writeSessions(trx, pick(ch.sessions, ws.sessions), sessionCounts, startedSessions(ch)),
       () => insertRows(trx, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] }),
-      () => addWorkflowStats(trx, pick(ch.workflowStats, ws.workflowStats)),
       () => insertRows(trx, 'events', ['stream', 'seq', 'hash', 'type', 'at', 'body'], events, { jsonColumns: ['body'] }),
       () => writeStepRuns(trx, ch.events, stepRuns),
       () => addPending(trx, ch.ledger.flatMap((l) => (l.kind === 'pending' ? [l.pending] : []))),
+      // Last: these rows are shared by every writer (a session's, a workflow's), and each holds its row's lock until the
+      // commit; written here, other transactions (several groups in flight, other processes) wait one round trip for it.
+      () => writeSessions(trx, pick(ch.sessions, ws.sessions), sessionCounts, startedSessions(ch)),
+      () => addWorkflowStats(trx, pick(ch.workflowStats, ws.workflowStats)),
     ];
     // One statement at a time: SQLite runs one statement per connection anyway, and queuing them all at once
     // only makes the driver's threads wait on each other.
