@@ -54,7 +54,7 @@ function harness(...workflows: WorkflowDefinition[]) {
     await e.stop(10_000);
   };
   const enqueue = (workflow: string) => start.execute({ workflow, session: 'live', trigger: { kind: 'manual', summary: 'manual by test' }, journalStart: true });
-  return { clock, store, http, metrics, pass, enqueue };
+  return { clock, store, http, metrics, pass, enqueue, engine, start };
 }
 
 describe('engine process metrics', () => {
@@ -91,5 +91,27 @@ describe('engine process metrics', () => {
     expect(h.metrics.drives).toEqual([{ workflow: 'payouts', outcome: 'lost' }]);
     expect(h.metrics.lost).toEqual(['payouts']);
     expect(h.metrics.held.at(-1)).toBe(0);
+  });
+
+  it("looks again when another process's lease runs out, not at its next poll: a dead process's run is taken over then", async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    try {
+      const h = harness(aWorkflow({ name: 'quick', steps: [anHttpCall('ping')] }));
+      h.http.on('https://api.example/ping', ok({}));
+      // Held by a process that died: its lease ends in 2 s; this engine polls once an hour.
+      await h.start.execute({ workflow: 'quick', session: 'live', trigger: { kind: 'manual', summary: 'manual by test' }, owner: { id: 'dead', leaseUntil: T0 + 2_000 }, journalStart: true });
+      const e = h.engine();
+      e.start();
+      while (h.metrics.claims.length < 1) await new Promise((resolve) => setImmediate(resolve));
+      expect(h.metrics.claims.map((c) => c.claimed)).toEqual([0]);
+      h.clock.advance(2_100);
+      await jest.advanceTimersByTimeAsync(2_100);
+      while (h.metrics.drives.length < 1) await new Promise((resolve) => setImmediate(resolve));
+      expect(h.metrics.claims.map((c) => c.claimed)).toEqual([0, 1]);
+      expect(h.metrics.drives).toEqual([{ workflow: 'quick', outcome: 'finished' }]);
+      await e.stop(1_000);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -57,6 +57,20 @@ export function engineStoreContract(name: string, open: () => Promise<EngineStor
       expect(again).toMatchObject({ runId: 'r1', expired: false, crashStepRunId: 'r1.step', crashCount: 1 });
     });
 
+    it("the next lease end is the earliest lease another owner holds, on the caller's clock; none held: undefined", async () => {
+      expect(await store.nextLeaseEnd('a', T)).toBeUndefined();
+      await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, 'a', T + 3000);
+      await store.enqueue({ runId: 'r2', workflow: 'wf', start: start('r2'), at: T }, 'b', T + 2000);
+      await store.enqueue({ runId: 'r3', workflow: 'wf', start: start('r3'), at: T }, '', 0);
+      expect(await store.nextLeaseEnd('c', T)).toBe(T + 2000);
+      expect(await store.nextLeaseEnd('b', T)).toBe(T + 3000);
+      await store.renew('b', ['r2'], T + 1000, T + 5000);
+      expect(await store.nextLeaseEnd('c', T + 1000)).toBe(T + 3000);
+      await store.release('a', 'r1', T + 9000);
+      expect(await store.nextLeaseEnd('c', T + 1000)).toBe(T + 5000);
+      expect(await store.nextLeaseEnd('b', T + 1000)).toBeUndefined();
+    });
+
     it('each claim of a run carries a greater fencing token; a run enqueued held starts at FIRST_FENCE', async () => {
       await store.enqueue({ runId: 'held', workflow: 'wf', start: start('held'), at: T }, 'a', T + 1000);
       await store.enqueue({ runId: 'free', workflow: 'wf', start: start('free'), at: T }, '', 0);

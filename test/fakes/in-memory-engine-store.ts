@@ -108,6 +108,14 @@ export class InMemoryEngineStore implements EngineStore {
     return this.rows.get(runId)?.fence;
   }
 
+  async nextLeaseEnd(owner: string, _now: number): Promise<number | undefined> {
+    let end: number | undefined;
+    for (const r of this.rows.values()) {
+      if (r.owner !== null && r.owner !== owner && r.leaseUntil !== null && (end === undefined || r.leaseUntil < end)) end = r.leaseUntil;
+    }
+    return end;
+  }
+
   async heldCounts(now: number): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     for (const r of this.rows.values()) {

@@ -71,6 +71,12 @@ export interface StoreDialect {
   readonly wei: 'text' | 'numeric';
   /** SQL of a JSON object of counts (bucket -> count) merging two such objects' columns, counts added. */
   mergeCounts(held: string, added: string): string;
+  /**
+   * SQL updating `columns` of `table`'s rows from one JSON array of records (the one binding), matched on `key`:
+   * many rows in one statement where each statement is a round trip. Undefined: one UPDATE per row (SQLite, where a
+   * statement costs no trip).
+   */
+  readonly bulkUpdate: ((table: string, columns: readonly string[], key: string) => string) | undefined;
   /** Write sessions (SQLite), or undefined: a knex transaction is the write transaction. */
   readonly writeSessions: { transact<T>(db: Knex, work: (session: WriteSession) => Promise<T>, options?: { bulkLoad?: boolean }): Promise<T> } | undefined;
   /**

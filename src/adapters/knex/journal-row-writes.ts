@@ -2,6 +2,7 @@ import type { Run } from '../../domain/run';
 import type { ReplaySession } from '../../domain/session';
 import type { ChangeSet } from '../../domain/journal/working-set';
 import { execute, insertRows, type Db } from './bulk';
+import { dialectOf } from './dialect';
 import { RUN_COLUMNS, runToRow, SESSION_COLUMNS, sessionToRow } from './rows';
 
 /** How the journal writer writes back the rows of runs and sessions a batch changed. */
@@ -29,10 +30,13 @@ export async function writeSessions(db: Db, sessions: readonly ReplaySession[], 
 /**
  * Runs new to storage are inserted; a stored run gets an UPDATE of the columns that changed only. A run's row has
  * an index per filter; SQLite updates the indexes of the columns an UPDATE sets, so setting every column (an
- * upsert) rewrites thirteen index entries where a step's move changes none of them.
+ * upsert) rewrites thirteen index entries where a step's move changes none of them. On PostgreSQL, where each
+ * statement is a round trip, the runs whose changed columns are the same (a group commit's step moves) share one
+ * UPDATE over their rows as one JSON parameter, typed by the table's own row type (`json_populate_recordset`).
  */
 export async function writeRuns(db: Db, runs: readonly Run[], stored: ReadonlyMap<string, unknown[]>): Promise<void> {
   const fresh: unknown[][] = [];
+  const byShape = new Map<string, { changed: number[]; rows: unknown[][] }>();
   for (const run of runs) {
     const row = runToRow(run);
     const before = stored.get(run.runId);
@@ -42,7 +46,20 @@ export async function writeRuns(db: Db, runs: readonly Run[], stored: ReadonlyMa
     }
     const changed = RUN_COLUMNS.flatMap((column, i) => (row[i] === before[i] ? [] : [i]));
     if (!changed.length) continue;
-    await execute(db, `UPDATE runs SET ${changed.map((i) => `"${RUN_COLUMNS[i]}" = ?`).join(', ')} WHERE run_id = ?`, [...changed.map((i) => row[i]), run.runId]);
+    const shape = changed.join(',');
+    const same = byShape.get(shape) ?? byShape.set(shape, { changed, rows: [] }).get(shape)!;
+    same.rows.push(row);
+  }
+  const { bulkUpdate } = dialectOf(db);
+  for (const { changed, rows } of byShape.values()) {
+    if (!bulkUpdate || rows.length === 1) {
+      for (const row of rows) {
+        await execute(db, `UPDATE runs SET ${changed.map((i) => `"${RUN_COLUMNS[i]}" = ?`).join(', ')} WHERE run_id = ?`, [...changed.map((i) => row[i]), row[0]]);
+      }
+      continue;
+    }
+    const records = rows.map((row) => Object.fromEntries([[RUN_COLUMNS[0], row[0]], ...changed.map((i) => [RUN_COLUMNS[i], row[i]])]));
+    await execute(db, bulkUpdate('runs', changed.map((i) => RUN_COLUMNS[i]!), RUN_COLUMNS[0]), [JSON.stringify(records)]);
   }
   await insertRows(db, 'runs', RUN_COLUMNS, fresh, { conflictKey: ['run_id'] });
 }

@@ -171,8 +171,9 @@ export class KnexEngineStore implements EngineStore {
     if (runIds.length === 0) return [];
     const held: string[] = [];
     const lease = leaseSql(this.dbNow, now, leaseUntil);
-    for (let i = 0; i < runIds.length; i += 500) {
-      const part = runIds.slice(i, i + 500);
+    const ids = [...runIds].sort();
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500);
       // The rows locked in run id order first, as a journal write's fence check locks them (checkFences): in
       // whatever order the UPDATE met them, a renewal deadlocked against a group of appends of the same runs.
       const rows = rowsOf<{ run_id: string }>(await this.db.raw(
@@ -220,6 +221,14 @@ export class KnexEngineStore implements EngineStore {
   async fenceOf(runId: string): Promise<number | undefined> {
     const row = await this.db('engine_runs').where({ run_id: runId }).first('fence');
     return row ? Number(row.fence) : undefined;
+  }
+
+  async nextLeaseEnd(owner: string, now: number): Promise<number | undefined> {
+    const rows = rowsOf<{ left: number | string | null }>(await this.db.raw(
+      `SELECT MIN(lease_until) - ${this.dbNow ?? '?'} AS "left" FROM engine_runs WHERE owner IS NOT NULL AND owner <> ?`, this.dbNow ? [owner] : [now, owner],
+    ));
+    const left = rows[0]?.left;
+    return left === null || left === undefined ? undefined : now + Number(left);
   }
 
   async heldCounts(now: number): Promise<Map<string, number>> {

@@ -14,6 +14,7 @@ import { addPending, entryKey, writeLedgerChanges } from './spend-store';
 import { writeReceiptBlocks } from './send-receipt-blocks';
 import { addWorkflowStats } from './workflow-stats-store';
 import { startedSessions, writeRuns, writeSessions } from './journal-row-writes';
+import { GroupCommits, POSTGRES_WRITERS, type Waiting } from './journal-groups';
 import { loadStepRuns, RUNS_WITH_STEP_RUNS, STEP_RUNS_COLUMNS, stepRunsOfRow, writeStepRuns, type StepRuns } from './step-runs-store';
 import {
   APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, WORKFLOW_COLUMNS,
@@ -30,21 +31,6 @@ export const Database = Symbol('Database');
 
 /** Appends smaller than this skip the page-cache widening (three statements that cost more than they save). */
 const SMALL_APPEND = 1000;
-
-/**
- * Appends waiting together are written in one transaction (a group commit) of at most this many events: the
- * engine's many runs each append a few events at a time, and a transaction costs a handful of statements
- * whatever it holds.
- */
-const GROUP_EVENTS = 2000;
-
-/** An append waiting for the next group commit. */
-interface Waiting {
-  readonly events: readonly JournalEvent[];
-  readonly options: AppendOptions;
-  resolve(result: AppendResult): void;
-  reject(err: unknown): void;
-}
 
 /** The rows a batch refers to, and the next ordinal of each stream that already holds events. */
 interface Loaded {
@@ -72,34 +58,20 @@ interface Loaded {
  */
 @injectable()
 export class KnexJournalWriter implements JournalWriter {
-  private readonly waiting: Waiting[] = [];
-  private committing = false;
+  /** Small appends, written together (see GroupCommits): one group at a time on SQLite, several on PostgreSQL. */
+  private readonly groups: GroupCommits;
 
-  constructor(@inject(Database) private readonly db: Knex) {}
+  constructor(@inject(Database) private readonly db: Knex) {
+    this.groups = new GroupCommits(dialectOf(db).oneWriter ? 1 : POSTGRES_WRITERS, (group) => this.commitGroup(group));
+  }
 
   /**
-   * Small appends wait for the transaction under way (if any) and are then written together in the next one; each
-   * still succeeds or fails on its own (see `commitGroup`). Large ones (imports) have a transaction of their own.
+   * Small appends wait for a free writer and are then written together in one transaction; each still succeeds
+   * or fails on its own (see `commitGroup`). Large ones (imports) have a transaction of their own.
    */
   async append(events: readonly JournalEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     if (events.length >= SMALL_APPEND) return this.appendWith(oneBatch(events), undefined, true, options, events);
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ events, options, resolve, reject });
-      this.commitNext();
-    });
-  }
-
-  private commitNext(): void {
-    if (this.committing || this.waiting.length === 0) return;
-    let size = 0;
-    let n = 0;
-    while (n < this.waiting.length && (n === 0 || size + this.waiting[n]!.events.length <= GROUP_EVENTS)) size += this.waiting[n++]!.events.length;
-    const group = this.waiting.splice(0, n);
-    this.committing = true;
-    void this.commitGroup(group).finally(() => {
-      this.committing = false;
-      this.commitNext();
-    });
+    return new Promise((resolve, reject) => this.groups.push({ events, options, resolve, reject }));
   }
 
   /**
@@ -163,6 +135,8 @@ export class KnexJournalWriter implements JournalWriter {
         return await this.db.transaction(work);
       } catch (err) {
         if (attempt >= STREAM_CONFLICT_TRIES || !isStreamConflict(err)) throw err;
+        // A short, growing, jittered pause: two writers that clashed do not clash again in lockstep.
+        await new Promise((resolve) => setTimeout(resolve, attempt * (2 + Math.random() * 8)));
       }
     }
   }
@@ -382,12 +356,14 @@ export class KnexJournalWriter implements JournalWriter {
       () => writeReceiptBlocks(trx, pick(ch.sends, ws.sends)),
       () => insertRows(trx, 'approvals', APPROVAL_COLUMNS, pick(ch.approvals, ws.approvals).map(approvalToRow), { conflictKey: ['approval_id'] }),
       () => insertRows(trx, 'reorgs', REORG_COLUMNS, pick(ch.reorgs, ws.reorgs).map(reorgToRow), { conflictKey: ['reorg_id'] }),
-      () => writeSessions(trx, pick(ch.sessions, ws.sessions), sessionCounts, startedSessions(ch)),
       () => insertRows(trx, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] }),
-      () => addWorkflowStats(trx, pick(ch.workflowStats, ws.workflowStats)),
       () => insertRows(trx, 'events', ['stream', 'seq', 'hash', 'type', 'at', 'body'], events, { jsonColumns: ['body'] }),
       () => writeStepRuns(trx, ch.events, stepRuns),
       () => addPending(trx, ch.ledger.flatMap((l) => (l.kind === 'pending' ? [l.pending] : []))),
+      // Last: these rows are shared by every writer (a session's, a workflow's), and each holds its row's lock until the
+      // commit; written here, other transactions (several groups in flight, other processes) wait one round trip for it.
+      () => writeSessions(trx, pick(ch.sessions, ws.sessions), sessionCounts, startedSessions(ch)),
+      () => addWorkflowStats(trx, pick(ch.workflowStats, ws.workflowStats)),
     ];
     // One statement at a time: SQLite runs one statement per connection anyway, and queuing them all at once
     // only makes the driver's threads wait on each other.
@@ -396,7 +372,7 @@ export class KnexJournalWriter implements JournalWriter {
 }
 
 /** How often a transaction is done again after a stream conflict (each retry reads what the winner wrote). */
-const STREAM_CONFLICT_TRIES = 5;
+const STREAM_CONFLICT_TRIES = 8;
 
 async function* oneBatch(events: readonly JournalEvent[]): AsyncGenerator<readonly JournalEvent[]> {
   yield events;

@@ -21,6 +21,8 @@ export const postgresDialect: StoreDialect = {
   wei: 'numeric',
   mergeCounts: (held, added) => `(SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb)::text FROM (SELECT key AS k, sum(value::bigint) AS n FROM (
       SELECT key, value FROM jsonb_each_text(${held}::jsonb) UNION ALL SELECT key, value FROM jsonb_each_text(${added}::jsonb)) AS both_sides GROUP BY key) AS merged)`,
+  bulkUpdate: (table, columns, key) => `UPDATE ${table} SET ${columns.map((c) => `"${c}" = v."${c}"`).join(', ')}
+      FROM json_populate_recordset(NULL::${table}, ?) AS v WHERE ${table}."${key}" = v."${key}"`,
   writeSessions: undefined,
   guardedWrite: undefined,
   select: async (db: Knex, sql: string, bindings: readonly unknown[]) => ((await db.raw(sql, bindings as Knex.RawBinding[])) as { rows: Record<string, unknown>[] }).rows,

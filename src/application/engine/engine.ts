@@ -35,6 +35,11 @@ export const STOP_GRACE_MS = 10_000;
 const SEND_WATCH_MS = 1_000;
 /** How often the notifications outbox is looked at for retries that came due (a new row pokes it at once). */
 const NOTIFY_DRAIN_MS = 1_000;
+/**
+ * How long after another process's lease ends the engine looks for it: a lease is taken once the database's clock
+ * is past its end, and the end as read is a round trip old.
+ */
+const LEASE_END_SLACK_MS = 25;
 /** How often relayer balances are compared with their `low_balance` for notifications (reads are cached 15 s). */
 const LOW_BALANCE_CHECK_MS = 60_000;
 
@@ -63,6 +68,8 @@ export class Engine {
   private backlog = false;
   private ticking: Promise<void> | undefined;
   private again = false;
+  /** When the last tick wants the next one (ms from its end): the poll interval, or sooner when a lease ends sooner. */
+  private nextTickMs: number | undefined;
   /** Cron workflows whose stored next tick this start of the engine has checked against the configured schedule. */
   private readonly cronSynced = new Set<string>();
 
@@ -163,7 +170,7 @@ export class Engine {
           this.again = false;
           this.poke();
         } else {
-          this.timer = setTimeout(() => this.poke(), this.settings.pollMs);
+          this.timer = setTimeout(() => this.poke(), this.nextTickMs ?? this.settings.pollMs);
           this.timer.unref();
         }
       });
@@ -247,6 +254,7 @@ export class Engine {
   }
 
   private async tick(): Promise<void> {
+    this.nextTickMs = undefined;
     await this.fireCron();
     const room = this.settings.concurrency - this.driving.size;
     if (room <= 0) {
@@ -264,7 +272,13 @@ export class Engine {
     if (claims.length === room) {
       this.again = true;
       this.backlog = true;
+      return;
     }
+    // Room to spare: look again when another process's lease runs out, if before the next poll (a dead process's
+    // runs are then taken over at its lease's end, not up to a poll later; CONTRACT 10).
+    const end = await this.store.nextLeaseEnd(this.owner, this.clock.now());
+    const left = end === undefined ? Infinity : end - this.clock.now();
+    this.nextTickMs = left > 0 && left < this.settings.pollMs ? Math.ceil(left) + LEASE_END_SLACK_MS : undefined;
   }
 
   /**

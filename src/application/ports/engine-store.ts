@@ -87,6 +87,12 @@ export interface EngineStore {
   pinnedDefinition(hash: string): Promise<WorkflowDefinition | undefined>;
   /** The fencing token of the run's current lease (undefined: the run is not in the schedule). */
   fenceOf(runId: string): Promise<number | undefined>;
+  /**
+   * When the earliest lease held by another owner than `owner` runs out, on the caller's clock (`now` plus what is
+   * left of it by the database's clock where it keeps lease times); undefined when none is held. The engine looks
+   * again then rather than at its next poll, so that a dead process's runs are taken over when its leases end.
+   */
+  nextLeaseEnd(owner: string, now: number): Promise<number | undefined>;
   /** Runs whose lease is live at `now`, per workflow. */
   heldCounts(now: number): Promise<Map<string, number>>;
   /** The run that one of these delivery keys started (still remembered), or undefined: a repeat's answer when no run may start. */

@@ -3,6 +3,7 @@ import { dialectOf } from '../../../src/adapters/knex/dialect';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { sampleJournal } from '../../../src/application/journal/sample-journal';
 import type { JournalEvent } from '../../../src/domain/journal/journal-event';
+import type { AppendResult } from '../../../src/application/ports/journal-writer';
 import { T0 } from '../../mothers/journal-events';
 import { KNEX_STORES, type FreshStore } from '../../support/stores';
 
@@ -66,6 +67,19 @@ describe.each(KNEX_STORES)('journal writer on %s: a stream of batches writes wha
     const result = await writer.appendAll(batchesOf(cut(journal, size)), (done) => seen.push(done.applied + done.duplicates));
     expect(result).toEqual({ applied: journal.length, duplicates: 0 });
     expect(seen).toEqual(cut(journal, size).map((_, i) => Math.min(journal.length, (i + 1) * size)));
+    expect(await dump(db)).toEqual(whole);
+  });
+
+  it('an event per append, each begun while those before it are written (group commits, several in flight on PostgreSQL): the same tables', async () => {
+    const { db, writer } = await fresh();
+    // A turn of the event loop between appends: each starts a group while the ones before it are still written.
+    const pending: Promise<AppendResult>[] = [];
+    for (const e of journal) {
+      pending.push(writer.append([e]));
+      await new Promise((r) => setImmediate(r));
+    }
+    const results = await Promise.all(pending);
+    expect(results.reduce((n, r) => n + r.applied, 0)).toBe(journal.length);
     expect(await dump(db)).toEqual(whole);
   });
 
