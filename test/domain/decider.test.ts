@@ -154,6 +154,18 @@ describe('decide: retries and backoff', () => {
     },
     { name: 'before the retry is due the run stays parked', events: [...failedNow(1), j.parked('quote', 'delay', T0 + SECOND)], walk: payouts(http), now: T0 + 500, move: { kind: 'park', dueAt: T0 + SECOND, events: [] } },
     { name: 'when it is due the run resumes', events: [...failedNow(1), j.parked('quote', 'delay', T0 + SECOND)], walk: payouts(http), now: T0 + SECOND, move: { kind: 'journal', events: [{ type: 'run.resumed' }] } },
+    {
+      name: 'the last attempt failing ends the run there: the later steps (of a run or an on_reorg list) never start',
+      events: failedNow(3), walk: { name: 'payouts', conditions: [], steps: [http, notify] }, circumstances: justFailed(), move: endOf('failed', err('http_status')),
+    },
+    {
+      name: 'a failure asked about again after its wait, not parked (an on_reorg walk sleeps in process), starts the next attempt',
+      events: failedNow(1), walk: { name: 'payouts', conditions: [], steps: [http, notify] }, move: startOf(http, 2),
+    },
+    {
+      name: 'a failure with no attempt left asked about again ends the run, the later steps not started',
+      events: failedNow(3), walk: { name: 'payouts', conditions: [], steps: [http, notify] }, move: endOf('failed', err('http_status')),
+    },
     { name: 'resumed, the step starts its next attempt', events: [...failedNow(1), j.parked('quote', 'delay', T0 + SECOND), j.resumed()], walk: payouts(http), move: startOf(http, 2) },
   ];
   it.each(rows)('$name', (row) => expect(next(row)).toMatchObject(row.move));
