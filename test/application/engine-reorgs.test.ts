@@ -10,7 +10,7 @@ import { CancelRun } from '../../src/application/engine/cancel-run.use-case';
 import { StepRunners } from '../../src/application/engine/step-runners';
 import { PollEventLogs } from '../../src/application/engine/poll-event-logs.use-case';
 import { WorkflowCatalog } from '../../src/application/workflow-catalog';
-import type { WorkflowDefinition } from '../../src/domain/engine/workflow';
+import type { StepDefinition, WorkflowDefinition } from '../../src/domain/engine/workflow';
 import type { JournalEvent, RunStarted } from '../../src/domain/journal/journal-event';
 import { CelExpressions } from '../../src/adapters/cel/cel-expressions';
 import { ScriptedHttpClient, status } from '../fakes/scripted-http-client';
@@ -30,15 +30,15 @@ class Harness extends EventFakes {
   /** The runs started so far, in order. */
   readonly runIds: string[] = [];
 
-  constructor(network: Partial<NetworkConfig> = {}) {
+  constructor(network: Partial<NetworkConfig> = {}, onReorg: readonly StepDefinition[] = [
+    anHttpCall('undo', { method: 'POST', url: 'http://receiver.test/undo', body: { run: '${{ reorg.run_id }}', block: '${{ reorg.block }}', value: '${{ trigger.payload.value }}' } }),
+    anHttpCall('only_deep', { if: 'reorg.depth > 5', url: 'http://receiver.test/deep' }),
+  ]) {
     super();
     this.network = aDevnet(network);
     this.workflow = aWorkflow({
       name: 'on_deposit', steps: [aDelay('note', 1000)],
-      onReorg: [
-        anHttpCall('undo', { method: 'POST', url: 'http://receiver.test/undo', body: { run: '${{ reorg.run_id }}', block: '${{ reorg.block }}', value: '${{ trigger.payload.value }}' } }),
-        anHttpCall('only_deep', { if: 'reorg.depth > 5', url: 'http://receiver.test/deep' }),
-      ],
+      onReorg,
       trigger: { kind: 'event', network: 'devnet', addresses: [TOKEN], event: TRANSFER, confirmations: 1, fromBlock: 1 },
     });
     this.poller = this.newPoller();
@@ -150,6 +150,88 @@ describe('the reorg check', () => {
       expect.objectContaining({ reorg_id: reorgId, step_id: 'only_deep', status: 'skipped' }),
     ]);
     expect(undo[0]!.headers['Idempotency-Key']).toBe(`${reorgId}.undo:1`);
+  });
+
+  it('retries a failing on_reorg step by its policy, then ends the walk there: the later steps do not run', async () => {
+    const h = new Harness({}, [
+      anHttpCall('undo', { method: 'POST', url: 'http://receiver.test/undo', retry: { attempts: 3, backoffMs: 1000, maxBackoffMs: 60_000 } }),
+      anHttpCall('notify', { url: 'http://receiver.test/notify' }),
+    ]);
+    h.http.on('http://receiver.test/undo', status(503), status(503), status(503), status(200));
+    h.http.on('http://receiver.test/notify', status(200));
+    h.chain.emit(TOKEN, TRANSFER, transfer(1));
+    h.chain.emit(TOKEN, TRANSFER, transfer(2));
+    await h.poll();
+    await h.startRuns();
+    h.chain.reorg(1, 1);
+    await h.poll();
+    await h.poll();
+
+    const [response] = await h.events('reorg.response');
+    const reorgId = (response as { reorg_id: string }).reorg_id;
+    // Three attempts, each with its own idempotency key, after the policy's backoff (1 s, then doubled).
+    expect(h.http.requests.filter((r) => r.url === 'http://receiver.test/undo').map((r) => r.headers['Idempotency-Key']))
+      .toEqual([`${reorgId}.undo:1`, `${reorgId}.undo:2`, `${reorgId}.undo:3`]);
+    expect(h.waits).toEqual([1000, 2000]);
+    expect(h.http.requests.filter((r) => r.url === 'http://receiver.test/notify')).toEqual([]);
+    expect(await h.events('reorg.step')).toEqual([
+      expect.objectContaining({ reorg_id: reorgId, step_id: 'undo', status: 'failed', error: expect.objectContaining({ kind: 'http_status' }) }),
+    ]);
+  });
+
+  it('gives an on_reorg step the earlier ones in steps, and fails one that would park unsupported_step, not retried', async () => {
+    const h = new Harness({}, [
+      anHttpCall('ask', { url: 'http://receiver.test/ask' }),
+      anHttpCall('tell', { if: 'steps.ask.output.status == 200 && "note" in steps', url: 'http://receiver.test/tell' }),
+      aDelay('hold', 1000, { retry: { attempts: 3, backoffMs: 1000, maxBackoffMs: 60_000 } }),
+      anHttpCall('after', { url: 'http://receiver.test/after' }),
+    ]);
+    h.http.on('http://receiver.test/ask', status(200));
+    h.http.on('http://receiver.test/tell', status(200));
+    h.http.on('http://receiver.test/after', status(200));
+    h.chain.emit(TOKEN, TRANSFER, transfer(1));
+    h.chain.emit(TOKEN, TRANSFER, transfer(2));
+    await h.poll();
+    const [, second] = await h.startRuns();
+    // The affected run is in its first step (a delay) when the reorg comes.
+    await h.journal.append([{
+      type: 'step.started', at: new Date(h.clock.now()).toISOString(), run_id: second!.run_id, step_run_id: `${second!.run_id}.note`, step_id: 'note', step_type: 'delay', attempt: 1,
+    }]);
+    h.chain.reorg(1, 1);
+    await h.poll();
+
+    expect(h.http.requests.map((r) => r.url)).toEqual(['http://receiver.test/ask', 'http://receiver.test/tell']);
+    expect(h.waits).toEqual([]);
+    expect((await h.events('reorg.step')).map((e) => [(e as { step_id: string }).step_id, (e as { status: string }).status, (e as { error?: { kind: string } }).error?.kind]))
+      .toEqual([['ask', 'succeeded', undefined], ['tell', 'succeeded', undefined], ['hold', 'failed', 'unsupported_step']]);
+  });
+
+  it('goes on after the last journaled on_reorg step when answering again after a crash', async () => {
+    const h = new Harness({}, [
+      anHttpCall('undo', { url: 'http://receiver.test/undo' }),
+      anHttpCall('notify', { url: 'http://receiver.test/notify' }),
+    ]);
+    h.http.on('http://receiver.test/undo', status(200));
+    h.http.on('http://receiver.test/notify', status(200));
+    h.chain.emit(TOKEN, TRANSFER, transfer(1));
+    h.chain.emit(TOKEN, TRANSFER, transfer(2));
+    await h.poll();
+    await h.startRuns();
+    // The process dies as `notify` runs: `undo` is journaled, the response still pending.
+    const append = h.journal.append.bind(h.journal);
+    h.journal.append = async (events, options) => {
+      if (events.some((e) => e.type === 'reorg.step' && e.step_id === 'notify')) throw new Error('engine died');
+      return append(events, options);
+    };
+    h.chain.reorg(1, 1);
+    await h.poll();
+    h.journal.append = append;
+    await h.poll();
+
+    expect(h.http.requests.filter((r) => r.url === 'http://receiver.test/undo')).toHaveLength(1);
+    expect(h.http.requests.filter((r) => r.url === 'http://receiver.test/notify')).toHaveLength(2);
+    expect((await h.events('reorg.step')).map((e) => [(e as { step_id: string }).step_id, (e as { status: string }).status]))
+      .toEqual([['undo', 'succeeded'], ['notify', 'succeeded']]);
   });
 
   it('journals every response of a reorg before any on_reorg step ends, and reads the new chain meanwhile', async () => {
