@@ -88,7 +88,7 @@ export class ReorgSteps {
           await this.sleep(Math.max(0, move.dueAt - this.now()));
           return true;
         }
-        throw new Error(`on_reorg walk of reorg ${w.response.reorgId}: a park with nothing to wait for`);
+        return this.parkRefused(w, move);
       case 'end':
         await this.fold(w, move.events);
         // The step that failed last ends the walk (its later steps do not run, as in a run): its end is journaled.
@@ -98,6 +98,18 @@ export class ReorgSteps {
         // Crash, stop and recovery moves need a run's lease and parks, which a walk never has.
         throw new Error(`on_reorg walk of reorg ${w.response.reorgId}: unexpected move ${move.kind}`);
     }
+  }
+
+  /**
+   * A park that is no retry's wait (the walk never records one, so the decider should not ask for it): the step it
+   * parks on fails `unsupported_step` and ends the walk, as a step that would park does.
+   */
+  private async parkRefused(w: ReorgWalk, move: Extract<Move, { kind: 'park' }>): Promise<false> {
+    const parkedOn = move.events.flatMap((e) => (e.type === 'run.parked' && e.step_run_id ? [e.step_run_id] : []));
+    const stepId = [...w.p.steps.values()].find((s) => parkedOn.includes(s.stepRunId))?.stepId ?? w.failed?.step.id;
+    if (stepId === undefined) throw new Error(`on_reorg walk of reorg ${w.response.reorgId}: a park on no step`);
+    await this.journalEnd(w, stepId, { status: 'failed', error: { kind: 'unsupported_step', message: 'an on_reorg response has no run to park' } });
+    return false;
   }
 
   /** One attempt of the step; its end folded into the walk (a failure is left to the decider). */
