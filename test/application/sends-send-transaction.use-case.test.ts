@@ -65,6 +65,8 @@ describe('SendTransaction', () => {
       expect(h.spend.all().filter((e) => e.stepRunId === 'r1.pay')).toEqual([{
         recordedAt: T0, workflow: 'payouts', runId: 'r1', stepRunId: 'r1.pay', relayer: 'ops', network: 'sepolia', chainId: 11155111,
         txHash, gasUsed: 21000n, effectiveGasPrice: 2_000_000_000n, gasSpendWei: 21000n * 2_000_000_000n + 5n, valueWei: 777n, reverted: false,
+        // the receipt's block (the fake chain mines one block per transaction): a reorg that removes it reopens the send
+        blockNumber: 1n,
       }]);
       expect(await h.store.count()).toBe(0);
     });

@@ -210,13 +210,16 @@ describe.each(E2E_STORAGES)('relayers on anvil: address book, top-ups, audit tra
       network: 'anvil_down', address: OFFLINE.address, balance_wei: null, low_balance: null, shortfall_wei: null,
       low_balance_threshold_wei: ETHER.toString(), recent_gas_spend_wei: '0', funding_estimate_wei: '0',
     });
-    expect(offline.balance_error).toMatch(/^anvil_down: no provider answered \(provider 1: connection refused; provider 2: timed out after \d+ ms\)$/);
+    // Both providers fail; which word comes first depends on the machine's load: each provider's own failure, or the
+    // read's bound (3 s) running out while the second still hangs.
+    expect(offline.balance_error).toMatch(/^anvil_down: (no provider answered \(provider 1: connection refused; provider 2: timed out after \d+ ms\)|no answer within \d+ ms)$/);
     expectNoSecret(JSON.stringify(page));
 
     // The CLI reads the same rows (its own process, its own reads).
     // A provider's timeout in the reason is that read's own bound (the server may have checked the provider at start,
     // with the sends' longer bound): the rows are compared without it.
-    const bounds = (text: string): string => text.replace(/timed out after \d+ ms/g, 'timed out');
+    // (either word for a down network, as above: which one a process sees depends on the machine's load)
+    const bounds = (text: string): string => text.replace(/no answer within \d+ ms|no provider answered \(provider 1: connection refused; provider 2: timed out( after \d+ ms)?\)/g, 'down');
     const listed = JSON.parse((await cli('relayers', '--json')).stdout);
     expect(JSON.parse(bounds(JSON.stringify(listed)))).toEqual(JSON.parse(bounds(JSON.stringify(page))));
     const table = await cli('relayers');

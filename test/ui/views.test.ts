@@ -209,7 +209,7 @@ describe('web UI: views over the demo journal', () => {
     await expect(page.locator('form.filters details').getAttribute('open')).resolves.not.toBeNull();
     // every run filter of the API has a field
     const names = await page.locator('form.filters [name]').evaluateAll((els) => els.map((e) => (e as Json).name).sort());
-    expect(names).toEqual(['approval_status', 'block', 'contract', 'error_kind', 'network', 'relayer', 'run_id', 'session', 'since', 'status', 'step_id', 'tx_hash', 'trigger', 'until', 'workflow'].sort());
+    expect(names).toEqual(['approval_status', 'block', 'contract', 'error_kind', 'network', 'relayer', 'run_id', 'session', 'session_id', 'since', 'status', 'step_id', 'tx_hash', 'trigger', 'until', 'workflow'].sort());
   });
 
   test('Runs: a bad filter shows the API\'s error instead of rows', async () => {

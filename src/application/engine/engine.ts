@@ -275,7 +275,9 @@ export class Engine {
       return;
     }
     // Room to spare: look again when another process's lease runs out, if before the next poll (a dead process's
-    // runs are then taken over at its lease's end, not up to a poll later; CONTRACT 10).
+    // runs are then taken over at its lease's end, not up to a poll later; CONTRACT 10). Not once stopping: the
+    // storage may be closing right behind the stop, and a read then would wait for a connection that never comes.
+    if (!this.running) return;
     const end = await this.store.nextLeaseEnd(this.owner, this.clock.now());
     const left = end === undefined ? Infinity : end - this.clock.now();
     this.nextTickMs = left > 0 && left < this.settings.pollMs ? Math.ceil(left) + LEASE_END_SLACK_MS : undefined;

@@ -80,7 +80,11 @@ describe.each(KNEX_STORES)('journal writer on %s: a stream of batches writes wha
     }
     const results = await Promise.all(pending);
     expect(results.reduce((n, r) => n + r.applied, 0)).toBe(journal.length);
-    expect(await dump(db)).toEqual(whole);
+    // Serial ids number rows in the order their transactions wrote them: several group commits in flight
+    // (PostgreSQL) take them in whichever order they reach the table. Everything else is the same.
+    const withoutIds = (tables: Record<string, string[]>): Record<string, string[]> => Object.fromEntries(Object.entries(tables).map(([name, rows]) =>
+      [name, rows.map((r) => JSON.stringify((({ id: _id, ...rest }) => rest)(JSON.parse(r) as Record<string, unknown>))).sort()]));
+    expect(withoutIds(await dump(db))).toEqual(withoutIds(whole));
   });
 
   it('in two imports cut mid-run, each in batches: the same tables; again in batches, every event a duplicate', async () => {
