@@ -61,10 +61,19 @@ export interface StoreDialect {
    */
   readonly oneWriter: boolean;
   /**
-   * Rows keep their rendered item in a stored column, lists read packed columns, derived counts are kept by triggers
-   * (SQLite, docs/performance.md); where false, items are rendered in JavaScript and counts counted.
+   * SQLite's fast forms (docs/performance.md): rows keep their rendered item in a stored column made by rebuilding
+   * the table (rebuildWithItem), lists read packed columns, derived counts are kept by triggers. Where false, rows
+   * are read whole; PostgreSQL keeps its items as generated columns added in place (generatedItems).
    */
   readonly storedItems: boolean;
+  /**
+   * Adds to tables (or drops) an `item` column the database computes from each row by an expression of
+   * item-sql.ts's `postgres-stored` form (PostgreSQL, migration 0025). Undefined where items are kept otherwise.
+   */
+  readonly generatedItems: {
+    add(db: Knex, items: readonly { readonly table: string; readonly item: string }[]): Promise<void>;
+    drop(db: Knex, tables: readonly string[]): Promise<void>;
+  } | undefined;
   /** Multi-row inserts as one JSON document unpacked by the database (`json_each`) instead of bound VALUES. */
   readonly jsonInserts: boolean;
   /** How wei and token amounts are stored: TEXT (exact decimal), or NUMERIC(78,0) (summed exactly by SQL). */

@@ -12,5 +12,6 @@ export {
 } from './connection';
 export { attachReaders, MAX_SHAPES, newerFirst, type ListReaders, type QueryShape } from './list-reads';
 export { attachStatementReaders, type StatementReaders } from './statement-readers';
+export { STORED_JSON } from './item-sql';
 export { inline, plusPlaceholders, plussedText, sqlLiteral, sqlTuple } from './sql-text';
 export { reportStorageFailures, statementOf, toStorageError } from './storage-failure';

@@ -17,7 +17,7 @@ import { toIso } from '../../domain/time';
  */
 export function runItemHead(alias: string, dialect: ItemDialect = 'sqlite'): string {
   const q = quoted(alias, dialect);
-  return jsonMembers('{', [
+  return jsonMembers(dialect, '{', [
     ['run_id', q('run_id')], ['workflow', q('workflow')], ['status', q('status')], ['trigger', q('trigger_kind')],
     ['session', q('session')], ['session_id', q('session_id')], ['network', q('network')], ['contract', q('contract')],
     ['relayers', column(alias, 'relayers')], ['tx_hashes', column(alias, 'tx_hashes')], ['block', q('block')],
@@ -40,7 +40,7 @@ export function runItemText(head: string, createdAt: number, finishedAt: number 
  */
 export function sendItemPieces(alias: string, withTokenTransfer = true, dialect: ItemDialect = 'sqlite'): { head: string; middle: string } {
   const q = quoted(alias, dialect);
-  const head = jsonMembers('{', [
+  const head = jsonMembers(dialect, '{', [
     ['send_id', q('send_id')], ['run_id', q('run_id')], ['step_run_id', q('step_run_id')], ['workflow', q('workflow')],
     ['session', q('session')], ['network', q('network')], ['chain_id', q('chain_id')], ['relayer', q('relayer')],
     ['status', q('status')], ['outcome', q('outcome')], ['tx_hash', q('tx_hash')], ['idempotency_key', q('idempotency_key')],
@@ -48,7 +48,7 @@ export function sendItemPieces(alias: string, withTokenTransfer = true, dialect:
   const middle: [string, string][] = [['to', q('to_address')], ['value_wei', quotedText(alias, dialect)('value_wei')]];
   // JSON text as stored (written by JSON.stringify), or null: concat would take a NULL for an empty string.
   if (withTokenTransfer) middle.push(['token_transfer', `coalesce(${column(alias, 'token_transfer')}, 'null')`]);
-  return { head, middle: jsonMembers(',', middle) };
+  return { head, middle: jsonMembers(dialect, ',', middle) };
 }
 
 /**
@@ -67,9 +67,9 @@ export function sendItemOfStored(head: string, linkJson: string, tail: string, c
 export function approvalItemPieces(alias: string, dialect: ItemDialect = 'sqlite'): { head: string; tail: string } {
   const q = quoted(alias, dialect);
   return {
-    head: jsonMembers('{', [['approval_id', q('approval_id')], ['run_id', q('run_id')], ['step_run_id', q('step_run_id')], ['workflow', q('workflow')],
+    head: jsonMembers(dialect, '{', [['approval_id', q('approval_id')], ['run_id', q('run_id')], ['step_run_id', q('step_run_id')], ['workflow', q('workflow')],
       ['status', q('status')], ['message', q('message')]]),
-    tail: jsonMembers(',', [['decided_by', q('decided_by')], ['reason', q('reason')]]),
+    tail: jsonMembers(dialect, ',', [['decided_by', q('decided_by')], ['reason', q('reason')]]),
   };
 }
 
@@ -90,7 +90,7 @@ export function jsonString(text: string): string {
 /** The head of a waiting run's item (WaitingItem) as JSON text rendered by SQLite, up to its times (as runItemHead). */
 export function waitingItemHead(alias: string, dialect: ItemDialect = 'sqlite'): string {
   const q = quoted(alias, dialect);
-  return jsonMembers('{', [['run_id', q('run_id')], ['workflow', q('workflow')], ['wait_kind', q('wait_kind')], ['step_run_id', q('wait_step_run_id')]]);
+  return jsonMembers(dialect, '{', [['run_id', q('run_id')], ['workflow', q('workflow')], ['wait_kind', q('wait_kind')], ['step_run_id', q('wait_step_run_id')]]);
 }
 
 /** A waiting run's item as JSON text, from its head (waitingItemHead) and its times, as `toWaitingItem` has them. */
@@ -105,26 +105,47 @@ function column(alias: string, name: string): string {
 }
 
 /**
- * Whose SQL renders the items: SQLite's (stored items, the SQLite pages), or PostgreSQL's (its pages, rendered by the
- * query: issue #29). The same text either way: PostgreSQL's `to_json` of a text escapes as JSON.stringify does
- * (`\n`-style escapes, other control characters as lowercase `\u00xx`, nothing else), and a bigint is its digits.
+ * Whose SQL renders the items: SQLite's (stored items, the SQLite pages), PostgreSQL's in a query (its waiting
+ * page), or PostgreSQL's stored items (`postgres-stored`: generated columns, migration 0025, whose expression may
+ * call only IMMUTABLE functions, so strings go through STORED_JSON and pieces are joined by `||`). The same text
+ * every way: PostgreSQL's `to_json` of a text escapes as JSON.stringify does (`\n`-style escapes, other control
+ * characters as lowercase `\u00xx`, nothing else), and a bigint is its digits.
  */
-export type ItemDialect = 'sqlite' | 'postgres';
+export type ItemDialect = 'sqlite' | 'postgres' | 'postgres-stored';
+
+/**
+ * PostgreSQL's function of a text or bigint value as JSON text (`null` for NULL), declared IMMUTABLE for stored
+ * items (made by the postgres dialect in migration 0025): `to_json` of a text is as immutable as its input, but
+ * PostgreSQL marks it STABLE for the types whose output depends on settings (times), which are never given to it.
+ */
+export const STORED_JSON = 'chainflow_json';
 
 /** A column of `alias` (of the row itself when '') as JSON, in SQL: a string quoted and escaped, a number as it is, NULL as `null`. */
 function quoted(alias: string, dialect: ItemDialect): (name: string) => string {
-  return dialect === 'sqlite' ? (name) => `json_quote(${column(alias, name)})` : (name) => `coalesce(to_json(${column(alias, name)})::text, 'null')`;
+  if (dialect === 'sqlite') return (name) => `json_quote(${column(alias, name)})`;
+  if (dialect === 'postgres-stored') return (name) => `${STORED_JSON}(${column(alias, name)})`;
+  return (name) => `coalesce(to_json(${column(alias, name)})::text, 'null')`;
 }
 
 /** As quoted, for a column whose JSON is its decimal text whatever its type (wei: NUMERIC(78,0) on PostgreSQL). */
 function quotedText(alias: string, dialect: ItemDialect): (name: string) => string {
-  return dialect === 'sqlite' ? quoted(alias, dialect) : (name) => `coalesce(to_json(${column(alias, name)}::text)::text, 'null')`;
+  if (dialect === 'sqlite') return quoted(alias, dialect);
+  if (dialect === 'postgres-stored') return (name) => `${STORED_JSON}(${column(alias, name)}::text)`;
+  return (name) => `coalesce(to_json(${column(alias, name)}::text)::text, 'null')`;
+}
+
+/**
+ * SQL of pieces of text joined: one `concat` (SQLite's, and PostgreSQL's in a query), or `||` in a stored item's
+ * expression (PostgreSQL's `concat` is STABLE); every piece here is non-NULL, so both give the same text.
+ */
+export function joinedSql(dialect: ItemDialect, pieces: readonly string[]): string {
+  return dialect === 'postgres-stored' ? `(${pieces.join(' || ')})` : `concat(${pieces.join(', ')})`;
 }
 
 /**
  * SQL of JSON members `"name":value,…` from (name, SQL of a JSON value) pairs, after `first` (`{` to open an
- * object, `,` to go on with one), in one `concat`. Names are written as they are: JSON-safe literals.
+ * object, `,` to go on with one), joined once (joinedSql). Names are written as they are: JSON-safe literals.
  */
-function jsonMembers(first: '{' | ',', members: ReadonlyArray<readonly [string, string]>): string {
-  return `concat(${members.map(([name, sql], i) => `'${i ? ',' : first}"${name}":', ${sql}`).join(', ')})`;
+function jsonMembers(dialect: ItemDialect, first: '{' | ',', members: ReadonlyArray<readonly [string, string]>): string {
+  return joinedSql(dialect, members.flatMap(([name, sql], i) => [`'${i ? ',' : first}"${name}":'`, sql]));
 }

@@ -11,7 +11,7 @@ import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
 import { stepItemsOfRuns } from './step-runs-store';
 import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './list-reads';
-import { runItemHead, runItemText } from './item-sql';
+import { runItemText } from './item-sql';
 import { pageText } from './statement-readers';
 import { packedColumns, rowToRun, RUN_COLUMNS, unpackRow, unpackValues } from './rows';
 
@@ -33,11 +33,13 @@ const LIST_FILTERS: ReadonlyArray<readonly [keyof RunFilter, { table: string; co
   ['relayer', RUN_LIST_TABLES.relayers], ['txHash', RUN_LIST_TABLES.txHashes], ['stepId', RUN_LIST_TABLES.stepIds],
 ];
 
-/** A line of `listItems`' page: the run's stored item (migration 0010: its head, runItemHead), then its times, id and status, tab-separated. */
+/**
+ * A line of `listItems`' page: the run's stored item (its head, runItemHead: SQLite's since migration 0010,
+ * PostgreSQL's since 0025), then its times, id and status, tab-separated.
+ */
 const ITEM_LINE = {
   sqlite: `concat(r.item, char(9), r.created_at, char(9), r.finished_at, char(9), r.duration_ms, char(9), r.run_id, char(9), r.status) AS line`,
-  // PostgreSQL keeps no item: its query renders the same head (issue #29).
-  postgres: `concat(${runItemHead('r', 'postgres')}, chr(9), r.created_at, chr(9), r.finished_at, chr(9), r.duration_ms, chr(9), r.run_id, chr(9), r.status) AS line`,
+  postgres: `concat(r.item, chr(9), r.created_at, chr(9), r.finished_at, chr(9), r.duration_ms, chr(9), r.run_id, chr(9), r.status) AS line`,
 };
 
 /** Where a packed run holds its time and id (the page's order). */
@@ -63,7 +65,7 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
    * and the page comes back as one text, a line per run: the head, then tab-separated its created_at, finished_at,
    * duration_ms, run id and status (JSON text holds no raw tab or newline; run ids match ID_PATTERN). The times are rendered here and the page's
    * runs never become objects in JavaScript: the list answers their text as it is once redacted (measured in
-   * docs/benchmarks.md). PostgreSQL renders the same lines in the page's query (ITEM_LINE). Elsewhere (an in-memory
+   * docs/benchmarks.md). PostgreSQL keeps the same items (migration 0025) and joins the same lines. Elsewhere (an in-memory
    * SQLite database), the runs of `list` rendered by `toRunItem`.
    */
   async listItems(filter: RunFilter, page: PageRequest): Promise<RunItemText[]> {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect';
-import { approvalItemPieces, runItemHead, sendItemPieces } from './item-sql';
+import { approvalItemPieces, joinedSql, runItemHead, sendItemPieces, type ItemDialect } from './item-sql';
 import { APPROVAL_COLUMNS, RUN_COLUMNS } from './rows';
 
 /** The columns of `runs` (the run projection), as migration 0001 made them and as 0010 makes them again. */
@@ -67,14 +67,16 @@ export function approvalsColumns(t: Knex.CreateTableBuilder): void {
 }
 
 /**
- * A send's item (SendAttemptItem) as SQLite renders it from the row: its members up to `"explorer_url":`, a tab where
- * the link goes (configuration, so never stored), then `to` and `value_wei`, without the times and the closing brace
- * (see sendItemOfStored).
+ * A send's item (SendAttemptItem) as SQLite (or PostgreSQL, migration 0025) renders it from the row: its members up
+ * to `"explorer_url":`, a tab where the link goes (configuration, so never stored), then `to` and `value_wei`,
+ * without the times and the closing brace (see sendItemOfStored).
  */
-const sendItem = (withTokenTransfer: boolean): string => {
-  const { head, middle } = sendItemPieces('', withTokenTransfer);
-  return `concat(${head}, ',"explorer_url":', char(9), ${middle})`;
+const sendItem = (withTokenTransfer: boolean, dialect: ItemDialect = 'sqlite'): string => {
+  const { head, middle } = sendItemPieces('', withTokenTransfer, dialect);
+  return joinedSql(dialect, [head, `',"explorer_url":'`, tab(dialect), middle]);
 };
+/** SQL of a tab. */
+const tab = (dialect: ItemDialect): string => (dialect === 'sqlite' ? 'char(9)' : 'chr(9)');
 /** The sends' columns as migration 0010 found them (0014 added `token_transfer`). */
 const SEND_COLUMNS_0010 = [
   'send_id', 'run_id', 'step_run_id', 'workflow', 'session', 'network', 'chain_id', 'relayer', 'status', 'outcome',
@@ -85,10 +87,11 @@ const SEND_COLUMNS_0010 = [
 const RUN_ITEM = runItemHead('');
 
 /** An approval's item (ApprovalItem) without its times: its members up to `message`, a tab where the times go, `decided_by` and `reason`. */
-const APPROVAL_ITEM = ((): string => {
-  const { head, tail } = approvalItemPieces('');
-  return `concat(${head}, char(9), ${tail})`;
-})();
+const approvalItem = (dialect: ItemDialect = 'sqlite'): string => {
+  const { head, tail } = approvalItemPieces('', dialect);
+  return joinedSql(dialect, [head, tab(dialect), tail]);
+};
+const APPROVAL_ITEM = approvalItem();
 
 /** The tables that keep their rendered item: its SQL, and what makes the table again. */
 const STORED_ITEMS = [
@@ -147,5 +150,27 @@ export const sendTokenTransferMigration = {
   async down(db: Knex): Promise<void> {
     if (dialectOf(db).storedItems) await rebuild(db, 'sends', sendsColumns, SEND_COLUMNS_0010, sendItem(false));
     else await db.schema.alterTable('sends', (t) => t.dropColumn('token_transfer'));
+  },
+};
+
+/**
+ * Migration 0025, on PostgreSQL (issue #29): `runs`, `sends` and `approvals` keep their rows' items too, the same
+ * texts as SQLite's (the contract tests hold both to them), as generated columns PostgreSQL computes on every insert
+ * and update of a row: a list page then reads each row's item instead of rendering a dozen values a row in its
+ * query, which was most of a page's time in PostgreSQL (docs/benchmarks.md). Adding them rewrites each table once.
+ * On SQLite nothing changes: its items are there since 0010, 0012 and 0014.
+ */
+export const generatedItemsMigration = {
+  async up(db: Knex): Promise<void> {
+    const generated = dialectOf(db).generatedItems;
+    if (!generated) return;
+    await generated.add(db, [
+      { table: 'runs', item: runItemHead('', 'postgres-stored') },
+      { table: 'sends', item: sendItem(true, 'postgres-stored') },
+      { table: 'approvals', item: approvalItem('postgres-stored') },
+    ]);
+  },
+  async down(db: Knex): Promise<void> {
+    await dialectOf(db).generatedItems?.drop(db, ['runs', 'sends', 'approvals']);
   },
 };

@@ -11,7 +11,9 @@ import { spend } from './migration-spend';
 import { engine, engineGuarantees } from './migration-engine';
 import { relayerTopups } from './migration-relayers';
 import { sends } from './migration-sends';
-import { approvalItemsMigration, approvalsColumns, runsColumns, sendsColumns, sendTokenTransferMigration, storedItemsMigration } from './migration-items';
+import {
+  approvalItemsMigration, approvalsColumns, generatedItemsMigration, runsColumns, sendsColumns, sendTokenTransferMigration, storedItemsMigration,
+} from './migration-items';
 import { waitingCounts } from './migration-waiting';
 import { waitingPagesMigration } from './migration-waiting-pages';
 import { stepRunsMigration } from './step-runs-store';
@@ -131,7 +133,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0020_reorgs', reorgsMigration],
   ['0021_workflow_pause_unknown', workflowPauseMigration], ['0022_reorged_sends', reorgedSendsMigration],
   ['0023_wei_numeric', weiNumericMigration],
-  ['0024_session_runs', sessionRunsMigration],
+  ['0024_session_runs', sessionRunsMigration], ['0025_generated_items', generatedItemsMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

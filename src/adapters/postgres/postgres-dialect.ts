@@ -1,12 +1,22 @@
 import type { Knex } from 'knex';
-import type { StoreDialect } from '../knex';
+import { STORED_JSON, type StoreDialect } from '../knex';
 
 /** PostgreSQL's clock in epoch milliseconds (clock_timestamp: the moment the expression runs, not the transaction's start). */
 const PG_NOW_MS = 'CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)';
 
 /**
+ * STORED_JSON of a text and of a bigint, IMMUTABLE so that a generated column may call them (see its comment).
+ * SQL-bodied; not inlined (the body's `to_json` is STABLE), which costs an insert or update its calls only.
+ */
+const STORED_JSON_FUNCTIONS = [
+  `CREATE OR REPLACE FUNCTION ${STORED_JSON}(value text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN coalesce(to_json(value)::text, 'null')`,
+  `CREATE OR REPLACE FUNCTION ${STORED_JSON}(value bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN coalesce(value::text, 'null')`,
+];
+
+/**
  * PostgreSQL: several processes write at once, so the database decides (unique keys, row locks, SKIP LOCKED claims,
- * its own clock for leases, CONTRACT 10); items are rendered in JavaScript; wei is NUMERIC(78,0).
+ * its own clock for leases, CONTRACT 10); list items are generated columns (migration 0025), other rows are read
+ * whole; wei is NUMERIC(78,0).
  */
 export const postgresDialect: StoreDialect = {
   kind: 'postgres',
@@ -17,6 +27,16 @@ export const postgresDialect: StoreDialect = {
   clockSql: PG_NOW_MS,
   oneWriter: false,
   storedItems: false,
+  generatedItems: {
+    add: async (db, items) => {
+      for (const sql of STORED_JSON_FUNCTIONS) await db.raw(sql);
+      for (const { table, item } of items) await db.raw(`ALTER TABLE ${table} ADD COLUMN item text GENERATED ALWAYS AS (${item}) STORED`);
+    },
+    drop: async (db, tables) => {
+      for (const table of tables) await db.raw(`ALTER TABLE ${table} DROP COLUMN IF EXISTS item`);
+      for (const type of ['text', 'bigint']) await db.raw(`DROP FUNCTION IF EXISTS ${STORED_JSON}(${type})`);
+    },
+  },
   jsonInserts: false,
   wei: 'numeric',
   mergeCounts: (held, added) => `(SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb)::text FROM (SELECT key AS k, sum(value::bigint) AS n FROM (

@@ -19,6 +19,7 @@ export const sqliteDialect: StoreDialect = {
   clockSql: undefined,
   oneWriter: true,
   storedItems: true,
+  generatedItems: undefined,
   jsonInserts: true,
   wei: 'text',
   mergeCounts: (held, added) => `(SELECT json_group_object(k, n) FROM (SELECT key AS k, sum(value) AS n FROM (

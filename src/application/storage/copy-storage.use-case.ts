@@ -59,7 +59,7 @@ export class CopyStorage {
         skipped.push(table.name);
         continue;
       }
-      // Columns the source computes itself (SQLite's stored items) are not in the target, which renders its own.
+      // Columns a database computes itself (the stored items) are listed by neither side: each computes its own.
       const columns = table.columns.filter((c) => there.includes(c));
       plan.push({ name: table.name, columns, weiColumns: table.weiColumns.filter((c) => columns.includes(c)) });
     }

@@ -1,9 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import type { Knex } from 'knex';
-import { openDatabase } from '../../../src/adapters/storage';
 import { KnexHistoryRepository } from '../../../src/adapters/knex/knex-history.repository';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
@@ -12,26 +8,33 @@ import { jsonString } from '../../../src/adapters/knex/item-sql';
 import type { ExplorerTxLinks } from '../../../src/application/ports/history-repository';
 import { toApprovalItem, toRunItem, toSendAttemptItem } from '../../../src/application/history/items';
 import { aFinish, aResume, aRun, HOUR, MINUTE, T0 } from '../../mothers/journal-events';
+import { freshPostgresStore, freshSqliteStore, type FreshStore } from '../../support/stores';
 
 type Row = Record<string, unknown>;
 
-describe("the runs', sends' and approvals' stored items on SQLite (migrations 0010, 0012, 0014)", () => {
-  let dir: string;
+/** The stores and how each refuses a write to a stored item (a generated column on both). */
+const STORES = [
+  { name: 'SQLite (migrations 0010, 0012, 0014)', fresh: freshSqliteStore, refused: (table: string) => new RegExp(`update of ${table} failed`) },
+  { name: 'PostgreSQL (migration 0025)', fresh: freshPostgresStore, refused: (table: string) => new RegExp(`update of ${table} failed: .*SQLSTATE 428C9`) },
+] as const;
+
+describe.each(STORES)("the runs', sends' and approvals' stored items on $name", ({ name, fresh, refused }) => {
+  const onSqlite = name.startsWith('SQLite');
+  let store: FreshStore;
   let db: Knex;
   let writer: KnexJournalWriter;
   let history: KnexHistoryRepository;
   let runs: KnexRunRepository;
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'chainflow-stored-items-'));
-    db = await openDatabase(`sqlite:${join(dir, 'journal.db')}`);
+    store = await fresh();
+    db = await store.open();
     writer = new KnexJournalWriter(db);
     history = new KnexHistoryRepository(db);
     runs = new KnexRunRepository(db);
   });
   afterEach(async () => {
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    await store.close();
   });
 
   const links: ExplorerTxLinks = {
@@ -41,7 +44,10 @@ describe("the runs', sends' and approvals' stored items on SQLite (migrations 00
   const explorer = (network: string, chainId: number, txHash: string): string | null => links.tx(network, chainId, txHash);
   const ALL = { equals: {} };
   const awkward = 'q"b\\s/\n\t\r\u0001 é ✓ \u2028 😀';
-  const rows = async (sql: string): Promise<Row[]> => (await db.raw(sql)) as Row[];
+  const rows = async (sql: string): Promise<Row[]> => {
+    const result = (await db.raw(sql)) as Row[] | { rows: Row[] };
+    return Array.isArray(result) ? result : result.rows;
+  };
   /** The indexes and triggers of both tables, as SQLite keeps them. */
   const schema = (): Promise<Row[]> => rows("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN ('runs', 'sends', 'approvals') ORDER BY name");
   const order = (): Promise<Row[]> => rows("SELECT 'run', rowid, run_id FROM runs UNION ALL SELECT 'send', rowid, send_id FROM sends UNION ALL SELECT 'approval', rowid, approval_id FROM approvals ORDER BY 1, 2");
@@ -60,15 +66,17 @@ describe("the runs', sends' and approvals' stored items on SQLite (migrations 00
   };
   const waitingCounts = (): Promise<Row[]> => rows("SELECT workflow, runs FROM workflow_waiting WHERE runs > 0 ORDER BY workflow");
 
-  it('rebuilds a journal written before it with every item, index, trigger and row order, and takes the items away on the way down', async () => {
-    await writer.append([
+  const awkwardJournal = async (): Promise<unknown> => writer.append([
       ...aRun({ runId: 'r1', at: T0, send: { sendId: 's1' } }),
       ...aRun({ runId: 'r2', at: T0 + MINUTE, send: { sendId: 's2', status: 'queued' }, status: 'running' }),
       ...aRun({ runId: 'r3', workflow: awkward, at: '1969-12-31T23:59:58.999Z', send: { sendId: 's3', relayer: awkward, network: `net ${awkward}`, chainId: 2 ** 31 } }),
       ...aRun({ runId: 'parked', workflow: 'keeper', at: T0 + 2 * MINUTE, park: { waitKind: 'delay' } }),
       ...aRun({ runId: 'asked', at: T0 + 3 * MINUTE, approval: { approvalId: 'ap1', message: awkward, expiresAt: '1970-01-01T00:00:00.001Z' }, park: { waitKind: 'approval' } }),
       ...aRun({ runId: 'decided', at: T0 + 4 * MINUTE, approval: { approvalId: 'ap2', decision: 'rejected', by: awkward, reason: 'q"' } }),
-    ]);
+  ]);
+
+  if (onSqlite) it('rebuilds a journal written before it with every item, index, trigger and row order, and takes the items away on the way down', async () => {
+    await awkwardJournal();
     const before = await pagesAndExpected();
     expect(before[0]).toEqual(before[1]);
     expect(before[2]).toEqual(before[3]);
@@ -100,6 +108,22 @@ describe("the runs', sends' and approvals' stored items on SQLite (migrations 00
     expect(await waitingCounts()).toEqual([{ workflow: 'payouts', runs: 1 }]);
   });
 
+  if (!onSqlite) it('adds the items to a journal written before it, computed from its rows, and takes them away on the way down', async () => {
+    await awkwardJournal();
+    const before = await pagesAndExpected();
+    expect(before[0]).toEqual(before[1]);
+    expect(before[2]).toEqual(before[3]);
+    expect(before[4]).toEqual(before[5]);
+    expect(before.map((page) => page.length)).toEqual([3, 3, 6, 6, 2, 2]);
+
+    await db.migrate.down({ migrationSource, name: '0025_generated_items' });
+    expect(await rows("SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'item'")).toEqual([]);
+    expect(await rows("SELECT proname FROM pg_proc WHERE proname = 'chainflow_json'")).toEqual([]);
+
+    await db.migrate.latest({ migrationSource });
+    expect(await pagesAndExpected()).toEqual(before);
+  });
+
   it('keeps the items current through their own events, however they are written', async () => {
     await writer.append(aRun({ runId: 'life', at: T0, send: { sendId: 'life', status: 'queued' }, status: 'running' }));
     const item = async (): Promise<Row> => JSON.parse((await history.listSendItems(ALL, { limit: 10 }, links))[0]!.json) as Row;
@@ -116,16 +140,14 @@ describe("the runs', sends' and approvals' stored items on SQLite (migrations 00
     expect(JSON.parse(pages[2]!.find((text) => text.includes('"run_id":"life"'))!)).toMatchObject({ run_id: 'life', status: 'succeeded', tx_hashes: ['0xabc'] });
     expect(pages[4]).toEqual(pages[5]);
     // A stored generated column: no statement can write it, so none can leave it stale.
-    await expect(db.raw("UPDATE sends SET item = 'x'")).rejects.toThrow(/update of sends failed/);
-    await expect(db.raw("UPDATE runs SET item = 'x'")).rejects.toThrow(/update of runs failed/);
-    await expect(db.raw("UPDATE approvals SET item = 'x'")).rejects.toThrow(/update of approvals failed/);
+    for (const table of ['sends', 'runs', 'approvals']) await expect(db.raw(`UPDATE ${table} SET item = 'x'`)).rejects.toThrow(refused(table));
     expect(await pagesAndExpected()).toEqual(pages);
   });
+});
 
-  it('writes a link as JSON.stringify does, whatever it holds', () => {
-    fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.string()), (text) => {
-      expect(jsonString(text)).toBe(JSON.stringify(text));
-    }), { numRuns: 2000 });
-    for (const text of ['https://x.example/tx/0xab', 'q"', 'b\\', '\u0000\u001f', '\u2028', '\ud800', '😀', '']) expect(jsonString(text)).toBe(JSON.stringify(text));
-  });
+it('writes a link as JSON.stringify does, whatever it holds', () => {
+  fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.string()), (text) => {
+    expect(jsonString(text)).toBe(JSON.stringify(text));
+  }), { numRuns: 2000 });
+  for (const text of ['https://x.example/tx/0xab', 'q"', 'b\\', '\u0000\u001f', '\u2028', '\ud800', '😀', '']) expect(jsonString(text)).toBe(JSON.stringify(text));
 });
