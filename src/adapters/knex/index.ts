@@ -13,5 +13,6 @@ export {
 export { attachReaders, MAX_SHAPES, newerFirst, type ListReaders, type QueryShape } from './list-reads';
 export { attachStatementReaders, type StatementReaders } from './statement-readers';
 export { STORED_JSON } from './item-sql';
+export { POLL_ALONE_MS, pollWhileAlone } from './poll-alone';
 export { inline, plusPlaceholders, plussedText, sqlLiteral, sqlTuple } from './sql-text';
 export { reportStorageFailures, statementOf, toStorageError } from './storage-failure';

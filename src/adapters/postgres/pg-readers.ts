@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { statementOf, toStorageError, type QueryShape, type StatementReaders } from '../knex';
+import { pollWhileAlone, statementOf, toStorageError, type QueryShape, type StatementReaders } from '../knex';
 
 type Row = Record<string, unknown>;
 interface PgConnection {
@@ -22,7 +22,10 @@ export class PgReaders implements StatementReaders {
   private readonly shapes = new Map<string, string | null>();
   private readonly names = new Map<string, string>();
 
-  constructor(private readonly client: PoolClient) {}
+  /** Reads running now (see pollWhileAlone). */
+  private running = 0;
+
+  constructor(private readonly client: PoolClient, private readonly pollAloneMs = 0) {}
 
   /** The statement text of a query by its shape (PostgreSQL's `$n` parameters), as ShapedSql does for SQLite. */
   sql(shape: QueryShape, build: () => Knex.QueryBuilder): string | undefined {
@@ -39,13 +42,21 @@ export class PgReaders implements StatementReaders {
 
   /** The rows of `text` (`$n` parameters), run as a prepared statement named after its text. */
   async select(text: string, bindings: readonly unknown[]): Promise<Row[]> {
-    const conn = await this.client.acquireConnection();
+    this.running++;
+    const read = this.client.acquireConnection().then(async (conn: PgConnection) => {
+      try {
+        return (await conn.query({ name: this.nameOf(text), text, values: [...bindings] })).rows;
+      } finally {
+        void this.client.releaseConnection(conn);
+      }
+    });
+    if (this.running === 1 && this.pollAloneMs > 0) pollWhileAlone(read, () => this.running === 1, this.pollAloneMs);
     try {
-      return (await conn.query({ name: this.nameOf(text), text, values: [...bindings] })).rows;
+      return await read;
     } catch (err) {
       throw toStorageError(err, statementOf(text));
     } finally {
-      void this.client.releaseConnection(conn);
+      this.running--;
     }
   }
 

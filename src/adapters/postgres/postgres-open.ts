@@ -1,5 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
-import { attachStatementReaders, migrateOpened, setLeaseClock, type OpenOptions } from '../knex';
+import { attachStatementReaders, migrateOpened, POLL_ALONE_MS, setLeaseClock, type OpenOptions, type StorageProfile } from '../knex';
 import { PgReaders } from './pg-readers';
 import { postgresDialect } from './postgres-dialect';
 
@@ -17,10 +17,10 @@ export function postgresConnection(url: string, password?: string): { connection
 }
 
 /** Opens the PostgreSQL database of `url` (a pool of up to ten connections) and brings its schema up to date. */
-export async function openPostgres(url: string, options: OpenOptions = {}): Promise<Knex> {
+export async function openPostgres(url: string, profile: StorageProfile = 'tool', options: OpenOptions = {}): Promise<Knex> {
   const db = knexFactory({ client: 'pg', connection: postgresConnection(url, options.password), pool: { min: 0, max: 10 } });
   setLeaseClock(db, options.leaseClock ?? 'database');
-  // The history lists read each page as one prepared statement (see PgReaders).
-  attachStatementReaders(db, new PgReaders(db.client as ConstructorParameters<typeof PgReaders>[0]));
+  // The history lists read each page as one prepared statement (see PgReaders), polled for on a server.
+  attachStatementReaders(db, new PgReaders(db.client as ConstructorParameters<typeof PgReaders>[0], profile === 'server' ? POLL_ALONE_MS : 0));
   return migrateOpened(db, postgresDialect);
 }

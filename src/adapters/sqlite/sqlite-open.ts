@@ -2,11 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import {
-  attachReaders, BUSY_TIMEOUT_MS, migrateOpened, READER_CACHE_KIB, SERVER_CACHE_KIB, STREAM_CACHE_KIB, type OpenOptions, type StorageProfile,
+  attachReaders, BUSY_TIMEOUT_MS, migrateOpened, POLL_ALONE_MS, READER_CACHE_KIB, SERVER_CACHE_KIB, STREAM_CACHE_KIB, type OpenOptions, type StorageProfile,
 } from '../knex';
 import { CachedStatementSqliteClient, retryWhileBusy } from './sqlite-client';
 import { sqliteDialect } from './sqlite-dialect';
-import { POLL_ALONE_MS, READERS, SqliteReaders } from './sqlite-readers';
+import { READERS, SqliteReaders } from './sqlite-readers';
 
 /** WAL pages between automatic checkpoints, and the size the WAL file is truncated back to after one (see below). */
 const WAL_CHECKPOINT_PAGES = 8000;

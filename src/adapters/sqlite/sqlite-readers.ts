@@ -1,8 +1,6 @@
-import { performance } from 'node:perf_hooks';
-import { setImmediate } from 'node:timers';
 import type { Knex } from 'knex';
 import sqlite3 from 'sqlite3';
-import { MAX_SHAPES, newerFirst, statementOf, toStorageError, type ListReaders } from '../knex';
+import { MAX_SHAPES, newerFirst, pollWhileAlone, statementOf, toStorageError, type ListReaders } from '../knex';
 import { allRows, type Connection } from './sqlite-client';
 
 type Row = Record<string, unknown>;
@@ -10,8 +8,6 @@ type Row = Record<string, unknown>;
 /** Read connections per process: enough for the driver's thread pool (4 threads by default) to stay busy. */
 export const READERS = 4;
 
-/** How long the server's event loop keeps polling, at most, for a read that runs alone (see SqliteReaders.select). */
-export const POLL_ALONE_MS = 1;
 
 /**
  * A small pool of read-only connections (`PRAGMA query_only`) to one SQLite file, beside knex's single writer
@@ -36,20 +32,17 @@ export class SqliteReaders implements ListReaders {
   /**
    * Runs one read statement on an idle reader (opening one when fewer than `size` are open, waiting otherwise).
    *
-   * A statement that runs alone is waited for by polling, when `pollAloneMs` is set (the server's readers): the event
-   * loop turns (setImmediate) instead of sleeping until the driver's thread reports back, for at most `pollAloneMs`
-   * and only while no other read runs. Waking a sleeping event loop from another thread cost 25 µs of a 60 µs
-   * statement on this machine's virtual CPUs (a list page's one trip through the thread pool, measured in
-   * docs/benchmarks.md); a loop that polls picks the result up at once. Reads side by side are not polled: the loop
-   * has their other work to turn for, and the threads need the CPUs. A command's readers never poll: an export's
-   * reads are long, and a polling loop took a CPU from its readers and file writes (a third of its rate).
+   * A statement that runs alone is waited for by polling, when `pollAloneMs` is set (the server's readers; see
+   * pollWhileAlone): waking a sleeping event loop from another thread cost 25 µs of a 60 µs statement on this
+   * machine's virtual CPUs. A command's readers never poll: an export's reads are long, and a polling loop took a
+   * CPU from its readers and file writes (a third of its rate).
    */
   async select(sql: string, bindings: readonly unknown[]): Promise<Row[]> {
     const conn = await this.acquire();
     this.running++;
     try {
       const rows = allRows(conn, sql, bindings);
-      if (this.running === 1 && this.pollAloneMs > 0) this.pollWhileAlone(rows);
+      if (this.running === 1 && this.pollAloneMs > 0) pollWhileAlone(rows, () => this.running === 1, this.pollAloneMs);
       return await rows;
     } catch (err) {
       throw toStorageError(err, statementOf(sql));
@@ -57,20 +50,6 @@ export class SqliteReaders implements ListReaders {
       this.running--;
       this.release(conn);
     }
-  }
-
-  /** Keeps the event loop turning until `read` settles, another read starts, or `pollAloneMs` have passed. */
-  private pollWhileAlone(read: Promise<unknown>): void {
-    let settled = false;
-    const done = (): void => {
-      settled = true;
-    };
-    read.then(done, done);
-    const deadline = performance.now() + this.pollAloneMs;
-    const turn = (): void => {
-      if (!settled && this.running === 1 && performance.now() < deadline) setImmediate(turn);
-    };
-    setImmediate(turn);
   }
 
   /**

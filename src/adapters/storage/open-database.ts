@@ -10,6 +10,6 @@ import { openSqlite } from '../sqlite';
  */
 export async function openDatabase(url: string, profile: StorageProfile = 'tool', options: OpenOptions = {}): Promise<Knex> {
   if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), profile, options);
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options);
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, profile, options);
   throw new StorageError('opening the database (storage.url)', 'unsupported storage url (expected sqlite:PATH or postgres://…)');
 }
