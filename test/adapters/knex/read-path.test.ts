@@ -14,6 +14,7 @@ import { plusPlaceholders } from '../../../src/adapters/knex/sql-text';
 import { eachLine, readersOf, ShapedSql } from '../../../src/adapters/knex/list-reads';
 import { POLL_ALONE_MS } from '../../../src/adapters/knex';
 import { SqliteReaders } from '../../../src/adapters/sqlite/sqlite-readers';
+import { countImmediateTurns } from '../../support/event-loop-turns';
 import { DurationHistogram } from '../../../src/domain/duration-histogram';
 import type { RunFilter } from '../../../src/application/ports/run-repository';
 import { aFinish, aResume, aRun, aTxHash, HOUR, MINUTE, T0 } from '../../mothers/journal-events';
@@ -137,12 +138,7 @@ describe('SQLite read path of the history lists', () => {
     afterDone.push(() => readers.close());
     // Two readers open and idle, so that two reads started together both run at once.
     await Promise.all([readers.select('SELECT 1 AS x', []), readers.select('SELECT 1 AS x', [])]);
-    const real = timers.setImmediate;
-    const turns: number[] = [];
-    jest.spyOn(timers, 'setImmediate').mockImplementation(((fn: () => void) => {
-      turns.push(performance.now());
-      return real(fn);
-    }) as typeof timers.setImmediate);
+    const turns = countImmediateTurns();
     // A statement that runs for some milliseconds: it counts to 300,000.
     const slow = 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000) SELECT count(*) AS c FROM n';
     const started = performance.now();

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import timers from 'node:timers';
 import type { Knex } from 'knex';
 import { POLL_ALONE_MS } from '../../../src/adapters/knex';
 import { PgReaders } from '../../../src/adapters/postgres/pg-readers';
+import { countImmediateTurns } from '../../support/event-loop-turns';
 import { freshPostgresStore, type FreshStore } from '../../support/stores';
 
 /** PostgreSQL's list readers (issue #29): one prepared statement per page, polled for on a server while alone. */
@@ -20,17 +20,6 @@ describe('PostgreSQL list readers', () => {
     await store.close();
   });
 
-  /** The times setImmediate is called from now on. */
-  const countTurns = (): number[] => {
-    const real = timers.setImmediate;
-    const turns: number[] = [];
-    jest.spyOn(timers, 'setImmediate').mockImplementation(((fn: () => void) => {
-      turns.push(performance.now());
-      return real(fn);
-    }) as typeof timers.setImmediate);
-    return turns;
-  };
-
   it('answers a page as one text of its lines, and an empty page as the empty text', async () => {
     const readers = new PgReaders(pool());
     const lines = "SELECT line FROM (VALUES (1, 'a\tb'), (2, 'c\td')) AS v(n, line) WHERE n >= $1 ORDER BY n";
@@ -42,7 +31,7 @@ describe('PostgreSQL list readers', () => {
   it('keeps the event loop turning while a read runs alone, never past its answer or POLL_ALONE_MS, and not beside another read', async () => {
     const readers = new PgReaders(pool(), POLL_ALONE_MS);
     await Promise.all([readers.select('SELECT 1 AS x', []), readers.select('SELECT 1 AS x', [])]);
-    const turns = countTurns();
+    const turns = countImmediateTurns();
     const slow = 'SELECT pg_sleep(0.02) IS NULL AS slept';
     const started = performance.now();
     expect(await readers.select(slow, [])).toEqual([{ slept: false }]);
@@ -58,7 +47,7 @@ describe('PostgreSQL list readers', () => {
   it("never polls for a command's reads", async () => {
     const readers = new PgReaders(pool());
     await readers.select('SELECT 1 AS x', []);
-    const turns = countTurns();
+    const turns = countImmediateTurns();
     await readers.select('SELECT pg_sleep(0.01) IS NULL AS slept', []);
     expect(turns).toEqual([]);
   });
