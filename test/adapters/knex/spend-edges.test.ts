@@ -4,6 +4,7 @@ import { edgeStatements, KnexSpendLedger } from '../../../src/adapters/knex/knex
 import { plusPlaceholders } from '../../../src/adapters/knex/sql-text';
 import { anEntry } from '../../contract/spend.contract';
 import { makeTempDir, removeTempDir } from '../../support/server';
+import { freshPostgresStore, type FreshStore } from '../../support/stores';
 
 const HOUR = 3_600_000;
 const NOW = Date.parse('2026-06-10T15:20:00.000Z');
@@ -54,5 +55,43 @@ describe('KnexSpendLedger: the edges of a window', () => {
     expect(read.along).toBe('riding along');
     const [{ data_version: version }] = (await db.raw('SELECT data_version FROM pragma_data_version')) as { data_version: number }[];
     expect(read.version).toBe(version);
+  });
+});
+
+/** On PostgreSQL the amounts are NUMERIC(78,0) (migration 0023): the edges' sums are taken by SQL, exactly. */
+describe('KnexSpendLedger: the edges of a window on PostgreSQL', () => {
+  let store: FreshStore;
+
+  beforeAll(async () => {
+    store = await freshPostgresStore();
+  });
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it('sums amounts up to 2^256 - 1 at both edges exactly in SQL, one row per combination', async () => {
+    const db = await store.open();
+    const ledger = new KnexSpendLedger(db);
+    const max = 2n ** 256n - 1n;
+    await ledger.append([
+      anEntry({ stepRunId: 'early.send', recordedAt: DAY_AGO + 10 * 60_000, valueWei: max, gasSpendWei: max - 1n, reverted: true }),
+      anEntry({ stepRunId: 'late.send', recordedAt: NOW - 5 * 60_000, valueWei: max, gasSpendWei: 4n }),
+      anEntry({ stepRunId: 'other.send', recordedAt: NOW - 5 * 60_000, relayer: 'treasury', valueWei: 10n ** 40n, gasSpendWei: 6n }),
+      anEntry({ stepRunId: 'outside.send', recordedAt: DAY_AGO - 60_000, valueWei: 5n, gasSpendWei: 5n }),
+    ]);
+    const answered: number[] = [];
+    const select = async (sql: string, bindings: readonly Knex.RawBinding[]): Promise<Record<string, unknown>[]> => {
+      const { rows } = (await db.raw(sql, [...bindings])) as { rows: Record<string, unknown>[] };
+      answered.push(rows.length);
+      return rows;
+    };
+    const read = await ledger.totalsWith(select, { since: DAY_AGO + 5 * 60_000, until: NOW });
+    const byRelayer = Object.fromEntries(read.totals.map((c) => [c.relayer, c]));
+    expect(byRelayer.ops).toMatchObject({ txCount: 2, revertedCount: 1, valueWei: 2n * max, gasSpendWei: max + 3n, revertedGasWei: max - 1n });
+    expect(byRelayer.treasury).toMatchObject({ txCount: 1, revertedCount: 0, valueWei: 10n ** 40n, gasSpendWei: 6n, revertedGasWei: 0n });
+    expect(Object.keys(byRelayer)).toHaveLength(2);
+    // The edges are read first (then the whole hours between, which hold none of these): one row per combination,
+    // not one per entry.
+    expect(answered).toEqual([2, 0]);
   });
 });
