@@ -12,7 +12,7 @@ import { engine, engineGuarantees } from './migration-engine';
 import { relayerTopups } from './migration-relayers';
 import { sends } from './migration-sends';
 import { approvalItemsMigration, approvalsColumns, runsColumns, sendsColumns, sendTokenTransferMigration, storedItemsMigration } from './migration-items';
-import { waitingCounts } from './migration-waiting';
+import { waitingCounts, waitingSlotsMigration } from './migration-waiting';
 import { waitingPagesMigration } from './migration-waiting-pages';
 import { stepRunsMigration } from './step-runs-store';
 import { notificationsMigration } from './migration-notifications';
@@ -132,6 +132,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0021_workflow_pause_unknown', workflowPauseMigration], ['0022_reorged_sends', reorgedSendsMigration],
   ['0023_wei_numeric', weiNumericMigration],
   ['0024_session_runs', sessionRunsMigration],
+  ['0026_waiting_slots', waitingSlotsMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */
