@@ -57,12 +57,13 @@ export interface StoreDialect {
   /**
    * One writer at a time (SQLite's write lock): a read before a write in a write transaction decides, what a process
    * wrote is all that changed since its own reads unless the data version moved, and one statement is cheaper than a
-   * transaction of several. Where false, several processes write and the database decides (keys, row locks).
+   * transaction of several. Where false, several processes write and the database decides (keys, row locks), and
+   * counts kept by triggers go to rows of each backend rather than one row every writer would lock (migration 0026).
    */
   readonly oneWriter: boolean;
   /**
-   * Rows keep their rendered item in a stored column, lists read packed columns, derived counts are kept by triggers
-   * (SQLite, docs/performance.md); where false, items are rendered in JavaScript and counts counted.
+   * Rows keep their rendered item in a stored column and lists read packed columns (SQLite, docs/performance.md);
+   * where false, items are rendered in SQL by the list's query or in JavaScript.
    */
   readonly storedItems: boolean;
   /** Multi-row inserts as one JSON document unpacked by the database (`json_each`) instead of bound VALUES. */

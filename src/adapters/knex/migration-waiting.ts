@@ -9,7 +9,7 @@ import { dialectOf } from './dialect';
  */
 export const waitingCounts = {
   async up(db: Knex): Promise<void> {
-    if (!dialectOf(db).storedItems) return;
+    if (!dialectOf(db).oneWriter) return;
     await db.raw('CREATE TABLE workflow_waiting (workflow VARCHAR(255) PRIMARY KEY, runs INTEGER NOT NULL) WITHOUT ROWID');
     await db.raw(`INSERT INTO workflow_waiting (workflow, runs) SELECT workflow, count(*) FROM runs WHERE status = 'waiting' GROUP BY workflow`);
     const enter = (alias: string): string =>
@@ -22,7 +22,7 @@ export const waitingCounts = {
     await db.raw(`CREATE TRIGGER runs_waiting_delete AFTER DELETE ON runs WHEN old.status = 'waiting' BEGIN ${leave('old')} END`);
   },
   async down(db: Knex): Promise<void> {
-    if (!dialectOf(db).storedItems) return;
+    if (!dialectOf(db).oneWriter) return;
     for (const t of ['runs_waiting_insert', 'runs_waiting_update', 'runs_waiting_delete']) await db.raw(`DROP TRIGGER IF EXISTS ${t}`);
     await db.raw('DROP TABLE IF EXISTS workflow_waiting');
   },
