@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { FOLDED_SLOT } from '../knex';
 
 /** Any fixed key (another than the budget reservations' 727_001): one fold at a time per database. */
 export const FOLD_LOCK_KEY = 727_026;
@@ -7,16 +8,16 @@ export const FOLD_INTERVAL_MS = 60_000;
 
 /**
  * The rows of `workflow_waiting` (migration 0026) whose backend has ended, each locked or skipped, deleted, and
- * their counts added to slot 0 of their workflow: the sum per workflow is unchanged, the rows fewer.
+ * their counts added to the folded slot (0) of their workflow: the sum per workflow is unchanged, the rows fewer.
  */
 const FOLD_SQL = `WITH ended AS (
     SELECT w.workflow, w.slot FROM workflow_waiting w
-    WHERE w.slot <> 0 AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = w.slot)
+    WHERE w.slot <> ${FOLDED_SLOT} AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = w.slot)
     FOR UPDATE SKIP LOCKED
   ), gone AS (
     DELETE FROM workflow_waiting w USING ended e WHERE w.workflow = e.workflow AND w.slot = e.slot RETURNING w.workflow, w.runs
   ), folded AS (
-    INSERT INTO workflow_waiting AS w (workflow, slot, runs) SELECT workflow, 0, sum(runs) FROM gone GROUP BY workflow
+    INSERT INTO workflow_waiting AS w (workflow, slot, runs) SELECT workflow, ${FOLDED_SLOT}, sum(runs) FROM gone GROUP BY workflow
     ON CONFLICT (workflow, slot) DO UPDATE SET runs = w.runs + excluded.runs
     RETURNING 1
   )
