@@ -82,6 +82,16 @@ describe('CopyStorage', () => {
     expect(fresh.tables.spend_entries).toEqual([]);
   });
 
+  it('leaves the runs waiting per workflow to the target, whose triggers count them from the runs copied: not copied, not reported', async () => {
+    const waiting: CopiedTable = { name: 'workflow_waiting', columns: ['workflow', 'runs'], weiColumns: [] };
+    const from: CopySource = { ...source({ ...ROWS, workflow_waiting: [{ workflow: 'payouts', runs: 2 }] }), tables: async () => [...TABLES, waiting] };
+    const to = target({ workflow_waiting: [] });
+    const report = await new CopyStorage().execute(from, { ...to, columnsOf: async (t) => (t === waiting.name ? ['workflow', 'slot', 'runs'] : to.columnsOf(t)) });
+    expect(report).toMatchObject({ verified: true, skipped: [], rows: 6 });
+    expect(report.tables.map((t) => t.table)).toEqual(['meta', 'spend_entries']);
+    expect(to.tables.workflow_waiting).toEqual([]);
+  });
+
   it('copies a journal whose migrations ran in another order (branches merged between two upgrades)', async () => {
     const to = target();
     const report = await new CopyStorage().execute(source(ROWS, ['b', 'a']), to);

@@ -569,6 +569,21 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
         expect(row!.state).toMatchObject({ workflow: 'payouts', paused: true, trigger: 'cron', network: 'sepolia', cursorBlock: 90, headBlock: 120 });
       });
 
+      it('reads workflow names and error kinds of any text as written, and no error kind as null', async () => {
+        const awkward = ['tab\there', 'new\nline', 'q"uote\\back', 'ünï😀 \u0001', ''];
+        await ports.append(awkward.flatMap((workflow, i) => [
+          ...aTimedRun({ runId: `odd-${i}`, workflow, at: T0 + i * MINUTE, durationMs: (i + 1) * SECOND, status: 'failed', errorKind: `kind\t${workflow}` }),
+          ...aRun({ runId: `odd-wait-${i}`, workflow, at: T0 + i * MINUTE, park: { waitKind: 'delay' } }),
+        ]));
+        const rows = await ports.listWorkflows([], 100);
+        expect(rows.map((r) => r.workflow)).toEqual([...awkward].sort());
+        for (const row of rows) {
+          expect(row).toMatchObject({ runsWaiting: 1, stats: expect.objectContaining({ workflow: row.workflow, failureCount: 1, recentErrorKind: `kind\t${row.workflow}` }) });
+        }
+        await ports.append(aTimedRun({ runId: 'no-kind', workflow: 'plain', at: T0, durationMs: SECOND }));
+        expect((await ports.listWorkflows(['plain'], 100)).find((r) => r.workflow === 'plain')!.stats).toMatchObject({ recentErrorKind: null, recentErrorAt: null, lastFailureAt: null, successCount: 1 });
+      });
+
       it('pages by name after afterName, at most `limit` rows', async () => {
         await ports.append(mixed());
         const known = ['delta', 'alpha', 'charlie'];

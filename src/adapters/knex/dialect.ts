@@ -57,13 +57,14 @@ export interface StoreDialect {
   /**
    * One writer at a time (SQLite's write lock): a read before a write in a write transaction decides, what a process
    * wrote is all that changed since its own reads unless the data version moved, and one statement is cheaper than a
-   * transaction of several. Where false, several processes write and the database decides (keys, row locks).
+   * transaction of several. Where false, several processes write and the database decides (keys, row locks), and
+   * counts kept by triggers go to rows of each backend rather than one row every writer would lock (migration 0026).
    */
   readonly oneWriter: boolean;
   /**
    * SQLite's fast forms (docs/performance.md): rows keep their rendered item in a stored column made by rebuilding
-   * the table (rebuildWithItem), lists read packed columns, derived counts are kept by triggers. Where false, rows
-   * are read whole; PostgreSQL keeps its items as generated columns added in place (generatedItems).
+   * the table (rebuildWithItem), and lists read packed columns. Where false, rows are read whole; PostgreSQL keeps
+   * its items as generated columns added in place (generatedItems).
    */
   readonly storedItems: boolean;
   /**

@@ -17,8 +17,9 @@ import {
   rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, unpackRow, unpackValues,
 } from './rows';
 import { approvalItemText, jsonString, sendItemOfStored, waitingItemHead, waitingItemText } from './item-sql';
-import { pageText, statementReadersOf, type StatementReaders } from './statement-readers';
+import { pageText, statementReadersOf } from './statement-readers';
 import { isPathSafe } from '../../domain/explorer';
+import { ALL_STATES, ALL_STATS, ALL_WAITING, allWorkflowsOnPostgres, WAITING_IN_NAMES, type AllRows } from './workflow-overview-sql';
 
 /** API field names that are stored under another column name. */
 const COLUMN: Readonly<Record<string, string>> = { to: 'to_address' };
@@ -173,18 +174,18 @@ export class KnexHistoryRepository implements HistoryRepository {
     this.workflowsSeen = rows.length;
     const names = pageOfNames(known, rows.map((r) => r.workflow), limit, afterName);
     if (!names.length) return [];
-    // On SQLite: three reads at once on reader connections, the waiting runs from their per-workflow count
-    // (migration 0008: kept by triggers, so the overview costs the same however many runs wait).
+    // On SQLite: three reads at once on reader connections. The waiting runs come from their per-workflow counts
+    // on both stores (migrations 0008 and 0026: kept by triggers, so the overview costs the same however many wait).
     const inNames = 'WHERE workflow IN (SELECT value FROM json_each(?))';
     const list = [JSON.stringify(names)];
     const [stats, states, waiting] = await Promise.all(readers ? [
       readers.select(`SELECT * FROM workflow_stats ${inNames}`, list),
       readers.select(`SELECT * FROM workflow_states ${inNames}`, list),
-      readers.select(`SELECT workflow, runs AS n FROM workflow_waiting ${inNames}`, list),
+      readers.select(WAITING_IN_NAMES, list),
     ] : [
       this.db('workflow_stats').whereIn('workflow', names),
       this.db('workflow_states').whereIn('workflow', names),
-      this.db('runs').select('workflow').count({ n: '*' }).whereRaw(WAITING.where!).whereIn('workflow', names).groupBy('workflow'),
+      this.db('workflow_waiting').select('workflow').sum({ n: 'runs' }).whereIn('workflow', names).groupBy('workflow'),
     ]);
     return this.overviews(names, stats, states, waiting as WaitingCount[]);
   }
@@ -196,11 +197,7 @@ export class KnexHistoryRepository implements HistoryRepository {
    * for every workflow: so only while the journal has seen at most ONE_ROUND_WORKFLOWS of them (as the last read found).
    */
   private async listAllWorkflows(select: AllRows, known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]> {
-    const [stats, states, waiting] = await Promise.all([
-      select('SELECT * FROM workflow_stats', []),
-      select('SELECT * FROM workflow_states', []),
-      select('SELECT workflow, runs AS n FROM workflow_waiting', []),
-    ]);
+    const [stats, states, waiting] = await Promise.all([select(ALL_STATS, []), select(ALL_STATES, []), select(ALL_WAITING, [])]);
     const seen = new Set([...stats, ...states].map((r) => String(r.workflow)));
     this.workflowsSeen = seen.size;
     const names = pageOfNames(known, seen, limit, afterName);
@@ -282,31 +279,6 @@ export class KnexHistoryRepository implements HistoryRepository {
     for (const [field, value] of Object.entries(filter.equals)) shape.add(field, value);
     return shape.page(filter.since, filter.until, page);
   }
-}
-
-/** Rows of a statement without bindings (see listAllWorkflows). */
-type AllRows = (sql: string, bindings: []) => Promise<Row[]>;
-
-/** PostgreSQL keeps no waiting counts (migration 0008 is SQLite's): its overview counts the runs parked now, in the partial index of the waiting list. */
-const PG_OVERVIEW_SQL: Readonly<Record<string, string>> = {
-  'SELECT * FROM workflow_stats': 'workflow_stats',
-  'SELECT * FROM workflow_states': 'workflow_states',
-  'SELECT workflow, runs AS n FROM workflow_waiting': `(SELECT workflow, count(*) AS n FROM runs WHERE ${WAITING.where} GROUP BY workflow)`,
-};
-
-/**
- * listAllWorkflows' three reads as one statement on PostgreSQL (one trip instead of three side by side: on a busy
- * host each trip waits for the server's process to be scheduled), the three row sets as JSON texts built by
- * PostgreSQL. Numbers come back as JSON numbers (epoch ms and counts, exact below 2^53), booleans as booleans.
- */
-function allWorkflowsOnPostgres(pg: StatementReaders): AllRows {
-  let pending: Promise<Record<string, Row[]>> | undefined;
-  const sql = `SELECT ${Object.entries(PG_OVERVIEW_SQL).map(([, from], i) => `(SELECT coalesce(json_agg(t), '[]'::json) FROM ${from} t)::text AS s${i}`).join(', ')}`;
-  const keys = Object.keys(PG_OVERVIEW_SQL);
-  return async (query) => {
-    pending ??= pg.select(sql, []).then(([row]) => Object.fromEntries(keys.map((k, i) => [k, JSON.parse(String(row!['s' + i])) as Row[]])));
-    return (await pending)[query]!;
-  };
 }
 
 /** The sends' items of a text of SEND_LINE lines, each with its place in the sends' order. */

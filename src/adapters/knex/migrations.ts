@@ -14,7 +14,7 @@ import { sends } from './migration-sends';
 import {
   approvalItemsMigration, approvalsColumns, generatedItemsMigration, runsColumns, sendsColumns, sendTokenTransferMigration, storedItemsMigration,
 } from './migration-items';
-import { waitingCounts } from './migration-waiting';
+import { waitingCounts, waitingSlotsMigration } from './migration-waiting';
 import { waitingPagesMigration } from './migration-waiting-pages';
 import { stepRunsMigration } from './step-runs-store';
 import { notificationsMigration } from './migration-notifications';
@@ -134,6 +134,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0021_workflow_pause_unknown', workflowPauseMigration], ['0022_reorged_sends', reorgedSendsMigration],
   ['0023_wei_numeric', weiNumericMigration],
   ['0024_session_runs', sessionRunsMigration], ['0025_generated_items', generatedItemsMigration],
+  ['0026_waiting_slots', waitingSlotsMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

@@ -3,6 +3,12 @@ import type { CopiedTable, CopySource, CopyTarget, CopyWriter, StoredRow } from 
 
 /** Settings the migrations write into every new database: overwritten by the source's (not counted as content). */
 const SETTINGS_TABLES = new Set(['meta']);
+/**
+ * Counts the target keeps itself from the rows copied (the runs waiting per workflow, kept by triggers on `runs`):
+ * copied, they would count twice; and each store lays them out its own way (SQLite one row per workflow,
+ * PostgreSQL one per workflow and backend).
+ */
+const KEPT_BY_TARGET = new Set(['workflow_waiting']);
 /** Rows read and written at a time: large enough that a statement's round trip is small beside its rows. */
 export const DEFAULT_COPY_BATCH = 2_000;
 
@@ -54,6 +60,7 @@ export class CopyStorage {
     const plan: CopiedTable[] = [];
     const skipped: string[] = [];
     for (const table of tables) {
+      if (KEPT_BY_TARGET.has(table.name)) continue;
       const there = await target.columnsOf(table.name);
       if (!there) {
         skipped.push(table.name);

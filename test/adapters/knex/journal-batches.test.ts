@@ -44,7 +44,13 @@ describe.each(KNEX_STORES)('journal writer on %s: a stream of batches writes wha
       ? (await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'knex_%' AND name NOT LIKE 'sqlite_%' AND name <> 'meta' ORDER BY name")) as { name: string }[]
       : ((await db.raw("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name NOT LIKE 'knex_%' AND table_name <> 'meta' ORDER BY table_name")) as { rows: { name: string }[] }).rows;
     const out: Record<string, string[]> = {};
-    for (const { name } of tables) out[name] = ((await db.select('*').from(name)) as Record<string, unknown>[]).map(canonical).sort();
+    for (const { name } of tables) {
+      // The waiting counts by what they say: on PostgreSQL their rows are per backend (migration 0026), which differ.
+      const rows = name === 'workflow_waiting'
+        ? await dialectOf(db).select(db, 'SELECT workflow, sum(runs) AS runs FROM workflow_waiting GROUP BY workflow HAVING sum(runs) <> 0', [])
+        : ((await db.select('*').from(name)) as Record<string, unknown>[]);
+      out[name] = rows.map(canonical).sort();
+    }
     return out;
   };
 
