@@ -1,12 +1,27 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { pollWhileAlone, statementOf, toStorageError, type QueryShape, type StatementReaders } from '../knex';
+import { POLL_ALONE_MS, pollWhileAlone, statementOf, toStorageError, type QueryShape, type StatementReaders } from '../knex';
 
 type Row = Record<string, unknown>;
 interface PgConnection {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+  on(event: 'error' | 'end', listener: () => void): unknown;
 }
-type PoolClient = Knex.Client & { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
+type PoolClient = Knex.Client & {
+  acquireConnection(): Promise<PgConnection>;
+  releaseConnection(c: PgConnection): Promise<void>;
+  /** A connection of the database's settings outside the pool (what the pool makes its connections with). */
+  acquireRawConnection(): Promise<PgConnection>;
+  destroyRawConnection(c: PgConnection): Promise<void>;
+};
+
+/** The readers' own connection (see PgReaders.onConnection). */
+interface Own {
+  readonly conn: PgConnection;
+  busy: boolean;
+  /** Set when the connection failed or ended: it is then closed and made again by the next read. */
+  broken: boolean;
+}
 
 /** Shapes (and statement texts) kept at most. */
 const MAX_SHAPES = 1024;
@@ -25,7 +40,10 @@ export class PgReaders implements StatementReaders {
   /** Reads running now (see pollWhileAlone). */
   private running = 0;
 
-  constructor(private readonly client: PoolClient, private readonly pollAloneMs = 0) {}
+  private own: Promise<Own | undefined> | undefined;
+  private closed = false;
+
+  constructor(private readonly client: PoolClient, private readonly server = false) {}
 
   /** The statement text of a query by its shape (PostgreSQL's `$n` parameters), as ShapedSql does for SQLite. */
   sql(shape: QueryShape, build: () => Knex.QueryBuilder): string | undefined {
@@ -43,14 +61,8 @@ export class PgReaders implements StatementReaders {
   /** The rows of `text` (`$n` parameters), run as a prepared statement named after its text. */
   async select(text: string, bindings: readonly unknown[]): Promise<Row[]> {
     this.running++;
-    const read = this.client.acquireConnection().then(async (conn: PgConnection) => {
-      try {
-        return (await conn.query({ name: this.nameOf(text), text, values: [...bindings] })).rows;
-      } finally {
-        void this.client.releaseConnection(conn);
-      }
-    });
-    if (this.running === 1 && this.pollAloneMs > 0) pollWhileAlone(read, () => this.running === 1, this.pollAloneMs);
+    const read = this.onConnection(async (conn) => (await conn.query({ name: this.nameOf(text), text, values: [...bindings] })).rows);
+    if (this.running === 1 && this.server) pollWhileAlone(read, () => this.running === 1, POLL_ALONE_MS);
     try {
       return await read;
     } catch (err) {
@@ -58,6 +70,64 @@ export class PgReaders implements StatementReaders {
     } finally {
       this.running--;
     }
+  }
+
+  /** `work` on the readers' own connection when it is free (a server's), else on one of the pool's. */
+  private async onConnection<T>(work: (conn: PgConnection) => Promise<T>): Promise<T> {
+    const own = this.server ? await this.ownConnection() : undefined;
+    if (own && !own.busy) {
+      own.busy = true;
+      try {
+        return await work(own.conn);
+      } catch (err) {
+        // The connection failed, not the statement (its server process ended, the socket closed): a read can be
+        // asked again, on the pool's, whose connections are checked before use. A statement's error is an ERROR.
+        if ((err as { severity?: unknown }).severity === 'ERROR') throw err;
+        own.broken = true;
+      } finally {
+        own.busy = false;
+      }
+    }
+    const conn = await this.client.acquireConnection();
+    try {
+      return await work(conn);
+    } finally {
+      void this.client.releaseConnection(conn);
+    }
+  }
+
+  /** The readers' own connection, made on first use and again after it broke; undefined when it cannot be made now. */
+  private async ownConnection(): Promise<Own | undefined> {
+    const current = await this.own;
+    if (current?.broken && !current.busy) {
+      this.own = undefined;
+      void this.client.destroyRawConnection(current.conn).catch(() => undefined);
+    }
+    if (!this.own && !this.closed) {
+      this.own = this.client.acquireRawConnection().then((conn) => {
+        const own: Own = { conn, busy: false, broken: false };
+        const broke = (): void => {
+          own.broken = true;
+        };
+        conn.on('error', broke);
+        conn.on('end', broke);
+        return own;
+      }, () => {
+        // The database away: this read takes the pool's way (and fails there, named); the next one tries again.
+        this.own = undefined;
+        return undefined;
+      });
+    }
+    const own = await this.own;
+    return own && !own.broken ? own : undefined;
+  }
+
+  /** Closes the readers' own connection (the database's knex is being destroyed). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const own = await this.own;
+    this.own = undefined;
+    if (own) await this.client.destroyRawConnection(own.conn).catch(() => undefined);
   }
 
   /** As SqliteReaders.selectText: the rows of a query of one column `line`, joined by newlines; '' for no rows. */

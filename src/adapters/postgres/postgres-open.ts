@@ -1,5 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
-import { attachStatementReaders, migrateOpened, POLL_ALONE_MS, setLeaseClock, type OpenOptions, type StorageProfile } from '../knex';
+import { attachStatementReaders, migrateOpened, setLeaseClock, type OpenOptions, type StorageProfile } from '../knex';
 import { PgReaders } from './pg-readers';
 import { postgresDialect } from './postgres-dialect';
 import { FOLD_INTERVAL_MS, foldWaitingCounts } from './pg-waiting-fold';
@@ -25,8 +25,15 @@ export function postgresConnection(url: string, password?: string): { connection
 export async function openPostgres(url: string, profile: StorageProfile = 'tool', options: OpenOptions = {}): Promise<Knex> {
   const db = knexFactory({ client: 'pg', connection: postgresConnection(url, options.password), pool: { min: 0, max: 10 } });
   setLeaseClock(db, options.leaseClock ?? 'database');
-  // The history lists read each page as one prepared statement (see PgReaders), polled for on a server.
-  attachStatementReaders(db, new PgReaders(db.client as ConstructorParameters<typeof PgReaders>[0], profile === 'server' ? POLL_ALONE_MS : 0));
+  // The history lists read each page as one prepared statement (see PgReaders), on a server polled for and on a
+  // connection of the readers' own, closed before the pool.
+  const readers = new PgReaders(db.client as ConstructorParameters<typeof PgReaders>[0], profile === 'server');
+  attachStatementReaders(db, readers);
+  const destroy = db.client.destroy.bind(db.client) as (cb?: unknown) => Promise<void>;
+  db.client.destroy = async (cb?: unknown): Promise<void> => {
+    await readers.close();
+    return destroy(cb);
+  };
   await migrateOpened(db, postgresDialect);
   await foldWaitingCounts(db);
   keepFolding(db);

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { POLL_ALONE_MS } from '../../../src/adapters/knex';
 import { PgReaders } from '../../../src/adapters/postgres/pg-readers';
 import { countImmediateTurns } from '../../support/event-loop-turns';
+import { eventually } from '../../support/process';
 import { freshPostgresStore, type FreshStore } from '../../support/stores';
 
 /** PostgreSQL's list readers (issue #29): one prepared statement per page, polled for on a server while alone. */
@@ -29,7 +30,7 @@ describe('PostgreSQL list readers', () => {
   });
 
   it('keeps the event loop turning while a read runs alone, never past its answer or POLL_ALONE_MS, and not beside another read', async () => {
-    const readers = new PgReaders(pool(), POLL_ALONE_MS);
+    const readers = new PgReaders(pool(), true);
     await Promise.all([readers.select('SELECT 1 AS x', []), readers.select('SELECT 1 AS x', [])]);
     const turns = countImmediateTurns();
     const slow = 'SELECT pg_sleep(0.02) IS NULL AS slept';
@@ -42,6 +43,34 @@ describe('PostgreSQL list readers', () => {
     turns.length = 0;
     expect(await Promise.all([readers.select(slow, []), readers.select(slow, [])])).toEqual([[{ slept: false }], [{ slept: false }]]);
     expect(turns.length).toBeLessThanOrEqual(2);
+  });
+
+  it("reads alone on a connection of the server's readers' own, side by side on the pool's, and makes it again when it breaks", async () => {
+    const readers = new PgReaders(pool(), true);
+    const pid = async (): Promise<number> => Number((await readers.select('SELECT pg_backend_pid() AS pid', []))[0]!.pid);
+    const own = await pid();
+    expect(await pid()).toBe(own);
+    // Side by side: the first read has the own connection, the second one of the pool's.
+    const [a, b] = await Promise.all([readers.select('SELECT pg_backend_pid() AS pid, pg_sleep(0.02)', []), readers.select('SELECT pg_backend_pid() AS pid, pg_sleep(0.02)', [])]);
+    expect(a[0]!.pid).toBe(own);
+    expect(b[0]!.pid).not.toBe(own);
+
+    // Its server process ended (an administrator, a failover): the next reads are answered, then on a new connection.
+    await db.raw('SELECT pg_terminate_backend(?)', [own]);
+    expect(await pid()).not.toBe(own);
+    const again = await eventually(async () => {
+      const [first, second] = [await pid(), await pid()];
+      return first === second ? first : undefined;
+    });
+    expect(again).not.toBe(own);
+    await expect(readers.select('SELECT nothing FROM nowhere', [])).rejects.toThrow(/nowhere/);
+    expect(await pid()).toBe(again);
+    const backends = async (): Promise<number[]> => ((await db.raw('SELECT pid FROM pg_stat_activity WHERE pid = ANY(?)', [[own, again]])) as { rows: { pid: number }[] }).rows.map((r) => r.pid);
+    expect(await backends()).toEqual([again]);
+
+    // Closed with the database: its connection ends.
+    await readers.close();
+    await eventually(async () => ((await backends()).length ? undefined : true));
   });
 
   it("never polls for a command's reads", async () => {
