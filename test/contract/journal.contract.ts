@@ -112,12 +112,15 @@ export function journalContract(name: string, open: () => Promise<{ ports: Journ
         {}, { workflow: 'payouts' }, { status: 'waiting' }, { trigger: 'event' }, { network: 'base' }, { contract: '0xc1' },
         { relayer: 'treasury' }, { txHash: aTxHash('t1') }, { block: 11 }, { runId: 'r3' }, { stepId: 'fetch_price' },
         { errorKind: 'http_error' }, { approvalStatus: 'rejected' }, { session: 'replay' }, { sessionId: 's1' }, { since: T0 + MINUTE },
-        { until: T0 + MINUTE }, { workflow: 'payouts', relayer: 'ops' }, { workflow: 'nope' },
+        { until: T0 + MINUTE }, { workflow: 'payouts', relayer: 'ops' }, { workflow: 'nope' }, { stepId: 'fetch_price', since: T0, until: T0 + 10 * MINUTE },
       ];
       for (const filter of filters) await expectItemsOfList(filter, 100);
       expect((await ports.listItems({}, { limit: 100 })).map((i) => i.position.id)).toEqual(['r5', 'r4', 'r3', 'r2', 'r1']);
       await expectItemsOfList({}, 2, { createdAt: T0 + 3 * MINUTE, id: 'r4' });
       await expectItemsOfList({ workflow: 'keeper' }, 1, { createdAt: T0 + 3 * MINUTE, id: 'r5' });
+      // A side table's filter alone, past a cursor (its runs looked up, not joined).
+      await expectItemsOfList({ stepId: 'fetch_price' }, 1, { createdAt: T0 + 3 * MINUTE, id: 'r5' });
+      await expectItemsOfList({ relayer: 'ops' }, 100, { createdAt: T0 + 3 * MINUTE, id: 'r5' });
     });
 
     it('renders awkward text, large numbers and times before 1970 or at the edges of the calendar as toRunItem does', async () => {
