@@ -69,6 +69,16 @@ export interface StoreDialect {
   readonly jsonInserts: boolean;
   /** How wei and token amounts are stored: TEXT (exact decimal), or NUMERIC(78,0) (summed exactly by SQL). */
   readonly wei: 'text' | 'numeric';
+  /**
+   * SQL of the stored events' keys of the stream named by `streamSql` (a column of the outer query), as JSON text
+   * `[[seq, hash], …]` (`[]` for none): the journal writer reads them with the runs' rows, in the same statement.
+   */
+  streamKeys(streamSql: string): string;
+  /**
+   * An `UPDATE … RETURNING` may stand in a WITH clause, the statement around it reading its rows beside the rows as
+   * they were before it (PostgreSQL's data-modifying CTEs): one round trip where it would be two.
+   */
+  readonly modifyingCte: boolean;
   /** SQL of a JSON object of counts (bucket -> count) merging two such objects' columns, counts added. */
   mergeCounts(held: string, added: string): string;
   /**

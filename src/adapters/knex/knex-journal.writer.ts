@@ -15,7 +15,7 @@ import { writeReceiptBlocks } from './send-receipt-blocks';
 import { addWorkflowStats } from './workflow-stats-store';
 import { startedSessions, writeRuns, writeSessions } from './journal-row-writes';
 import { GroupCommits, POSTGRES_WRITERS, type Waiting } from './journal-groups';
-import { loadStepRuns, RUNS_WITH_STEP_RUNS, STEP_RUNS_COLUMNS, stepRunsOfRow, writeStepRuns, type StepRuns } from './step-runs-store';
+import { RUNS_WITH_STEP_RUNS, STEP_RUNS_COLUMNS, stepRunsOfRow, writeStepRuns, type StepRuns } from './step-runs-store';
 import {
   APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, WORKFLOW_COLUMNS,
   approvalToRow, reorgToRow, rowToApproval, rowToReorg, rowToRun, rowToSend, rowToSession, rowToWorkflow, runToRow,
@@ -258,12 +258,9 @@ export class KnexJournalWriter implements JournalWriter {
       ws.eventKeys.add(`${stream}\n${hash}`);
       nextSeq.set(stream, Math.max(nextSeq.get(stream) ?? 1, seq + 1));
     };
-    // On SQLite a run's stored events and its step runs come with its row (one query for all: fewer driver trips
-    // per append, which the engine makes at every step).
-    const withEvents = dialectOf(trx).storedItems;
-    const columns = withEvents
-      ? `${RUNS_READ}, (SELECT json_group_array(json_array(seq, hash)) FROM events WHERE events.stream = runs.run_id) AS event_keys, ${STEP_RUNS_COLUMNS}`
-      : RUNS_READ;
+    // A run's stored event keys and its step runs come with its row: one statement for all (fewer trips per append,
+    // which the engine makes at every step; on PostgreSQL each is a round trip).
+    const columns = `${RUNS_READ}, ${dialectOf(trx).streamKeys('runs.run_id')} AS event_keys, ${STEP_RUNS_COLUMNS}`;
     const runsToRead = carry(runIds, ws.runs, prev?.ws.runs);
     const stepRuns = new Map<string, StepRuns>();
     if (prev) {
@@ -272,19 +269,14 @@ export class KnexJournalWriter implements JournalWriter {
         if (held) stepRuns.set(runId, held);
       }
     }
-    const storedRunIds: string[] = [];
-    for (const row of await select(withEvents ? RUNS_WITH_STEP_RUNS : 'runs', 'runs.run_id', runsToRead, columns)) {
+    for (const row of await select(RUNS_WITH_STEP_RUNS, 'runs.run_id', runsToRead, columns)) {
       const run = rowToRun(row);
       ws.runs.set(run.runId, run);
-      storedRunIds.push(run.runId);
-      if (withEvents) {
-        for (const [seq, hash] of JSON.parse(String(row.event_keys)) as [number, string][]) noteEvent(run.runId, seq, hash);
-        streams.add(run.runId);
-        const state = stepRunsOfRow(row);
-        if (state) stepRuns.set(run.runId, state);
-      }
+      for (const [seq, hash] of JSON.parse(String(row.event_keys)) as [number, string][]) noteEvent(run.runId, seq, hash);
+      streams.add(run.runId);
+      const state = stepRunsOfRow(row);
+      if (state) stepRuns.set(run.runId, state);
     }
-    if (!withEvents) for (const [runId, state] of await loadStepRuns(trx, storedRunIds, !!ahead)) stepRuns.set(runId, state);
     // A run's row as stored: as read, or as the batch before writes it.
     for (const run of ws.runs.values()) storedRuns.set(run.runId, runToRow(run));
     for (const row of await select('sessions', 'session_id', carry(refs.sessionIds, ws.sessions, prev?.ws.sessions))) {
@@ -298,7 +290,7 @@ export class KnexJournalWriter implements JournalWriter {
     }
     // Only streams that already hold events can hold a duplicate, or need their ordinals continued.
     const wanted = [
-      ...(withEvents ? [...ws.runs.keys()].filter((id) => !streams.has(id)) : ws.runs.keys()),
+      ...[...ws.runs.keys()].filter((id) => !streams.has(id)),
       ...[...refs.sessionIds].map((id) => `session:${id}`),
       ...[...refs.workflows].map((w) => `workflow:${w}`),
     ];

@@ -21,6 +21,8 @@ export const postgresDialect: StoreDialect = {
   wei: 'numeric',
   mergeCounts: (held, added) => `(SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb)::text FROM (SELECT key AS k, sum(value::bigint) AS n FROM (
       SELECT key, value FROM jsonb_each_text(${held}::jsonb) UNION ALL SELECT key, value FROM jsonb_each_text(${added}::jsonb)) AS both_sides GROUP BY key) AS merged)`,
+  modifyingCte: true,
+  streamKeys: (stream) => `(SELECT coalesce(json_agg(json_build_array(seq, hash)), '[]')::text FROM events WHERE events.stream = ${stream})`,
   bulkUpdate: (table, columns, key) => `UPDATE ${table} SET ${columns.map((c) => `"${c}" = v."${c}"`).join(', ')}
       FROM json_populate_recordset(NULL::${table}, ?) AS v WHERE ${table}."${key}" = v."${key}"`,
   writeSessions: undefined,

@@ -76,7 +76,7 @@ export class DriveRun {
     for (let tries = 0; ; tries++) {
       try {
         // A retry reads what the first try journaled.
-        return await this.driveOnce(tries === 0 ? claim : { ...claim, fresh: false }, owner, stopping);
+        return await this.driveOnce(tries === 0 ? claim : { ...claim, fresh: false, stream: undefined }, owner, stopping);
       } catch (err) {
         // Taken over: the new holder drives it. Unscheduled: it ended elsewhere (a cancel), nothing is left to do.
         if (err instanceof LeaseLostError) return err.unscheduled ? 'gone' : 'lost';
@@ -87,7 +87,7 @@ export class DriveRun {
   }
 
   private async driveOnce(claim: ClaimedRun, owner: string, stopping: () => boolean): Promise<DriveOutcome> {
-    let stream: readonly JournalEvent[] = claim.fresh ? [] : await retryStorage(() => this.runs.stream(claim.runId));
+    let stream: readonly JournalEvent[] = claim.fresh ? [] : (claim.stream ?? (await retryStorage(() => this.runs.stream(claim.runId))));
     const pending: JournalEvent[] = [];
     if (!stream.some((e) => e.type === 'run.started')) {
       // Enqueued, but its starter died before journaling it: the start recorded with the run is journaled with
