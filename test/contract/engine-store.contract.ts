@@ -120,6 +120,20 @@ export function engineStoreContract(name: string, open: () => Promise<EngineStor
       expect(byId.get('held')!.stream).toBeUndefined();
     });
 
+    it('an append that takes its run off the schedule does both or neither: a refused one leaves the run scheduled', async () => {
+      await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, 'a', T + 1000);
+      await journal.append(start('r1'), { fence: { runId: 'r1', token: FIRST_FENCE } });
+      const finished: JournalEvent = { type: 'run.finished', at: new Date(T + 100).toISOString(), run_id: 'r1', status: 'succeeded' };
+      // a stalls past its TTL; b takes the run over: a's end, and its leaving the schedule, are refused.
+      const [claim] = await store.claimDue('b', T + 2000, T + 3000, 10);
+      await expect(journal.append([finished], { fence: { runId: 'r1', token: FIRST_FENCE }, unschedule: 'r1' })).rejects.toEqual(new LeaseLostError('r1', FIRST_FENCE, false));
+      expect(await store.fenceOf('r1')).toBe(claim!.fence);
+      await journal.append([finished], { fence: { runId: 'r1', token: claim!.fence }, unschedule: 'r1' });
+      expect((await stream('r1')).map((e) => e.type)).toEqual(['run.started', 'run.finished']);
+      expect(await store.fenceOf('r1')).toBeUndefined();
+      expect(await store.claimDue('c', T + 9000, T + 10_000, 10)).toEqual([]);
+    });
+
     it('an append that wakes a parked run makes it due in the same transaction; a refused append wakes nothing', async () => {
       await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, 'a', T + 1000);
       await journal.append(start('r1'));

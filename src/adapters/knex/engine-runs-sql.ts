@@ -56,6 +56,14 @@ export async function wake(db: Db, { runId, at }: { runId: string; at: number })
   else await db.raw(WAKE_SQL, [at, at, at, runId]);
 }
 
+/** EngineStore.remove of these runs inside the append's transaction (one statement for a group of appends). */
+export async function unschedule(db: Db, runIds: readonly string[]): Promise<void> {
+  if (runIds.length === 0) return;
+  const sql = `DELETE FROM engine_runs WHERE run_id IN (${runIds.map(() => '?').join(', ')})`;
+  if (isWriteSession(db)) db.write(sql, runIds);
+  else await db.raw(sql, [...runIds]);
+}
+
 function rowsOf(result: unknown): Record<string, unknown>[] {
   return (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows);
 }

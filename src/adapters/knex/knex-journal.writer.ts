@@ -5,7 +5,7 @@ import { isStreamConflict } from './storage-failure';
 import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
 import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
 import type { AppendOptions, AppendResult, JournalWriter } from '../../application/ports/journal-writer';
-import { checkFences, wake } from './engine-runs-sql';
+import { checkFences, unschedule, wake } from './engine-runs-sql';
 import { insertRows, selectIn, type Db } from './bulk';
 import { READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { dialectOf, isWriteSession, type WriteSession } from './dialect';
@@ -113,6 +113,7 @@ export class KnexJournalWriter implements JournalWriter {
     }
     await this.write(trx, ws, changes, loaded);
     for (const w of group) if (w.options.wake) await wake(trx, w.options.wake);
+    await unschedule(trx, group.flatMap((w) => (w.options.unschedule ? [w.options.unschedule] : [])));
     return results;
   }
 
@@ -151,6 +152,7 @@ export class KnexJournalWriter implements JournalWriter {
       if (options.fence) await checkFences(db, [options.fence]);
       const result = await this.applyWith(db, batches, onBatch, wideCache);
       if (options.wake) await wake(db, options.wake);
+      if (options.unschedule) await unschedule(db, [options.unschedule]);
       return result;
     }, options.bulkLoad);
   }
