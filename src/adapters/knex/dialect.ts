@@ -14,12 +14,22 @@ export interface WriteSession {
   readonly [WRITE_SESSION]: true;
   /** The dialect of the database the session writes to. */
   readonly dialect: StoreDialect;
+  /**
+   * Writes travel as SQL text, one script per flush (SQLite): rows are best written as literals. False: as bound
+   * parameters.
+   */
+  readonly textScripts: boolean;
   /** Rows of a query, after the writes held back so far (`ahead`: before them, after every write already started). */
   select(sql: string, bindings?: readonly unknown[], options?: { ahead?: boolean }): Promise<Row[]>;
   /** A write, held back until the next read or the commit. */
   write(sql: string, bindings?: readonly unknown[]): void;
   /** Starts the writes held back so far while the caller prepares more. */
   flushSoon(): void;
+}
+
+/** Writes held back until `send` (or a read), then sent together (PostgreSQL's PgWriteBatch). */
+export interface DeferredWrites extends WriteSession {
+  send(): Promise<void>;
 }
 
 export function isWriteSession(db: unknown): db is WriteSession {
@@ -87,6 +97,11 @@ export interface StoreDialect {
    * statement costs no trip).
    */
   readonly bulkUpdate: ((table: string, columns: readonly string[], key: string) => string) | undefined;
+  /**
+   * Where each statement is a round trip (PostgreSQL): the writes of a transaction gathered and sent as one statement
+   * at `send` (or the next read). Undefined: each write is sent as it comes (or held by a write session).
+   */
+  readonly deferWrites: ((trx: Knex | Knex.Transaction) => DeferredWrites) | undefined;
   /** Write sessions (SQLite), or undefined: a knex transaction is the write transaction. */
   readonly writeSessions: { transact<T>(db: Knex, work: (session: WriteSession) => Promise<T>, options?: { bulkLoad?: boolean }): Promise<T> } | undefined;
   /**

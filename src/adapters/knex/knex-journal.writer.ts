@@ -111,9 +111,9 @@ export class KnexJournalWriter implements JournalWriter {
       results.push({ applied: ch.events.length, duplicates: ch.duplicates });
       changes.absorb(ch);
     }
-    await this.write(trx, ws, changes, loaded);
+    // The wakes first: a run one append wakes may be one another append of the group takes off the schedule.
     for (const w of group) if (w.options.wake) await wake(trx, w.options.wake);
-    await unschedule(trx, group.flatMap((w) => (w.options.unschedule ? [w.options.unschedule] : [])));
+    await this.write(trx, ws, changes, loaded, group.flatMap((w) => (w.options.unschedule ? [w.options.unschedule] : [])));
     return results;
   }
 
@@ -325,8 +325,16 @@ export class KnexJournalWriter implements JournalWriter {
     return { ws, nextSeq, storedRuns, sessionCounts, streams, stepRuns, ledgerKeys };
   }
 
-  /** Writes the changed rows and the new events of a batch. */
-  private async write(trx: Db, ws: WorkingSet, ch: ChangeSet, { nextSeq, storedRuns, sessionCounts, streams, stepRuns, ledgerKeys }: Omit<Loaded, 'ws'>): Promise<void> {
+  /**
+   * Writes the changed rows and the new events of a batch, and takes the runs `unscheduled` off the engine's schedule.
+   * Where the dialect defers writes (PostgreSQL), all but the ledger's go to the database as one statement.
+   */
+  private async write(trx: Db, ws: WorkingSet, ch: ChangeSet, { nextSeq, storedRuns, sessionCounts, streams, stepRuns, ledgerKeys }: Omit<Loaded, 'ws'>, unscheduled: readonly string[] = []): Promise<void> {
+    // The spend ledger's share of landed settles, in the same transaction: a crash cannot separate them. First: unless
+    // read ahead (`ledgerKeys`), its duplicate check is the only read here, and a session sends what it holds at a read.
+    await writeLedgerChanges(trx, ch.ledger, ledgerKeys);
+    const deferred = isWriteSession(trx) ? undefined : dialectOf(trx).deferWrites?.(trx);
+    const db: Db = deferred ?? trx;
     const pick = <T>(keys: Set<string>, map: Map<string, T>): T[] => [...keys].map((k) => map.get(k)!);
     const lists = pick(ch.runLists, ws.runs);
     const events = ch.events.map((e) => {
@@ -336,32 +344,29 @@ export class KnexJournalWriter implements JournalWriter {
       return [e.stream, seq, e.hash, e.type, e.at, e.event];
     });
     const writes: (() => Promise<void>)[] = [
-      // The spend ledger's share of landed settles, in the same transaction: a crash cannot separate them. First: unless
-      // read ahead (`ledgerKeys`), its duplicate check is the only read here, and a session sends what it holds at a read.
-      async () => {
-        await writeLedgerChanges(trx, ch.ledger, ledgerKeys);
-      },
-      () => writeRuns(trx, pick(ch.runs, ws.runs), storedRuns),
+      () => writeRuns(db, pick(ch.runs, ws.runs), storedRuns),
       ...Object.entries(RUN_LIST_TABLES).map(([field, { table, column }]) => () => {
         const rows = lists.flatMap((run) => (run[field as keyof typeof RUN_LIST_TABLES] as string[]).map((v) => [v, run.createdAt, run.runId]));
-        return insertRows(trx, table, [column, 'created_at', 'run_id'], rows, { conflictKey: [column, 'created_at', 'run_id'], ignoreConflicts: true });
+        return insertRows(db, table, [column, 'created_at', 'run_id'], rows, { conflictKey: [column, 'created_at', 'run_id'], ignoreConflicts: true });
       }),
-      () => insertRows(trx, 'sends', SEND_COLUMNS, pick(ch.sends, ws.sends).map(sendToRow), { conflictKey: ['send_id'] }),
-      () => writeReceiptBlocks(trx, pick(ch.sends, ws.sends)),
-      () => insertRows(trx, 'approvals', APPROVAL_COLUMNS, pick(ch.approvals, ws.approvals).map(approvalToRow), { conflictKey: ['approval_id'] }),
-      () => insertRows(trx, 'reorgs', REORG_COLUMNS, pick(ch.reorgs, ws.reorgs).map(reorgToRow), { conflictKey: ['reorg_id'] }),
-      () => insertRows(trx, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] }),
-      () => insertRows(trx, 'events', ['stream', 'seq', 'hash', 'type', 'at', 'body'], events, { jsonColumns: ['body'] }),
-      () => writeStepRuns(trx, ch.events, stepRuns),
-      () => addPending(trx, ch.ledger.flatMap((l) => (l.kind === 'pending' ? [l.pending] : []))),
+      () => insertRows(db, 'sends', SEND_COLUMNS, pick(ch.sends, ws.sends).map(sendToRow), { conflictKey: ['send_id'] }),
+      () => writeReceiptBlocks(db, pick(ch.sends, ws.sends)),
+      () => insertRows(db, 'approvals', APPROVAL_COLUMNS, pick(ch.approvals, ws.approvals).map(approvalToRow), { conflictKey: ['approval_id'] }),
+      () => insertRows(db, 'reorgs', REORG_COLUMNS, pick(ch.reorgs, ws.reorgs).map(reorgToRow), { conflictKey: ['reorg_id'] }),
+      () => insertRows(db, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] }),
+      () => insertRows(db, 'events', ['stream', 'seq', 'hash', 'type', 'at', 'body'], events, { jsonColumns: ['body'] }),
+      () => writeStepRuns(db, ch.events, stepRuns),
+      () => addPending(db, ch.ledger.flatMap((l) => (l.kind === 'pending' ? [l.pending] : []))),
+      () => unschedule(db, unscheduled),
       // Last: these rows are shared by every writer (a session's, a workflow's), and each holds its row's lock until the
       // commit; written here, other transactions (several groups in flight, other processes) wait one round trip for it.
-      () => writeSessions(trx, pick(ch.sessions, ws.sessions), sessionCounts, startedSessions(ch)),
-      () => addWorkflowStats(trx, pick(ch.workflowStats, ws.workflowStats)),
+      () => writeSessions(db, pick(ch.sessions, ws.sessions), sessionCounts, startedSessions(ch)),
+      () => addWorkflowStats(db, pick(ch.workflowStats, ws.workflowStats)),
     ];
     // One statement at a time: SQLite runs one statement per connection anyway, and queuing them all at once
     // only makes the driver's threads wait on each other.
     for (const write of writes) await write();
+    await deferred?.send();
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { StoreDialect } from '../knex';
+import { PgWriteBatch } from './pg-write-batch';
 
 /** PostgreSQL's clock in epoch milliseconds (clock_timestamp: the moment the expression runs, not the transaction's start). */
 const PG_NOW_MS = 'CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)';
@@ -25,6 +26,7 @@ export const postgresDialect: StoreDialect = {
   streamKeys: (stream) => `(SELECT coalesce(json_agg(json_build_array(seq, hash)), '[]')::text FROM events WHERE events.stream = ${stream})`,
   bulkUpdate: (table, columns, key) => `UPDATE ${table} SET ${columns.map((c) => `"${c}" = v."${c}"`).join(', ')}
       FROM json_populate_recordset(NULL::${table}, ?) AS v WHERE ${table}."${key}" = v."${key}"`,
+  deferWrites: (trx) => new PgWriteBatch(trx, postgresDialect),
   writeSessions: undefined,
   guardedWrite: undefined,
   select: async (db: Knex, sql: string, bindings: readonly unknown[]) => ((await db.raw(sql, bindings as Knex.RawBinding[])) as { rows: Record<string, unknown>[] }).rows,

@@ -26,6 +26,7 @@ export const sqliteDialect: StoreDialect = {
   modifyingCte: false,
   streamKeys: (stream) => `(SELECT json_group_array(json_array(seq, hash)) FROM events WHERE events.stream = ${stream})`,
   bulkUpdate: undefined,
+  deferWrites: undefined,
   writeSessions: {
     transact: <T>(db: Knex, work: (session: SqliteWriteSession) => Promise<T>, options?: { bulkLoad?: boolean }): Promise<T> =>
       SqliteWriteSession.transact(db, sqliteDialect, work, options),
