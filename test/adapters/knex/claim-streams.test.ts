@@ -4,27 +4,21 @@
  * The contract suite holds every store to the rule (a stream brought is the journal's; a lease that ran out brings
  * none); this holds each store to what it does.
  */
-import type { Knex } from 'knex';
 import { KnexEngineStore } from '../../../src/adapters/knex/knex-engine.store';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
 import type { JournalEvent } from '../../../src/domain/journal/journal-event';
-import { KNEX_STORES, type FreshStore } from '../../support/stores';
+import { eachFreshDb, KNEX_STORES } from '../../support/stores';
 
 const T = 1_800_000_000_000;
 const at = (ms: number): string => new Date(T + ms).toISOString();
 const started = (runId: string): JournalEvent => ({ type: 'run.started', at: at(0), run_id: runId, workflow: 'wf', session: 'live', trigger: { kind: 'manual', summary: 'test' } });
 
 describe.each(KNEX_STORES)('claims and streams on %s', (name, freshStore) => {
-  let fresh: FreshStore;
-  let db: Knex;
-  beforeEach(async () => {
-    fresh = await freshStore();
-    db = await fresh.open({ leaseClock: 'caller' });
-  });
-  afterEach(() => fresh.close());
+  const store0 = eachFreshDb(freshStore, { leaseClock: 'caller' });
 
   it('a run held by none is claimed with its stream where the claim reads it, again after a release', async () => {
+    const { db } = store0;
     const store = new KnexEngineStore(db);
     const journal = new KnexJournalWriter(db);
     const runs = new KnexRunRepository(db);

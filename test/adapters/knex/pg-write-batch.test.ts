@@ -9,24 +9,18 @@ import { isStreamConflict } from '../../../src/adapters/knex/storage-failure';
 import { PgWriteBatch } from '../../../src/adapters/postgres/pg-write-batch';
 import { postgresDialect } from '../../../src/adapters/postgres/postgres-dialect';
 import { StorageError } from '../../../src/domain/errors';
-import { freshPostgresStore, type FreshStore } from '../../support/stores';
+import { eachFreshDb, freshPostgresStore } from '../../support/stores';
 
 const event = (stream: string, seq: number): (string | number)[] => [stream, seq, `h${stream}${seq}`, 'run.conditions', 0, '{}'];
 const INSERT_EVENT = 'INSERT INTO events ("stream","seq","hash","type","at","body") VALUES (?,?,?,?,?,?)';
 
 describe('PgWriteBatch', () => {
-  let fresh: FreshStore;
-  let db: Knex;
-  beforeEach(async () => {
-    fresh = await freshPostgresStore();
-    db = await fresh.open();
-  });
-  afterEach(() => fresh.close());
+  const store = eachFreshDb(freshPostgresStore);
 
   const count = async (trx: Knex | Knex.Transaction, sql: string): Promise<number> => Number(((await trx.raw(sql)) as { rows: { n: string }[] }).rows[0]!.n);
 
   it('writes nothing until sent or read, then every write it holds; many bindings go as several statements', async () => {
-    await db.transaction(async (trx) => {
+    await store.db.transaction(async (trx) => {
       const batch = new PgWriteBatch(trx, postgresDialect);
       // 2 × 6,000 rows of 6 bindings: 72,000 bindings, past one statement's bound.
       for (const part of [0, 1]) {
@@ -40,9 +34,9 @@ describe('PgWriteBatch', () => {
       expect(await count(trx, 'SELECT count(*) AS n FROM events')).toBe(0);
       const sent: string[] = [];
       const listen = (q: { sql: string }): void => void (q.sql.includes('INSERT INTO') && sent.push(q.sql));
-      db.on('query', listen);
+      store.db.on('query', listen);
       const rows = await batch.select('SELECT count(*) AS n FROM events', []);
-      db.off('query', listen);
+      store.db.off('query', listen);
       expect(Number(rows[0]!.n)).toBe(12_000);
       // 13 writes: five of 6,000 bindings to a statement (30,000 at most), the last with the cron row.
       expect(sent.map((sql) => sql.split('INSERT INTO').length - 1)).toEqual([5, 5, 3]);
@@ -50,12 +44,12 @@ describe('PgWriteBatch', () => {
       await batch.send();
       expect(await count(trx, 'SELECT next_at AS n FROM engine_cron')).toBe(9);
     });
-    expect(await count(db, 'SELECT count(*) AS n FROM events')).toBe(12_000);
+    expect(await count(store.db, 'SELECT count(*) AS n FROM events')).toBe(12_000);
   });
 
   it("a key taken among its writes is the events' key, a stream conflict; the transaction keeps nothing", async () => {
-    await db.raw(INSERT_EVENT, event('s', 1));
-    const failed = await db.transaction(async (trx) => {
+    await store.db.raw(INSERT_EVENT, event('s', 1));
+    const failed = await store.db.transaction(async (trx) => {
       const batch = new PgWriteBatch(trx, postgresDialect);
       batch.write('INSERT INTO engine_cron (workflow, next_at) VALUES (?, ?) ON CONFLICT (workflow) DO NOTHING', ['wf', 5]);
       batch.write(INSERT_EVENT, event('s', 1));
@@ -64,11 +58,11 @@ describe('PgWriteBatch', () => {
     expect(failed).toBeInstanceOf(StorageError);
     expect(failed).toMatchObject({ operation: 'insert into events', driverCode: '23505' });
     expect(isStreamConflict(failed)).toBe(true);
-    expect(await count(db, 'SELECT count(*) AS n FROM engine_cron')).toBe(0);
+    expect(await count(store.db, 'SELECT count(*) AS n FROM engine_cron')).toBe(0);
   });
 
   it('another failure names the statements it held, and is no stream conflict', async () => {
-    const failed = await db.transaction(async (trx) => {
+    const failed = await store.db.transaction(async (trx) => {
       const batch = new PgWriteBatch(trx, postgresDialect);
       batch.write(INSERT_EVENT, event('s', 1));
       batch.write('UPDATE engine_cron SET next_at = ? WHERE workflow = ?', ['not a number', 'wf']);
@@ -76,6 +70,6 @@ describe('PgWriteBatch', () => {
     }).then(() => undefined, (err: unknown) => err);
     expect(failed).toMatchObject({ operation: 'insert into events, update of engine_cron', driverCode: '22P02' });
     expect(isStreamConflict(failed)).toBe(false);
-    expect(await count(db, 'SELECT count(*) AS n FROM events')).toBe(0);
+    expect(await count(store.db, 'SELECT count(*) AS n FROM events')).toBe(0);
   });
 });
