@@ -260,6 +260,11 @@ export class KnexJournalWriter implements JournalWriter {
       ws.eventKeys.add(`${stream}\n${hash}`);
       nextSeq.set(stream, Math.max(nextSeq.get(stream) ?? 1, seq + 1));
     };
+    /** A stream's stored event keys (`event_keys`, StoreDialect.streamKeys) read with the row that is its. */
+    const keysOf = (stream: string, row: Record<string, unknown>): void => {
+      for (const [seq, hash] of JSON.parse(String(row.event_keys)) as [number, string][]) noteEvent(stream, seq, hash);
+      streams.add(stream);
+    };
     // A run's stored event keys and its step runs come with its row: one statement for all (fewer trips per append,
     // which the engine makes at every step; on PostgreSQL each is a round trip).
     const columns = `${RUNS_READ}, ${dialectOf(trx).streamKeys('runs.run_id')} AS event_keys, ${STEP_RUNS_COLUMNS}`;
@@ -274,28 +279,32 @@ export class KnexJournalWriter implements JournalWriter {
     for (const row of await select(RUNS_WITH_STEP_RUNS, 'runs.run_id', runsToRead, columns)) {
       const run = rowToRun(row);
       ws.runs.set(run.runId, run);
-      for (const [seq, hash] of JSON.parse(String(row.event_keys)) as [number, string][]) noteEvent(run.runId, seq, hash);
-      streams.add(run.runId);
+      keysOf(run.runId, row);
       const state = stepRunsOfRow(row);
       if (state) stepRuns.set(run.runId, state);
     }
     // A run's row as stored: as read, or as the batch before writes it.
     for (const run of ws.runs.values()) storedRuns.set(run.runId, runToRow(run));
-    for (const row of await select('sessions', 'session_id', carry(refs.sessionIds, ws.sessions, prev?.ws.sessions))) {
+    // A session's and a workflow's rows come with their streams' event keys too, in one snapshot: read apart, another
+    // writer's commit between the two reads would leave a row older than the ordinals, and nothing to collide on.
+    const { streamKeys } = dialectOf(trx);
+    for (const row of await select('sessions', 'session_id', carry(refs.sessionIds, ws.sessions, prev?.ws.sessions), `*, ${streamKeys("('session:' || sessions.session_id)")} AS event_keys`)) {
       const session = rowToSession(row);
       ws.sessions.set(session.sessionId, session);
+      keysOf(`session:${session.sessionId}`, row);
     }
     const sessionCounts = new Map([...ws.sessions.values()].map((s) => [s.sessionId, s.runCount]));
-    for (const row of await select('workflow_states', 'workflow', carry(refs.workflows, ws.workflows, prev?.ws.workflows))) {
+    for (const row of await select('workflow_states', 'workflow', carry(refs.workflows, ws.workflows, prev?.ws.workflows), `*, ${streamKeys("('workflow:' || workflow_states.workflow)")} AS event_keys`)) {
       const wf = rowToWorkflow(row);
       ws.workflows.set(wf.workflow, wf);
+      keysOf(`workflow:${wf.workflow}`, row);
     }
     // Only streams that already hold events can hold a duplicate, or need their ordinals continued.
     const wanted = [
-      ...[...ws.runs.keys()].filter((id) => !streams.has(id)),
+      ...ws.runs.keys(),
       ...[...refs.sessionIds].map((id) => `session:${id}`),
       ...[...refs.workflows].map((w) => `workflow:${w}`),
-    ];
+    ].filter((stream) => !streams.has(stream));
     const fromPrev = new Set<string>();
     const toRead: string[] = [];
     for (const stream of wanted) {
