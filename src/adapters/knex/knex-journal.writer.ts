@@ -4,8 +4,8 @@ import type { JournalEvent } from '../../domain/journal/journal-event';
 import { isStreamConflict } from './storage-failure';
 import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
 import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
-import type { AppendOptions, AppendResult, JournalWriter } from '../../application/ports/journal-writer';
-import { checkFences, unschedule, wake } from './engine-runs-sql';
+import type { AppendOptions, AppendResult, JournalWriter, LeaseFence } from '../../application/ports/journal-writer';
+import { checkFences, selectFenced, unschedule, wake } from './engine-runs-sql';
 import { insertRows, selectIn, type Db } from './bulk';
 import { READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { dialectOf, isWriteSession, type WriteSession } from './dialect';
@@ -96,11 +96,11 @@ export class KnexJournalWriter implements JournalWriter {
 
   /** Applies each append's events in turn over one working set, and writes what they changed together. */
   private async applyGroup(trx: Db, group: readonly Pick<Waiting, 'events' | 'options'>[]): Promise<AppendResult[]> {
-    await checkFences(trx, group.flatMap((w) => (w.options.fence ? [w.options.fence] : [])));
     const appends = group.map((w) => w.events);
     const all = appends.length === 1 ? appends[0]! : appends.flat();
     const hashes = contentHashes(all);
-    const loaded = await this.load(trx, all);
+    // The fences are checked with the runs' rows (selectFenced).
+    const loaded = await this.load(trx, all, undefined, group.flatMap((w) => (w.options.fence ? [w.options.fence] : [])));
     const { ws } = loaded;
     const changes = new ChangeSet();
     const results: AppendResult[] = [];
@@ -221,7 +221,7 @@ export class KnexJournalWriter implements JournalWriter {
    * before's, `ahead.prev`): every row that batch loaded or changed is taken from it instead, as are its streams'
    * events and its ledger entries.
    */
-  private async load(trx: Db, events: readonly JournalEvent[], ahead?: { readonly prev: Loaded | undefined }): Promise<Loaded> {
+  private async load(trx: Db, events: readonly JournalEvent[], ahead?: { readonly prev: Loaded | undefined }, fences: readonly LeaseFence[] = []): Promise<Loaded> {
     const prev = ahead?.prev;
     const select = (table: string, column: string, values: Iterable<string>, columns?: string): Promise<Record<string, unknown>[]> =>
       selectIn(trx, table, column, values, columns, { ahead: !!ahead });
@@ -276,7 +276,8 @@ export class KnexJournalWriter implements JournalWriter {
         if (held) stepRuns.set(runId, held);
       }
     }
-    for (const row of await select(RUNS_WITH_STEP_RUNS, 'runs.run_id', runsToRead, columns)) {
+    const runRows = fences.length ? await selectFenced(trx, fences, RUNS_WITH_STEP_RUNS, 'runs.run_id', runsToRead, columns) : await select(RUNS_WITH_STEP_RUNS, 'runs.run_id', runsToRead, columns);
+    for (const row of runRows) {
       const run = rowToRun(row);
       ws.runs.set(run.runId, run);
       keysOf(run.runId, row);
