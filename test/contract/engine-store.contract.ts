@@ -39,7 +39,10 @@ export function engineStoreContract(name: string, open: () => Promise<EngineStor
     it('an unowned run is due at once and claimed by one owner only, with its start events', async () => {
       expect(await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, '', 0)).toEqual({ runId: 'r1', created: true });
       const [claim] = await store.claimDue('a', T, T + 1000, 10);
-      expect(claim).toEqual({ runId: 'r1', workflow: 'wf', start: start('r1'), expired: false, crashStepRunId: null, crashCount: 0, fence: expect.any(Number), definitionHash: null });
+      // A store may bring the run's stream with the claim (ClaimedRun.stream; see the tests below): nothing journaled yet.
+      const { stream: claimedStream, ...claimed } = claim!;
+      expect(claimed).toEqual({ runId: 'r1', workflow: 'wf', start: start('r1'), expired: false, crashStepRunId: null, crashCount: 0, fence: expect.any(Number), definitionHash: null });
+      expect(claimedStream ?? []).toEqual([]);
       expect(await store.claimDue('b', T + 500, T + 1500, 10)).toEqual([]);
       expect(await store.heldCounts(T + 500)).toEqual(new Map([['wf', 1]]));
     });
@@ -102,6 +105,33 @@ export function engineStoreContract(name: string, open: () => Promise<EngineStor
       // A run that left the schedule has no lease to write under.
       await store.remove('r1');
       await expect(journal.append(start('r2'), { fence: { runId: 'r1', token: claim!.fence } })).rejects.toMatchObject({ runId: 'r1', unscheduled: true });
+    });
+
+    it("a stream a claim brings is the run's journal as it stands; a lease that ran out brings none (its holder may still write)", async () => {
+      await store.enqueue({ runId: 'free', workflow: 'wf', start: start('free'), at: T }, '', 0);
+      await journal.append(start('free'));
+      await store.enqueue({ runId: 'held', workflow: 'wf', start: start('held'), at: T }, 'a', T + 1000);
+      await journal.append(start('held'), { fence: { runId: 'held', token: FIRST_FENCE } });
+      const claims = await store.claimDue('b', T + 2000, T + 3000, 10);
+      const byId = new Map(claims.map((c) => [c.runId, c]));
+      expect([...byId.keys()].sort()).toEqual(['free', 'held']);
+      if (byId.get('free')!.stream) expect(byId.get('free')!.stream).toEqual(await stream('free'));
+      expect(byId.get('held')).toMatchObject({ expired: true });
+      expect(byId.get('held')!.stream).toBeUndefined();
+    });
+
+    it('an append that takes its run off the schedule does both or neither: a refused one leaves the run scheduled', async () => {
+      await store.enqueue({ runId: 'r1', workflow: 'wf', start: start('r1'), at: T }, 'a', T + 1000);
+      await journal.append(start('r1'), { fence: { runId: 'r1', token: FIRST_FENCE } });
+      const finished: JournalEvent = { type: 'run.finished', at: new Date(T + 100).toISOString(), run_id: 'r1', status: 'succeeded' };
+      // a stalls past its TTL; b takes the run over: a's end, and its leaving the schedule, are refused.
+      const [claim] = await store.claimDue('b', T + 2000, T + 3000, 10);
+      await expect(journal.append([finished], { fence: { runId: 'r1', token: FIRST_FENCE }, unschedule: 'r1' })).rejects.toEqual(new LeaseLostError('r1', FIRST_FENCE, false));
+      expect(await store.fenceOf('r1')).toBe(claim!.fence);
+      await journal.append([finished], { fence: { runId: 'r1', token: claim!.fence }, unschedule: 'r1' });
+      expect((await stream('r1')).map((e) => e.type)).toEqual(['run.started', 'run.finished']);
+      expect(await store.fenceOf('r1')).toBeUndefined();
+      expect(await store.claimDue('c', T + 9000, T + 10_000, 10)).toEqual([]);
     });
 
     it('an append that wakes a parked run makes it due in the same transaction; a refused append wakes nothing', async () => {

@@ -25,10 +25,11 @@ export interface InMemoryJournalOptions {
   readonly spend?: InMemorySpendLedger;
   /**
    * The engine's schedule, on the same "database": its leases fence the appends given a LeaseFence and an append's
-   * wake is its (as the knex writer reads and writes engine_runs in the append's transaction). Without it a fenced
-   * append is refused and a wake throws: a fake that let them through would hide a lost lease or a lost wake.
+   * wake and unschedule are its (as the knex writer reads and writes engine_runs in the append's transaction). Without
+   * it a fenced append is refused and a wake or unschedule throws: a fake that let them through would hide a lost
+   * lease, a lost wake or a run left in the schedule.
    */
-  readonly schedule?: Pick<EngineStore, 'fenceOf' | 'wake'>;
+  readonly schedule?: Pick<EngineStore, 'fenceOf' | 'wake' | 'remove'>;
 }
 
 /**
@@ -42,7 +43,7 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   private readonly stats = new Map<string, WorkflowStats>();
   private events: StoredEvent[] = [];
   private readonly spend: InMemorySpendLedger | undefined;
-  private readonly schedule: Pick<EngineStore, 'fenceOf' | 'wake'> | undefined;
+  private readonly schedule: Pick<EngineStore, 'fenceOf' | 'wake' | 'remove'> | undefined;
 
   constructor(options: InMemoryJournalOptions = {}) {
     this.spend = options.spend;
@@ -57,16 +58,17 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
   private queue: Promise<unknown> = Promise.resolve();
 
   appendAll(batches: AsyncIterable<readonly JournalEvent[]>, onBatch?: (done: AppendResult) => void, options: AppendOptions = {}): Promise<AppendResult> {
-    const { fence, wake } = options;
+    const { fence, wake, unschedule } = options;
     const turn = this.queue.then(async () => {
       if (fence) {
         const held = await this.schedule?.fenceOf(fence.runId);
         if (held !== fence.token) throw new LeaseLostError(fence.runId, fence.token, held === undefined);
       }
-      if (wake && !this.schedule) throw new Error('InMemoryJournal: an append with a wake needs options.schedule');
+      if ((wake || unschedule) && !this.schedule) throw new Error('InMemoryJournal: an append with a wake or unschedule needs options.schedule');
       const result = await this.appendNow(batches, onBatch);
-      // Nothing can fail between the append and the wake in memory: they are one step, as in one transaction.
+      // Nothing can fail between the append and these in memory: they are one step, as in one transaction.
       if (wake) await this.schedule!.wake(wake.runId, wake.at);
+      if (unschedule) await this.schedule!.remove(unschedule);
       return result;
     });
     this.queue = turn.catch(() => undefined);

@@ -64,6 +64,26 @@ export async function reopenable<T>(fresh: FreshStore, make: (db: Knex) => T): P
 }
 
 /**
+ * A fresh store and one pool opened on it for each test of the describe block this is called in (beforeEach), closed
+ * after it: `db` is the current test's.
+ */
+export function eachFreshDb(freshStore: () => Promise<FreshStore>, options?: OpenOptions): { readonly db: Knex } {
+  let fresh: FreshStore | undefined;
+  let db: Knex | undefined;
+  beforeEach(async () => {
+    fresh = await freshStore();
+    db = await fresh.open(options);
+  });
+  afterEach(() => fresh?.close());
+  return {
+    get db(): Knex {
+      if (!db) throw new Error('eachFreshDb: no test is running');
+      return db;
+    },
+  };
+}
+
+/**
  * For the end-to-end suites (describe.each): the storage a `chainflow start` is configured with. SQLite: none given
  * (the default file under the working folder); PostgreSQL: a fresh database of the test cluster, dropped by the suite.
  */

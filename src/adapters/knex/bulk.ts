@@ -86,7 +86,7 @@ export async function insertRows(
     suffix = ` ON CONFLICT (${options.conflictKey.join(',')}) DO UPDATE SET ${updates.join(', ')}`;
   }
   const json = columns.map((c) => options.jsonColumns?.includes(c) ?? false);
-  if (isWriteSession(db) && json.includes(true)) {
+  if (isWriteSession(db) && db.textScripts && json.includes(true)) {
     // JSON columns (event bodies) travel nested in one JSON document of the rows, which SQLite renders back as the
     // same minified text (`->`): one native JSON.stringify on the main thread instead of one per value, each then
     // quoted, at the cost of SQLite parsing the document (the import's SQLite thread has time to spare, its main
@@ -96,7 +96,7 @@ export async function insertRows(
     return;
   }
   const encoded = json.includes(true) ? rows.map((r) => r.map((v, i) => (json[i] ? JSON.stringify(v) ?? 'null' : v))) : rows;
-  if (isWriteSession(db)) {
+  if (isWriteSession(db) && db.textScripts) {
     // A write session sends SQL text (one script per batch, see SqliteWriteSession): the rows as a VALUES list of
     // literals, which SQLite reads in about half the time it takes to unpack the same rows from a JSON document.
     const head = `INSERT INTO ${table} (${quoted}) VALUES `;
@@ -115,8 +115,7 @@ export async function insertRows(
     return;
   }
   for (const part of chunks(encoded, perStatement)) {
-    const sql = `INSERT INTO ${table} (${quoted}) VALUES ${part.map(() => tuple).join(',')}${suffix}`;
-    await (db as Knex | Knex.Transaction).raw(sql, part.flat() as Knex.RawBinding[]);
+    await execute(db, `INSERT INTO ${table} (${quoted}) VALUES ${part.map(() => tuple).join(',')}${suffix}`, part.flat());
   }
 }
 

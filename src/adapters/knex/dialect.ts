@@ -14,12 +14,22 @@ export interface WriteSession {
   readonly [WRITE_SESSION]: true;
   /** The dialect of the database the session writes to. */
   readonly dialect: StoreDialect;
+  /**
+   * Writes travel as SQL text, one script per flush (SQLite): rows are best written as literals. False: as bound
+   * parameters.
+   */
+  readonly textScripts: boolean;
   /** Rows of a query, after the writes held back so far (`ahead`: before them, after every write already started). */
   select(sql: string, bindings?: readonly unknown[], options?: { ahead?: boolean }): Promise<Row[]>;
   /** A write, held back until the next read or the commit. */
   write(sql: string, bindings?: readonly unknown[]): void;
   /** Starts the writes held back so far while the caller prepares more. */
   flushSoon(): void;
+}
+
+/** Writes held back until `send` (or a read), then sent together (PostgreSQL's PgWriteBatch). */
+export interface DeferredWrites extends WriteSession {
+  send(): Promise<void>;
 }
 
 export function isWriteSession(db: unknown): db is WriteSession {
@@ -79,6 +89,16 @@ export interface StoreDialect {
   readonly jsonInserts: boolean;
   /** How wei and token amounts are stored: TEXT (exact decimal), or NUMERIC(78,0) (summed exactly by SQL). */
   readonly wei: 'text' | 'numeric';
+  /**
+   * SQL of the stored events' keys of the stream named by `streamSql` (a column of the outer query), as JSON text
+   * `[[seq, hash], …]` (`[]` for none): the journal writer reads them with the runs' rows, in the same statement.
+   */
+  streamKeys(streamSql: string): string;
+  /**
+   * An `UPDATE … RETURNING` may stand in a WITH clause, the statement around it reading its rows beside the rows as
+   * they were before it (PostgreSQL's data-modifying CTEs): one round trip where it would be two.
+   */
+  readonly modifyingCte: boolean;
   /** SQL of a JSON object of counts (bucket -> count) merging two such objects' columns, counts added. */
   mergeCounts(held: string, added: string): string;
   /**
@@ -87,6 +107,11 @@ export interface StoreDialect {
    * statement costs no trip).
    */
   readonly bulkUpdate: ((table: string, columns: readonly string[], key: string) => string) | undefined;
+  /**
+   * Where each statement is a round trip (PostgreSQL): the writes of a transaction gathered and sent as one statement
+   * at `send` (or the next read). Undefined: each write is sent as it comes (or held by a write session).
+   */
+  readonly deferWrites: ((trx: Knex | Knex.Transaction) => DeferredWrites) | undefined;
   /** Write sessions (SQLite), or undefined: a knex transaction is the write transaction. */
   readonly writeSessions: { transact<T>(db: Knex, work: (session: WriteSession) => Promise<T>, options?: { bulkLoad?: boolean }): Promise<T> } | undefined;
   /**

@@ -5,7 +5,7 @@
  */
 export {
   dialectOf, isWriteSession, setLeaseClock, useDialect, WRITE_SESSION,
-  type GuardedWrites, type LeaseClock, type Row, type StoreDialect, type UnlockedSelect, type WriteSession,
+  type DeferredWrites, type GuardedWrites, type LeaseClock, type Row, type StoreDialect, type UnlockedSelect, type WriteSession,
 } from './dialect';
 export {
   BUSY_TIMEOUT_MS, migrateOpened, READER_CACHE_KIB, SERVER_CACHE_KIB, STREAM_CACHE_KIB, type OpenOptions, type StorageProfile,

@@ -16,6 +16,8 @@ interface ClaimRow {
   crash_count: number | string;
   fence: number | string;
   definition_hash: string | null;
+  /** The run's events as one JSON array text, or null (see claimDue). */
+  stream?: string | null;
 }
 
 /** Another enqueue recorded one of the delivery keys first. */
@@ -29,6 +31,22 @@ class SeenDelivery extends Error {
 }
 
 const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+
+/**
+ * A claim that also reads each claimed run's stream, where it is safe to (ClaimedRun.stream): the claim's UPDATE as a
+ * data-modifying CTE, the schedule's rows as they were before it (`was`: the statement's snapshot, which also reads
+ * the events). A row the claim found held by none, whose fence the claim raised by one, was released before the
+ * snapshot, by a holder whose writes were all done (a park or stop journals, then releases) and by nobody since
+ * (any claim raises the fence). A lease that ran out may still see its holder's last write land after the snapshot;
+ * and a row another process claimed (and released) between the snapshot and this claim's lock has writes the
+ * snapshot misses: neither gets a stream, and its driver reads it.
+ */
+function withStreams(claim: string): string {
+  return `WITH claimed AS (${claim})
+    SELECT claimed.*, CASE WHEN was.owner IS NULL AND claimed.fence = was.fence + 1 THEN
+      (SELECT coalesce('[' || string_agg(body, ',' ORDER BY seq) || ']', '[]') FROM events WHERE events.stream = claimed.run_id) END AS stream
+    FROM claimed JOIN engine_runs AS was ON was.run_id = claimed.run_id`;
+}
 
 /**
  * The engine's schedule on knex. Each method is one statement or one short transaction, so several engine
@@ -45,12 +63,15 @@ export class KnexEngineStore implements EngineStore {
   private readonly dbNow: string | undefined;
   /** Definitions this process knows to be stored: a run of one costs no second write of it. */
   private readonly storedDefinitions = new Set<string>();
+  /** A claim reads its runs' streams in the same statement (see withStreams). */
+  private readonly claimsStreams: boolean;
 
   constructor(@inject(Database) private readonly db: Knex) {
     const dialect = dialectOf(db);
     this.skipLocked = dialect.skipLocked;
     this.lockedInOrder = dialect.forUpdate ? ` ORDER BY run_id${dialect.forUpdate}` : '';
     this.dbNow = databaseNow(db);
+    this.claimsStreams = dialect.modifyingCte;
   }
 
   async enqueue(run: RunToEnqueue, owner: string, leaseUntil: number): Promise<{ runId: string; created: boolean }> {
@@ -151,19 +172,19 @@ export class KnexEngineStore implements EngineStore {
     if (limit <= 0) return [];
     // Due times are the engine's schedule (the caller's clock); lease times may be the database's.
     const lease = leaseSql(this.dbNow, now, leaseUntil);
-    const rows = rowsOf<ClaimRow>(await this.db.raw(
-      `UPDATE engine_runs SET owner = ?, lease_until = ${lease.until}, wake_at = NULL, fence = fence + 1,
+    const claim = `UPDATE engine_runs SET owner = ?, lease_until = ${lease.until}, wake_at = NULL, fence = fence + 1,
          expired = CASE WHEN owner IS NULL THEN 0 ELSE 1 END
        WHERE run_id IN (
          SELECT run_id FROM engine_runs WHERE due_at <= ? AND (owner IS NULL OR lease_until < ${lease.now})
          ORDER BY due_at LIMIT ?${this.skipLocked})
-       RETURNING run_id, workflow, start, expired, crash_step, crash_count, fence, definition_hash`,
-      [owner, ...lease.untilArgs, now, ...lease.nowArgs, limit],
-    ));
+       RETURNING run_id, workflow, start, expired, crash_step, crash_count, fence, definition_hash`;
+    const bindings = [owner, ...lease.untilArgs, now, ...lease.nowArgs, limit];
+    const rows = rowsOf<ClaimRow>(await this.db.raw(this.claimsStreams ? withStreams(claim) : claim, bindings));
     return rows.map((r) => ({
       runId: r.run_id, workflow: r.workflow, start: JSON.parse(r.start) as JournalEvent[], expired: Number(r.expired) === 1,
       crashStepRunId: r.crash_step, crashCount: Number(r.crash_count), fence: Number(r.fence),
       definitionHash: r.definition_hash ?? null,
+      ...(typeof r.stream === 'string' ? { stream: JSON.parse(r.stream) as JournalEvent[] } : {}),
     }));
   }
 

@@ -4,8 +4,8 @@ import type { JournalEvent } from '../../domain/journal/journal-event';
 import { isStreamConflict } from './storage-failure';
 import { applyEvents, contentHashes, references } from '../../domain/journal/projector';
 import { ChangeSet, emptyWorkingSet, type WorkingSet } from '../../domain/journal/working-set';
-import type { AppendOptions, AppendResult, JournalWriter } from '../../application/ports/journal-writer';
-import { checkFences, wake } from './engine-runs-sql';
+import type { AppendOptions, AppendResult, JournalWriter, LeaseFence } from '../../application/ports/journal-writer';
+import { checkFences, selectFenced, unschedule, wake } from './engine-runs-sql';
 import { insertRows, selectIn, type Db } from './bulk';
 import { READER_CACHE_KIB, WRITER_CACHE_KIB } from './connection';
 import { dialectOf, isWriteSession, type WriteSession } from './dialect';
@@ -15,7 +15,7 @@ import { writeReceiptBlocks } from './send-receipt-blocks';
 import { addWorkflowStats } from './workflow-stats-store';
 import { startedSessions, writeRuns, writeSessions } from './journal-row-writes';
 import { GroupCommits, POSTGRES_WRITERS, type Waiting } from './journal-groups';
-import { loadStepRuns, RUNS_WITH_STEP_RUNS, STEP_RUNS_COLUMNS, stepRunsOfRow, writeStepRuns, type StepRuns } from './step-runs-store';
+import { RUNS_WITH_STEP_RUNS, STEP_RUNS_COLUMNS, stepRunsOfRow, writeStepRuns, type StepRuns } from './step-runs-store';
 import {
   APPROVAL_COLUMNS, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, WORKFLOW_COLUMNS,
   approvalToRow, reorgToRow, rowToApproval, rowToReorg, rowToRun, rowToSend, rowToSession, rowToWorkflow, runToRow,
@@ -96,11 +96,11 @@ export class KnexJournalWriter implements JournalWriter {
 
   /** Applies each append's events in turn over one working set, and writes what they changed together. */
   private async applyGroup(trx: Db, group: readonly Pick<Waiting, 'events' | 'options'>[]): Promise<AppendResult[]> {
-    await checkFences(trx, group.flatMap((w) => (w.options.fence ? [w.options.fence] : [])));
     const appends = group.map((w) => w.events);
     const all = appends.length === 1 ? appends[0]! : appends.flat();
     const hashes = contentHashes(all);
-    const loaded = await this.load(trx, all);
+    // The fences are checked with the runs' rows (selectFenced).
+    const loaded = await this.load(trx, all, undefined, group.flatMap((w) => (w.options.fence ? [w.options.fence] : [])));
     const { ws } = loaded;
     const changes = new ChangeSet();
     const results: AppendResult[] = [];
@@ -111,8 +111,9 @@ export class KnexJournalWriter implements JournalWriter {
       results.push({ applied: ch.events.length, duplicates: ch.duplicates });
       changes.absorb(ch);
     }
-    await this.write(trx, ws, changes, loaded);
+    // The wakes first: a run one append wakes may be one another append of the group takes off the schedule.
     for (const w of group) if (w.options.wake) await wake(trx, w.options.wake);
+    await this.write(trx, ws, changes, loaded, group.flatMap((w) => (w.options.unschedule ? [w.options.unschedule] : [])));
     return results;
   }
 
@@ -151,6 +152,7 @@ export class KnexJournalWriter implements JournalWriter {
       if (options.fence) await checkFences(db, [options.fence]);
       const result = await this.applyWith(db, batches, onBatch, wideCache);
       if (options.wake) await wake(db, options.wake);
+      if (options.unschedule) await unschedule(db, [options.unschedule]);
       return result;
     }, options.bulkLoad);
   }
@@ -219,7 +221,7 @@ export class KnexJournalWriter implements JournalWriter {
    * before's, `ahead.prev`): every row that batch loaded or changed is taken from it instead, as are its streams'
    * events and its ledger entries.
    */
-  private async load(trx: Db, events: readonly JournalEvent[], ahead?: { readonly prev: Loaded | undefined }): Promise<Loaded> {
+  private async load(trx: Db, events: readonly JournalEvent[], ahead?: { readonly prev: Loaded | undefined }, fences: readonly LeaseFence[] = []): Promise<Loaded> {
     const prev = ahead?.prev;
     const select = (table: string, column: string, values: Iterable<string>, columns?: string): Promise<Record<string, unknown>[]> =>
       selectIn(trx, table, column, values, columns, { ahead: !!ahead });
@@ -258,12 +260,14 @@ export class KnexJournalWriter implements JournalWriter {
       ws.eventKeys.add(`${stream}\n${hash}`);
       nextSeq.set(stream, Math.max(nextSeq.get(stream) ?? 1, seq + 1));
     };
-    // On SQLite a run's stored events and its step runs come with its row (one query for all: fewer driver trips
-    // per append, which the engine makes at every step).
-    const withEvents = dialectOf(trx).storedItems;
-    const columns = withEvents
-      ? `${RUNS_READ}, (SELECT json_group_array(json_array(seq, hash)) FROM events WHERE events.stream = runs.run_id) AS event_keys, ${STEP_RUNS_COLUMNS}`
-      : RUNS_READ;
+    /** A stream's stored event keys (`event_keys`, StoreDialect.streamKeys) read with the row that is its. */
+    const keysOf = (stream: string, row: Record<string, unknown>): void => {
+      for (const [seq, hash] of JSON.parse(String(row.event_keys)) as [number, string][]) noteEvent(stream, seq, hash);
+      streams.add(stream);
+    };
+    // A run's stored event keys and its step runs come with its row: one statement for all (fewer trips per append,
+    // which the engine makes at every step; on PostgreSQL each is a round trip).
+    const columns = `${RUNS_READ}, ${dialectOf(trx).streamKeys('runs.run_id')} AS event_keys, ${STEP_RUNS_COLUMNS}`;
     const runsToRead = carry(runIds, ws.runs, prev?.ws.runs);
     const stepRuns = new Map<string, StepRuns>();
     if (prev) {
@@ -272,36 +276,36 @@ export class KnexJournalWriter implements JournalWriter {
         if (held) stepRuns.set(runId, held);
       }
     }
-    const storedRunIds: string[] = [];
-    for (const row of await select(withEvents ? RUNS_WITH_STEP_RUNS : 'runs', 'runs.run_id', runsToRead, columns)) {
+    const runRows = fences.length ? await selectFenced(trx, fences, RUNS_WITH_STEP_RUNS, 'runs.run_id', runsToRead, columns) : await select(RUNS_WITH_STEP_RUNS, 'runs.run_id', runsToRead, columns);
+    for (const row of runRows) {
       const run = rowToRun(row);
       ws.runs.set(run.runId, run);
-      storedRunIds.push(run.runId);
-      if (withEvents) {
-        for (const [seq, hash] of JSON.parse(String(row.event_keys)) as [number, string][]) noteEvent(run.runId, seq, hash);
-        streams.add(run.runId);
-        const state = stepRunsOfRow(row);
-        if (state) stepRuns.set(run.runId, state);
-      }
+      keysOf(run.runId, row);
+      const state = stepRunsOfRow(row);
+      if (state) stepRuns.set(run.runId, state);
     }
-    if (!withEvents) for (const [runId, state] of await loadStepRuns(trx, storedRunIds, !!ahead)) stepRuns.set(runId, state);
     // A run's row as stored: as read, or as the batch before writes it.
     for (const run of ws.runs.values()) storedRuns.set(run.runId, runToRow(run));
-    for (const row of await select('sessions', 'session_id', carry(refs.sessionIds, ws.sessions, prev?.ws.sessions))) {
+    // A session's and a workflow's rows come with their streams' event keys too, in one snapshot: read apart, another
+    // writer's commit between the two reads would leave a row older than the ordinals, and nothing to collide on.
+    const { streamKeys } = dialectOf(trx);
+    for (const row of await select('sessions', 'session_id', carry(refs.sessionIds, ws.sessions, prev?.ws.sessions), `*, ${streamKeys("('session:' || sessions.session_id)")} AS event_keys`)) {
       const session = rowToSession(row);
       ws.sessions.set(session.sessionId, session);
+      keysOf(`session:${session.sessionId}`, row);
     }
     const sessionCounts = new Map([...ws.sessions.values()].map((s) => [s.sessionId, s.runCount]));
-    for (const row of await select('workflow_states', 'workflow', carry(refs.workflows, ws.workflows, prev?.ws.workflows))) {
+    for (const row of await select('workflow_states', 'workflow', carry(refs.workflows, ws.workflows, prev?.ws.workflows), `*, ${streamKeys("('workflow:' || workflow_states.workflow)")} AS event_keys`)) {
       const wf = rowToWorkflow(row);
       ws.workflows.set(wf.workflow, wf);
+      keysOf(`workflow:${wf.workflow}`, row);
     }
     // Only streams that already hold events can hold a duplicate, or need their ordinals continued.
     const wanted = [
-      ...(withEvents ? [...ws.runs.keys()].filter((id) => !streams.has(id)) : ws.runs.keys()),
+      ...ws.runs.keys(),
       ...[...refs.sessionIds].map((id) => `session:${id}`),
       ...[...refs.workflows].map((w) => `workflow:${w}`),
-    ];
+    ].filter((stream) => !streams.has(stream));
     const fromPrev = new Set<string>();
     const toRead: string[] = [];
     for (const stream of wanted) {
@@ -331,8 +335,16 @@ export class KnexJournalWriter implements JournalWriter {
     return { ws, nextSeq, storedRuns, sessionCounts, streams, stepRuns, ledgerKeys };
   }
 
-  /** Writes the changed rows and the new events of a batch. */
-  private async write(trx: Db, ws: WorkingSet, ch: ChangeSet, { nextSeq, storedRuns, sessionCounts, streams, stepRuns, ledgerKeys }: Omit<Loaded, 'ws'>): Promise<void> {
+  /**
+   * Writes the changed rows and the new events of a batch, and takes the runs `unscheduled` off the engine's schedule.
+   * Where the dialect defers writes (PostgreSQL), all but the ledger's go to the database as one statement.
+   */
+  private async write(trx: Db, ws: WorkingSet, ch: ChangeSet, { nextSeq, storedRuns, sessionCounts, streams, stepRuns, ledgerKeys }: Omit<Loaded, 'ws'>, unscheduled: readonly string[] = []): Promise<void> {
+    // The spend ledger's share of landed settles, in the same transaction: a crash cannot separate them. First: unless
+    // read ahead (`ledgerKeys`), its duplicate check is the only read here, and a session sends what it holds at a read.
+    await writeLedgerChanges(trx, ch.ledger, ledgerKeys);
+    const deferred = isWriteSession(trx) ? undefined : dialectOf(trx).deferWrites?.(trx);
+    const db: Db = deferred ?? trx;
     const pick = <T>(keys: Set<string>, map: Map<string, T>): T[] => [...keys].map((k) => map.get(k)!);
     const lists = pick(ch.runLists, ws.runs);
     const events = ch.events.map((e) => {
@@ -342,32 +354,29 @@ export class KnexJournalWriter implements JournalWriter {
       return [e.stream, seq, e.hash, e.type, e.at, e.event];
     });
     const writes: (() => Promise<void>)[] = [
-      // The spend ledger's share of landed settles, in the same transaction: a crash cannot separate them. First: unless
-      // read ahead (`ledgerKeys`), its duplicate check is the only read here, and a session sends what it holds at a read.
-      async () => {
-        await writeLedgerChanges(trx, ch.ledger, ledgerKeys);
-      },
-      () => writeRuns(trx, pick(ch.runs, ws.runs), storedRuns),
+      () => writeRuns(db, pick(ch.runs, ws.runs), storedRuns),
       ...Object.entries(RUN_LIST_TABLES).map(([field, { table, column }]) => () => {
         const rows = lists.flatMap((run) => (run[field as keyof typeof RUN_LIST_TABLES] as string[]).map((v) => [v, run.createdAt, run.runId]));
-        return insertRows(trx, table, [column, 'created_at', 'run_id'], rows, { conflictKey: [column, 'created_at', 'run_id'], ignoreConflicts: true });
+        return insertRows(db, table, [column, 'created_at', 'run_id'], rows, { conflictKey: [column, 'created_at', 'run_id'], ignoreConflicts: true });
       }),
-      () => insertRows(trx, 'sends', SEND_COLUMNS, pick(ch.sends, ws.sends).map(sendToRow), { conflictKey: ['send_id'] }),
-      () => writeReceiptBlocks(trx, pick(ch.sends, ws.sends)),
-      () => insertRows(trx, 'approvals', APPROVAL_COLUMNS, pick(ch.approvals, ws.approvals).map(approvalToRow), { conflictKey: ['approval_id'] }),
-      () => insertRows(trx, 'reorgs', REORG_COLUMNS, pick(ch.reorgs, ws.reorgs).map(reorgToRow), { conflictKey: ['reorg_id'] }),
-      () => insertRows(trx, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] }),
-      () => insertRows(trx, 'events', ['stream', 'seq', 'hash', 'type', 'at', 'body'], events, { jsonColumns: ['body'] }),
-      () => writeStepRuns(trx, ch.events, stepRuns),
-      () => addPending(trx, ch.ledger.flatMap((l) => (l.kind === 'pending' ? [l.pending] : []))),
+      () => insertRows(db, 'sends', SEND_COLUMNS, pick(ch.sends, ws.sends).map(sendToRow), { conflictKey: ['send_id'] }),
+      () => writeReceiptBlocks(db, pick(ch.sends, ws.sends)),
+      () => insertRows(db, 'approvals', APPROVAL_COLUMNS, pick(ch.approvals, ws.approvals).map(approvalToRow), { conflictKey: ['approval_id'] }),
+      () => insertRows(db, 'reorgs', REORG_COLUMNS, pick(ch.reorgs, ws.reorgs).map(reorgToRow), { conflictKey: ['reorg_id'] }),
+      () => insertRows(db, 'workflow_states', WORKFLOW_COLUMNS, pick(ch.workflows, ws.workflows).map(workflowToRow), { conflictKey: ['workflow'] }),
+      () => insertRows(db, 'events', ['stream', 'seq', 'hash', 'type', 'at', 'body'], events, { jsonColumns: ['body'] }),
+      () => writeStepRuns(db, ch.events, stepRuns),
+      () => addPending(db, ch.ledger.flatMap((l) => (l.kind === 'pending' ? [l.pending] : []))),
+      () => unschedule(db, unscheduled),
       // Last: these rows are shared by every writer (a session's, a workflow's), and each holds its row's lock until the
       // commit; written here, other transactions (several groups in flight, other processes) wait one round trip for it.
-      () => writeSessions(trx, pick(ch.sessions, ws.sessions), sessionCounts, startedSessions(ch)),
-      () => addWorkflowStats(trx, pick(ch.workflowStats, ws.workflowStats)),
+      () => writeSessions(db, pick(ch.sessions, ws.sessions), sessionCounts, startedSessions(ch)),
+      () => addWorkflowStats(db, pick(ch.workflowStats, ws.workflowStats)),
     ];
     // One statement at a time: SQLite runs one statement per connection anyway, and queuing them all at once
     // only makes the driver's threads wait on each other.
     for (const write of writes) await write();
+    await deferred?.send();
   }
 }
 

@@ -39,15 +39,6 @@ export const stepRunsMigration = {
   },
 };
 
-/** The stored step runs of these runs (those that have some), to fold their next events from. */
-export async function loadStepRuns(db: Db, runIds: Iterable<string>, ahead: boolean): Promise<Map<string, StepRuns>> {
-  const out = new Map<string, StepRuns>();
-  for (const row of await selectIn(db, STEP_RUNS_TABLE, 'run_id', runIds, 'run_id, items AS step_items, last_step AS step_last, open_wait AS step_open', { ahead })) {
-    out.set(row.run_id as string, stepRunsOfRow(row)!);
-  }
-  return out;
-}
-
 /** `runs` with each run's step runs beside it, to read both in one statement (the journal's writer loads them so). */
 export const RUNS_WITH_STEP_RUNS = `runs LEFT JOIN ${STEP_RUNS_TABLE} AS step_runs ON step_runs.run_id = runs.run_id`;
 /** The columns of RUNS_WITH_STEP_RUNS that `stepRunsOfRow` reads. */

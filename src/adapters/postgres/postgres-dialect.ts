@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { STORED_JSON, type StoreDialect } from '../knex';
+import { PgWriteBatch } from './pg-write-batch';
 
 /** PostgreSQL's clock in epoch milliseconds (clock_timestamp: the moment the expression runs, not the transaction's start). */
 const PG_NOW_MS = 'CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)';
@@ -41,8 +42,11 @@ export const postgresDialect: StoreDialect = {
   wei: 'numeric',
   mergeCounts: (held, added) => `(SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb)::text FROM (SELECT key AS k, sum(value::bigint) AS n FROM (
       SELECT key, value FROM jsonb_each_text(${held}::jsonb) UNION ALL SELECT key, value FROM jsonb_each_text(${added}::jsonb)) AS both_sides GROUP BY key) AS merged)`,
+  modifyingCte: true,
+  streamKeys: (stream) => `(SELECT coalesce(json_agg(json_build_array(seq, hash)), '[]')::text FROM events WHERE events.stream = ${stream})`,
   bulkUpdate: (table, columns, key) => `UPDATE ${table} SET ${columns.map((c) => `"${c}" = v."${c}"`).join(', ')}
       FROM json_populate_recordset(NULL::${table}, ?) AS v WHERE ${table}."${key}" = v."${key}"`,
+  deferWrites: (trx) => new PgWriteBatch(trx, postgresDialect),
   writeSessions: undefined,
   guardedWrite: undefined,
   select: async (db: Knex, sql: string, bindings: readonly unknown[]) => ((await db.raw(sql, bindings as Knex.RawBinding[])) as { rows: Record<string, unknown>[] }).rows,

@@ -24,7 +24,10 @@ export const sqliteDialect: StoreDialect = {
   wei: 'text',
   mergeCounts: (held, added) => `(SELECT json_group_object(k, n) FROM (SELECT key AS k, sum(value) AS n FROM (
       SELECT key, value FROM json_each(${held}) UNION ALL SELECT key, value FROM json_each(${added})) GROUP BY key))`,
+  modifyingCte: false,
+  streamKeys: (stream) => `(SELECT json_group_array(json_array(seq, hash)) FROM events WHERE events.stream = ${stream})`,
   bulkUpdate: undefined,
+  deferWrites: undefined,
   writeSessions: {
     transact: <T>(db: Knex, work: (session: SqliteWriteSession) => Promise<T>, options?: { bulkLoad?: boolean }): Promise<T> =>
       SqliteWriteSession.transact(db, sqliteDialect, work, options),

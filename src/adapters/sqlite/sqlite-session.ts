@@ -22,6 +22,7 @@ const run = (conn: Connection, sql: string): Promise<void> =>
  */
 export class SqliteWriteSession implements WriteSession {
   readonly [WRITE_SESSION] = true as const;
+  readonly textScripts = true;
   private queued: string[] = [];
   /** Writes under way (see `flushSoon`); their failure surfaces at the next read or the commit. */
   private flushing: Promise<void> = Promise.resolve();

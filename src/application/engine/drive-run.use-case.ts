@@ -76,7 +76,7 @@ export class DriveRun {
     for (let tries = 0; ; tries++) {
       try {
         // A retry reads what the first try journaled.
-        return await this.driveOnce(tries === 0 ? claim : { ...claim, fresh: false }, owner, stopping);
+        return await this.driveOnce(tries === 0 ? claim : { ...claim, fresh: false, stream: undefined }, owner, stopping);
       } catch (err) {
         // Taken over: the new holder drives it. Unscheduled: it ended elsewhere (a cancel), nothing is left to do.
         if (err instanceof LeaseLostError) return err.unscheduled ? 'gone' : 'lost';
@@ -87,7 +87,7 @@ export class DriveRun {
   }
 
   private async driveOnce(claim: ClaimedRun, owner: string, stopping: () => boolean): Promise<DriveOutcome> {
-    let stream: readonly JournalEvent[] = claim.fresh ? [] : await retryStorage(() => this.runs.stream(claim.runId));
+    let stream: readonly JournalEvent[] = claim.fresh ? [] : (claim.stream ?? (await retryStorage(() => this.runs.stream(claim.runId))));
     const pending: JournalEvent[] = [];
     if (!stream.some((e) => e.type === 'run.started')) {
       // Enqueued, but its starter died before journaling it: the start recorded with the run is journaled with
@@ -209,17 +209,22 @@ export class DriveRun {
     return this.conclude(d, move.stepRunId, result, [runResumed(this.now(), d.claim.runId)]);
   }
 
-  /** Journals `events`, then the run's end (and its test session's end), and takes the run off the schedule. */
+  /**
+   * Journals `events`, then the run's end (and its test session's end), and takes the run off the schedule: in the
+   * same write, unless the run's replay session is to be looked at after its end (a crash between the two must leave
+   * the run in the schedule, so that the next claim looks at its session again).
+   */
   private async end(d: Drive, events: readonly JournalEvent[], status: RunEndStatus, error?: ErrorInfo): Promise<DriveOutcome> {
     const { started } = d.p;
     const closing: JournalEvent[] = [{ type: 'run.finished', at: this.now(), run_id: started.run_id, status, ...(error ? { error } : {}) }];
     if (started.session === 'test' && started.session_id) closing.push({ type: 'session.finished', at: this.now(), session_id: started.session_id });
     this.emit(d, [...events, ...closing]);
-    await this.flush(d);
+    const sessionAfter = this.sessions?.concerns({ session: started.session, sessionId: started.session_id }) ?? false;
+    await this.flush(d, !sessionAfter);
     this.metrics.runEnded(started.workflow, status);
     // Logged once the journal took the end: a refused append (another driver's decision) logs nothing.
     this.log?.runEnded({ runId: started.run_id, workflow: started.workflow, stepId: endingStep(d.p) }, status, error);
-    return this.removed(d);
+    return sessionAfter ? this.removed(d) : 'finished';
   }
 
   /** The run ended (now, or before a crash let the schedule keep it): its session may end too, then it leaves the schedule. */
@@ -279,10 +284,12 @@ export class DriveRun {
     if (start) d.ended.push({ type: start.type, seconds: Math.max(0, ((parseRfc3339(at) ?? this.clock.now()) - start.at) / 1000) });
   }
 
-  private async flush(d: Drive): Promise<void> {
+  /** `unschedule`: the run leaves the schedule with these events (its end). */
+  private async flush(d: Drive, unschedule = false): Promise<void> {
     if (d.pending.length === 0) return;
     const events = d.pending.splice(0);
-    await retryStorage(() => this.journal.append(events, { fence: this.fenceOf(d) }));
+    const fence = this.fenceOf(d);
+    await retryStorage(() => this.journal.append(events, unschedule ? { fence, unschedule: fence.runId } : { fence }));
     for (const s of d.ended.splice(0)) this.metrics.stepFinished(d.p.started.workflow, s.type, s.seconds);
     // Told once journaled: a notification never announces what the journal does not hold.
     await this.notify?.execute(d.p.started, events);

@@ -18,9 +18,16 @@ export class FinishSessions {
     @inject(Clock) private readonly clock: Clock,
   ) {}
 
+  /**
+   * Whether the end of a run of this session is to be followed by `afterRunEnded`: a replay session's. A test session
+   * has one run, ended with it (DriveRun, CancelRun); a live run ends no session.
+   */
+  concerns(run: { readonly session: string; readonly sessionId: string | null | undefined }): boolean {
+    return run.session === 'replay' && !!run.sessionId;
+  }
+
   async afterRunEnded(run: { readonly session: string; readonly sessionId: string | null | undefined }): Promise<void> {
-    // A test session has one run, ended with it (DriveRun, CancelRun).
-    if (run.session !== 'replay' || !run.sessionId) return;
+    if (!this.concerns(run) || !run.sessionId) return;
     for (const status of ['running', 'waiting'] as const) {
       if ((await this.runs.list({ sessionId: run.sessionId, status }, { limit: 1 })).length > 0) return;
     }

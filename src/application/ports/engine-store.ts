@@ -24,6 +24,13 @@ export interface ClaimedRun {
   readonly crashStepRunId: string | null;
   readonly crashCount: number;
   /**
+   * The run's journal stream as the claim found it, read by the claim itself (one trip where it would be two),
+   * where nobody can have written to it since: the run was held by none when the claim looked, and no other claim
+   * came between. Undefined: the driver reads the stream (a lease that ran out, whose holder may still be writing;
+   * a store that does not read it with the claim).
+   */
+  readonly stream?: readonly JournalEvent[];
+  /**
    * Enqueued by this very process a moment ago, held since, and nothing journaled for it yet: its driver need not
    * read the run's stream (it is `start`, to be journaled). Never set by a claim from storage.
    */

@@ -26,6 +26,11 @@ export interface AppendOptions {
    * wake are never one without the other, whatever dies between.
    */
   readonly wake?: { readonly runId: string; readonly at: number };
+  /**
+   * The run (its id) leaves the engine's schedule with the events (EngineStore.remove): a run's end and its leaving
+   * are one write, and one trip fewer.
+   */
+  readonly unschedule?: string;
 }
 
 /** The one way into the journal: appends events and updates the projections in the same transaction. */
