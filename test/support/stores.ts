@@ -67,7 +67,7 @@ export async function reopenable<T>(fresh: FreshStore, make: (db: Knex) => T): P
  * A fresh store and one pool opened on it for each test of the describe block this is called in (beforeEach), closed
  * after it: `db` is the current test's.
  */
-export function eachFreshDb(freshStore: () => Promise<FreshStore>, options?: OpenOptions): { readonly db: Knex } {
+export function eachFreshDb(freshStore: () => Promise<FreshStore>, options?: OpenOptions): { readonly db: Knex; readonly store: FreshStore } {
   let fresh: FreshStore | undefined;
   let db: Knex | undefined;
   beforeEach(async () => {
@@ -79,6 +79,11 @@ export function eachFreshDb(freshStore: () => Promise<FreshStore>, options?: Ope
     get db(): Knex {
       if (!db) throw new Error('eachFreshDb: no test is running');
       return db;
+    },
+    /** The test's store, to open it again (another pool, as another process would). */
+    get store(): FreshStore {
+      if (!fresh) throw new Error('eachFreshDb: no test is running');
+      return fresh;
     },
   };
 }

@@ -2,31 +2,21 @@
  * The workflows overview on PostgreSQL reads each workflow's duration histogram only when its stats row changed
  * (the row version's `xmin`), and answers what a fresh reader answers either way.
  */
-import type { Knex } from 'knex';
 import { KnexHistoryRepository } from '../../../src/adapters/knex/knex-history.repository';
 import { KnexJournalWriter } from '../../../src/adapters/knex/knex-journal.writer';
 import { statementReadersOf } from '../../../src/adapters/knex/statement-readers';
 import { aRun, MINUTE, T0 } from '../../mothers/journal-events';
-import { freshPostgresStore, type FreshStore } from '../../support/stores';
+import { eachFreshDb, freshPostgresStore } from '../../support/stores';
 
 describe('the workflows overview on PostgreSQL', () => {
-  let store: FreshStore;
-  let db: Knex;
-
-  beforeEach(async () => {
-    store = await freshPostgresStore();
-    db = await store.open();
-  });
-  afterEach(async () => {
-    jest.restoreAllMocks();
-    await store.close();
-  });
+  const fixture = eachFreshDb(freshPostgresStore);
+  afterEach(() => jest.restoreAllMocks());
 
   /** The overview as a reader that has read nothing before answers it (another pool: other readers). */
-  const fresh = async (): Promise<unknown> => new KnexHistoryRepository(await store.open()).listWorkflows([], 50);
+  const fresh = async (): Promise<unknown> => new KnexHistoryRepository(await fixture.store.open()).listWorkflows([], 50);
   /** The histograms the overview's statements sent back, by workflow ('' where left out). */
   const histogramsSent = (): Array<Record<string, string>> => {
-    const readers = statementReadersOf(db)!;
+    const readers = statementReadersOf(fixture.db)!;
     const select = readers.select.bind(readers);
     const sent: Array<Record<string, string>> = [];
     jest.spyOn(readers, 'select').mockImplementation(async (text, bindings) => {
@@ -41,9 +31,9 @@ describe('the workflows overview on PostgreSQL', () => {
   };
 
   it('reads a histogram again only after its stats row changed, and answers as a fresh reader does', async () => {
-    const writer = new KnexJournalWriter(db);
+    const writer = new KnexJournalWriter(fixture.db);
     await writer.append([...aRun({ runId: 'p1', workflow: 'payouts', at: T0 }), ...aRun({ runId: 'k1', workflow: 'keeper', at: T0 + MINUTE })]);
-    const history = new KnexHistoryRepository(db);
+    const history = new KnexHistoryRepository(fixture.db);
     const sent = histogramsSent();
 
     const first = await history.listWorkflows([], 50);

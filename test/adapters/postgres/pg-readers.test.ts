@@ -1,25 +1,15 @@
 import { performance } from 'node:perf_hooks';
-import type { Knex } from 'knex';
 import { POLL_ALONE_MS } from '../../../src/adapters/knex';
 import { PgReaders } from '../../../src/adapters/postgres/pg-readers';
 import { countImmediateTurns } from '../../support/event-loop-turns';
 import { eventually } from '../../support/process';
-import { freshPostgresStore, type FreshStore } from '../../support/stores';
+import { eachFreshDb, freshPostgresStore } from '../../support/stores';
 
 /** PostgreSQL's list readers (issue #29): one prepared statement per page, polled for on a server while alone. */
 describe('PostgreSQL list readers', () => {
-  let store: FreshStore;
-  let db: Knex;
-  const pool = (): ConstructorParameters<typeof PgReaders>[0] => db.client as ConstructorParameters<typeof PgReaders>[0];
-
-  beforeEach(async () => {
-    store = await freshPostgresStore();
-    db = await store.open();
-  });
-  afterEach(async () => {
-    jest.restoreAllMocks();
-    await store.close();
-  });
+  const fixture = eachFreshDb(freshPostgresStore);
+  const pool = (): ConstructorParameters<typeof PgReaders>[0] => fixture.db.client as ConstructorParameters<typeof PgReaders>[0];
+  afterEach(() => jest.restoreAllMocks());
 
   it('answers a page as one text of its lines, and an empty page as the empty text', async () => {
     const readers = new PgReaders(pool());
@@ -56,7 +46,7 @@ describe('PostgreSQL list readers', () => {
     expect(b[0]!.pid).not.toBe(own);
 
     // Its server process ended (an administrator, a failover): the next reads are answered, then on a new connection.
-    await db.raw('SELECT pg_terminate_backend(?)', [own]);
+    await fixture.db.raw('SELECT pg_terminate_backend(?)', [own]);
     expect(await pid()).not.toBe(own);
     const again = await eventually(async () => {
       const [first, second] = [await pid(), await pid()];
@@ -65,7 +55,7 @@ describe('PostgreSQL list readers', () => {
     expect(again).not.toBe(own);
     await expect(readers.select('SELECT nothing FROM nowhere', [])).rejects.toThrow(/nowhere/);
     expect(await pid()).toBe(again);
-    const backends = async (): Promise<number[]> => ((await db.raw('SELECT pid FROM pg_stat_activity WHERE pid = ANY(?)', [[own, again]])) as { rows: { pid: number }[] }).rows.map((r) => r.pid);
+    const backends = async (): Promise<number[]> => ((await fixture.db.raw('SELECT pid FROM pg_stat_activity WHERE pid = ANY(?)', [[own, again]])) as { rows: { pid: number }[] }).rows.map((r) => r.pid);
     expect(await backends()).toEqual([again]);
 
     // Closed with the database: its connection ends.
