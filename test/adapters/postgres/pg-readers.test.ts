@@ -9,10 +9,20 @@ import { eachFreshDb, freshPostgresStore } from '../../support/stores';
 describe('PostgreSQL list readers', () => {
   const fixture = eachFreshDb(freshPostgresStore);
   const pool = (): ConstructorParameters<typeof PgReaders>[0] => fixture.db.client as ConstructorParameters<typeof PgReaders>[0];
-  afterEach(() => jest.restoreAllMocks());
+  /** Readers of this test: a server's keep a connection of their own, outside the pool the store closes. */
+  const made: PgReaders[] = [];
+  const readersOf = (server = false): PgReaders => {
+    const readers = new PgReaders(pool(), server);
+    made.push(readers);
+    return readers;
+  };
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await Promise.all(made.splice(0).map((r) => r.close()));
+  });
 
   it('answers a page as one text of its lines, and an empty page as the empty text', async () => {
-    const readers = new PgReaders(pool());
+    const readers = readersOf();
     const lines = "SELECT line FROM (VALUES (1, 'a\tb'), (2, 'c\td')) AS v(n, line) WHERE n >= $1 ORDER BY n";
     expect(await readers.selectText(lines, [1])).toBe('a\tb\nc\td');
     expect(await readers.selectText(lines, [3])).toBe('');
@@ -20,7 +30,7 @@ describe('PostgreSQL list readers', () => {
   });
 
   it('keeps the event loop turning while a read runs alone, never past its answer or POLL_ALONE_MS, and not beside another read', async () => {
-    const readers = new PgReaders(pool(), true);
+    const readers = readersOf(true);
     await Promise.all([readers.select('SELECT 1 AS x', []), readers.select('SELECT 1 AS x', [])]);
     const turns = countImmediateTurns();
     const slow = 'SELECT pg_sleep(0.02) IS NULL AS slept';
@@ -36,7 +46,7 @@ describe('PostgreSQL list readers', () => {
   });
 
   it("reads alone on a connection of the server's readers' own, side by side on the pool's, and makes it again when it breaks", async () => {
-    const readers = new PgReaders(pool(), true);
+    const readers = readersOf(true);
     const pid = async (): Promise<number> => Number((await readers.select('SELECT pg_backend_pid() AS pid', []))[0]!.pid);
     const own = await pid();
     expect(await pid()).toBe(own);
@@ -64,7 +74,7 @@ describe('PostgreSQL list readers', () => {
   });
 
   it("never polls for a command's reads", async () => {
-    const readers = new PgReaders(pool());
+    const readers = readersOf();
     await readers.select('SELECT 1 AS x', []);
     const turns = countImmediateTurns();
     await readers.select('SELECT pg_sleep(0.01) IS NULL AS slept', []);
