@@ -88,15 +88,14 @@ const NUMERIC_SUMS = [
 
 /**
  * The statements that read the entries at the edges of a range: `numeric` sums per combination (NUMERIC amounts,
- * PostgreSQL), `rows` (each entry, where amounts are text and no data version rides along), `plain` and
- * `sliced` sums per combination (SQLite), the latter two with one row more carrying the data version the statement
+ * PostgreSQL), `plain` and `sliced` sums per combination (decimal TEXT amounts, SQLite), the latter two with one row more carrying the data version the statement
  * read and `along`. Several ranges are one OR in `plain`, where SQLite searches each range in an index; `sliced` reads
  * them as a UNION ALL of one search per range: with its longer select list SQLite chose to read every entry of the
  * named workflows for the OR (19 ms instead of 0.25 at 1M entries). Exported for the plan tests.
  */
 export function edgeStatements(
   ranges: readonly Range[], names: { sql: string[]; bindings: Knex.RawBinding[] }, along?: Along,
-): { numeric: Statement; rows: Statement; plain: Statement; sliced: Statement } {
+): { numeric: Statement; plain: Statement; sliced: Statement } {
   const bindings: Knex.RawBinding[] = [];
   const conditions = ranges.map((range) => {
     const time = rangeConditions('recorded_at', range);
@@ -119,7 +118,6 @@ export function edgeStatements(
   const alongBindings = along ? along.bindings : [];
   return {
     numeric: { sql: `SELECT workflow, relayer, network, ${NUMERIC_SUMS.join(', ')} FROM spend_entries${filter} GROUP BY workflow, relayer, network`, bindings: orBindings },
-    rows: { sql: `SELECT workflow, relayer, network, gas_spend_wei, value_wei, reverted FROM spend_entries${filter}`, bindings: orBindings },
     plain: { sql: grouped(PLAIN_SUMS, `spend_entries${filter}`), bindings: [...orBindings, ...alongBindings] },
     sliced: { sql: grouped(SLICED_SUMS, union.from), bindings: [...union.bindings, ...alongBindings] },
   };
@@ -264,34 +262,22 @@ export class KnexSpendLedger implements SpendLedger, PendingReceipts {
   }
 
   /**
-   * Totals per combination of the entries at the edges of a range. On SQLite the sums are taken in SQL over
-   * nine-digit slices of the decimal amounts (each slice sum exact in 64 bits), then recombined with BigInt:
-   * one row per combination instead of one per entry. On SQLite each statement also answers, in one row more,
-   * the data version it read (and `along`, see totalsWith).
+   * Totals per combination of the entries at the edges of a range, summed in SQL: one row per combination instead
+   * of one per entry. On PostgreSQL over the NUMERIC amounts; on SQLite over nine-digit slices of the decimal
+   * amounts (each slice sum exact in 64 bits), recombined with BigInt, and each statement also answers, in one row
+   * more, the data version it read (and `along`, see totalsWith).
    */
   private async edgeTotals(
     select: LedgerSelect, ranges: readonly Range[], names: { sql: string[]; bindings: Knex.RawBinding[] }, along: Along | undefined,
   ): Promise<{ totals: ComboTotals[]; version?: number; along?: unknown }> {
-    if (!this.cacheable && dialectOf(this.db).wei === 'numeric') {
-      // NUMERIC(78,0) amounts (PostgreSQL): SQL sums them exactly, one row per combination.
+    if (dialectOf(this.db).wei === 'numeric') {
+      // NUMERIC(78,0) amounts (PostgreSQL): SQL sums them exactly, one row per combination; no data version rides along.
       const { sql, bindings } = edgeStatements(ranges, names).numeric;
       return { totals: (await select(sql, bindings)).map((r) => ({
         workflow: String(r.workflow), relayer: String(r.relayer), network: String(r.network),
         txCount: Number(r.tx_count), revertedCount: Number(r.reverted_count),
         gasSpendWei: BigInt(r.g as string), valueWei: BigInt(r.v as string), revertedGasWei: BigInt(r.r as string),
       })) };
-    }
-    if (!this.cacheable) {
-      const { sql, bindings } = edgeStatements(ranges, names).rows;
-      const rows = await select(sql, bindings);
-      return { totals: rows.map((r) => {
-        const gas = BigInt(r.gas_spend_wei as string);
-        const reverted = r.reverted === true || Number(r.reverted) === 1;
-        return {
-          workflow: String(r.workflow), relayer: String(r.relayer), network: String(r.network), txCount: 1, revertedCount: reverted ? 1 : 0,
-          gasSpendWei: gas, valueWei: BigInt(r.value_wei as string), revertedGasWei: reverted ? gas : 0n,
-        };
-      }) };
     }
     const statements = edgeStatements(ranges, names, along);
     // Amounts of up to 18 digits fit a 64-bit integer, and SQLite's SUM refuses to overflow: the plain sum is
