@@ -22,9 +22,14 @@ const readers = new WeakMap<object, ListReaders>();
 /** Gives the database (a knex instance of a SQLite file) its pool of readers; closed when the knex is destroyed. */
 export function attachReaders(db: Knex, pool: ListReaders): void {
   readers.set(db.client, pool);
+  closeBeforeDestroy(db, () => pool.close());
+}
+
+/** Runs `close` when the knex is destroyed, before its pool is (readers that hold connections of their own). */
+export function closeBeforeDestroy(db: Knex, close: () => Promise<void>): void {
   const destroy = db.client.destroy.bind(db.client) as (cb?: unknown) => Promise<void>;
   db.client.destroy = async (cb?: unknown): Promise<void> => {
-    await pool.close();
+    await close();
     return destroy(cb);
   };
 }

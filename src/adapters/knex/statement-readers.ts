@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { readersOf, type QueryShape, type ShapedSql } from './list-reads';
+import { closeBeforeDestroy, readersOf, type QueryShape, type ShapedSql } from './list-reads';
 
 type Row = Record<string, unknown>;
 
@@ -13,12 +13,16 @@ export interface StatementReaders {
   select(text: string, bindings: readonly unknown[]): Promise<Row[]>;
   /** The rows of a query of one column `line`, joined by newlines; '' for no rows. */
   selectText(text: string, bindings: readonly unknown[]): Promise<string>;
+  /** Closes what the readers hold beside the database's pool (called when the knex is destroyed). */
+  close(): Promise<void>;
 }
 
 const statementReaders = new WeakMap<object, StatementReaders>();
 
+/** Gives the database its statement readers; closed when the knex is destroyed. */
 export function attachStatementReaders(db: Knex, readers: StatementReaders): void {
   statementReaders.set(db.client, readers);
+  closeBeforeDestroy(db, () => readers.close());
 }
 
 /** The statement readers of `db` (the root knex of a database that has them), or undefined (a transaction, SQLite). */

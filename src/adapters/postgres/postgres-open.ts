@@ -26,14 +26,8 @@ export async function openPostgres(url: string, profile: StorageProfile = 'tool'
   const db = knexFactory({ client: 'pg', connection: postgresConnection(url, options.password), pool: { min: 0, max: 10 } });
   setLeaseClock(db, options.leaseClock ?? 'database');
   // The history lists read each page as one prepared statement (see PgReaders), on a server polled for and on a
-  // connection of the readers' own, closed before the pool.
-  const readers = new PgReaders(db.client as ConstructorParameters<typeof PgReaders>[0], profile === 'server');
-  attachStatementReaders(db, readers);
-  const destroy = db.client.destroy.bind(db.client) as (cb?: unknown) => Promise<void>;
-  db.client.destroy = async (cb?: unknown): Promise<void> => {
-    await readers.close();
-    return destroy(cb);
-  };
+  // connection of the readers' own.
+  attachStatementReaders(db, new PgReaders(db.client as ConstructorParameters<typeof PgReaders>[0], profile === 'server'));
   await migrateOpened(db, postgresDialect);
   await foldWaitingCounts(db);
   keepFolding(db);
