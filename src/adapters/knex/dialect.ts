@@ -85,6 +85,12 @@ export interface StoreDialect {
     add(db: Knex, items: readonly { readonly table: string; readonly item: string }[]): Promise<void>;
     drop(db: Knex, tables: readonly string[]): Promise<void>;
   } | undefined;
+  /**
+   * A list page's statement is planned once for every value it is run with (PostgreSQL's readers run them as generic
+   * plans, see PgReaders): a page with at most one filter is written so that only one index can give its order
+   * (filterOnce in list-reads.ts). False: each statement plans for its values (SQLite keeps its plan per statement).
+   */
+  readonly pagesPlannedOnce: boolean;
   /** Multi-row inserts as one JSON document unpacked by the database (`json_each`) instead of bound VALUES. */
   readonly jsonInserts: boolean;
   /** How wei and token amounts are stored: TEXT (exact decimal), or NUMERIC(78,0) (summed exactly by SQL). */

@@ -10,7 +10,7 @@ import type { ExplorerTxLinks, HistoryRepository, ListFilter, WorkflowOverview }
 import type { ItemText, PageRequest } from '../../application/ports/run-repository';
 import { toApprovalItem, toSendAttemptItem, toWaitingItem } from '../../application/history/items';
 import { chunks, MAX_ROWS, selectIn, selectInPacked } from './bulk';
-import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql, type ListReaders } from './list-reads';
+import { eachLine, fieldOf, filterOnce, keysetOrder, newestFirst, plannedOnce, QueryShape, readersOf, readRows, ShapedSql, type ListReaders } from './list-reads';
 import { Database } from './knex-journal.writer';
 import {
   APPROVAL_COLUMNS, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
@@ -243,12 +243,14 @@ export class KnexHistoryRepository implements HistoryRepository {
   pageQuery(list: ListTable, filter: ListFilter, page: PageRequest, columns?: readonly Knex.Raw[]): Knex.QueryBuilder {
     const q = this.db(list.table).select(columns ?? (dialectOf(this.db).storedItems ? this.db.raw(packedColumns(list.table, list.columns)) : '*'));
     if (list.where) q.whereRaw(list.where);
-    for (const [field, value] of Object.entries(filter.equals)) q.where(COLUMN[field] ?? field, value);
+    const equals = Object.entries(filter.equals);
+    const once = plannedOnce(this.db, equals.length, page.limit);
+    for (const [field, value] of equals) filterOnce(q, COLUMN[field] ?? field, value, once);
     if (filter.since !== undefined) q.where(list.time, '>=', filter.since);
     // Implied below a cursor that lies before `until` (and, left in, SQLite would scan from `until` down).
     if (filter.until !== undefined && !(page.after && page.after.createdAt <= filter.until)) q.where(list.time, '<=', filter.until);
     if (page.after) q.whereRaw(`(${list.time}, ${list.id}) < (?, ?)`, [page.after.createdAt, page.after.id]);
-    return q.orderBy([{ column: list.time, order: 'desc' }, { column: list.id, order: 'desc' }]).limit(page.limit);
+    return keysetOrder(q, list.time, list.id, page.limit, once, equals[0] && (COLUMN[equals[0][0]] ?? equals[0][0]));
   }
 
   /**
@@ -276,8 +278,10 @@ export class KnexHistoryRepository implements HistoryRepository {
   /** The shape of `pageQuery` for these filters (its bindings in the order it adds them), named `kind`. */
   private shapeOf(kind: string, filter: ListFilter, page: PageRequest): QueryShape {
     const shape = new QueryShape(kind);
-    for (const [field, value] of Object.entries(filter.equals)) shape.add(field, value);
-    return shape.page(filter.since, filter.until, page);
+    const equals = Object.entries(filter.equals);
+    const once = plannedOnce(this.db, equals.length, page.limit);
+    for (const [field, value] of equals) shape.equal(field, value, once);
+    return shape.page(filter.since, filter.until, page, once);
   }
 }
 

@@ -10,7 +10,7 @@ import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
 import { selectIn } from './bulk';
 import { stepItemsOfRuns } from './step-runs-store';
-import { eachLine, fieldOf, newestFirst, QueryShape, readersOf, readRows, ShapedSql } from './list-reads';
+import { eachLine, fieldOf, filterOnce, keysetOrder, newestFirst, plannedOnce, QueryShape, readersOf, readRows, ShapedSql } from './list-reads';
 import { runItemText } from './item-sql';
 import { pageText, statementReadersOf } from './statement-readers';
 import { packedColumns, rowToRun, RUN_COLUMNS, unpackRow, unpackValues } from './rows';
@@ -120,16 +120,27 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   /** The shape of `listQuery` for these filters (its bindings in the order it adds them), named `kind`. */
   private shapeOf(kind: string, filter: RunFilter, page: PageRequest): QueryShape {
     const driver = LIST_FILTERS.find(([name]) => filter[name] !== undefined)?.[0];
+    const once = this.plannedOnce(filter, page);
     const shape = new QueryShape(kind);
-    if (driver) shape.add(`${driver}*`, filter[driver]);
-    for (const [name] of [...LIST_FILTERS, ...COLUMN_FILTERS]) if (filter[name] !== undefined && name !== driver) shape.add(name, filter[name]);
-    return shape.page(filter.since, filter.until, page);
+    if (driver) shape.equal(`${driver}*`, filter[driver], once);
+    for (const [name] of [...LIST_FILTERS, ...COLUMN_FILTERS]) if (filter[name] !== undefined && name !== driver) shape.equal(name, filter[name], once);
+    return shape.page(filter.since, filter.until, page, once);
+  }
+
+  /** The filters of `filter` beside times. */
+  private named(filter: RunFilter): ReadonlyArray<readonly [keyof RunFilter, unknown]> {
+    return [...LIST_FILTERS, ...COLUMN_FILTERS].filter(([name]) => filter[name] !== undefined);
   }
 
   /** Whether one side table's filter is all of `filter` (beside times): its page can look its runs up (see listQuery). */
   private sideTableAlone(filter: RunFilter): boolean {
-    const named = [...LIST_FILTERS, ...COLUMN_FILTERS].filter(([name]) => filter[name] !== undefined);
+    const named = this.named(filter);
     return named.length === 1 && LIST_FILTERS.some(([name]) => name === named[0]![0]);
+  }
+
+  /** Whether the page is written to be planned once (see filterOnce). */
+  private plannedOnce(filter: RunFilter, page: PageRequest): boolean {
+    return plannedOnce(this.db, this.named(filter).length, page.limit);
   }
 
   /**
@@ -139,11 +150,15 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   listQuery(filter: RunFilter, page: PageRequest, columns?: readonly (string | Knex.Raw)[], lookup = false): Knex.QueryBuilder {
     // The most selective multi-valued filter drives the scan through its side table; the rest filter rows.
     const driver = LIST_FILTERS.find(([name]) => filter[name] !== undefined);
+    const once = this.plannedOnce(filter, page);
+    // The one filter's column, where the page is planned once: its order starts with it (keysetOrder).
+    let filterColumn: string | undefined;
     let q: Knex.QueryBuilder;
     let key: string;
     if (driver) {
       const [name, { table, column }] = driver;
-      q = this.db(`${table} as x`).where(`x.${column}`, filter[name] as string);
+      q = this.db(`${table} as x`);
+      filterOnce(q, (filterColumn = `x.${column}`), filter[name], once);
       if (!lookup) q.join('runs as r', 'r.run_id', 'x.run_id');
       key = 'x';
     } else {
@@ -160,7 +175,7 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
       );
     }
     for (const [name, column] of COLUMN_FILTERS) {
-      if (filter[name] !== undefined) q.where(`r.${column}`, filter[name] as string | number);
+      if (filter[name] !== undefined) filterOnce(q, (filterColumn = `r.${column}`), filter[name], once);
     }
     if (filter.since !== undefined) q.where(`${key}.created_at`, '>=', filter.since);
     // Below a cursor that already lies before `until`, the bound is implied; left in, SQLite would take it as
@@ -169,7 +184,7 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
     if (page.after) {
       q.whereRaw(`(${key}.created_at, ${key}.run_id) < (?, ?)`, [page.after.createdAt, page.after.id]);
     }
-    return q.orderBy([{ column: `${key}.created_at`, order: 'desc' }, { column: `${key}.run_id`, order: 'desc' }]).limit(page.limit);
+    return keysetOrder(q, `${key}.created_at`, `${key}.run_id`, page.limit, once, filterColumn);
   }
 
   async get(runId: string): Promise<Run | undefined> {

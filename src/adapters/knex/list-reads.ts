@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { PageRequest } from '../../application/ports/run-repository';
+import { dialectOf } from './dialect';
 import { plusPlaceholders } from './sql-text';
 
 type Row = Record<string, unknown>;
@@ -76,10 +77,45 @@ export class ShapedSql {
   }
 }
 
+/**
+ * Whether a page of `filters` equality filters and this limit is written to be planned once (see filterOnce): on a
+ * store whose page statements are (dialect.pagesPlannedOnce), with at most one filter. A page of several filters
+ * keeps plain equalities and is planned for its values: which filter's index to walk depends on them.
+ */
+export function plannedOnce(db: Knex, filters: number, limit: number): boolean {
+  return filters <= 1 && Number.isSafeInteger(limit) && limit >= 0 && dialectOf(db).pagesPlannedOnce;
+}
+
+/**
+ * A page's one equality filter as a statement planned once for every value (PostgreSQL's generic plans) must write it.
+ * Such a plan does not know the value, so it must not have a choice to get wrong: for `workflow = $1 ORDER BY
+ * created_at DESC, id DESC` it may walk the time index and filter, which for a rare value reads every row of the
+ * table. As `workflow >= $1 AND workflow <= $1`, ordered by `workflow` first (filterOrder), the same rows in the same
+ * order, only the (workflow, time, id) index gives that order, whatever the value.
+ */
+export function filterOnce(q: Knex.QueryBuilder, column: string, value: unknown, once: boolean): void {
+  if (once) q.where(column, '>=', value as Knex.Value).where(column, '<=', value as Knex.Value);
+  else q.where(column, value as Knex.Value);
+}
+
+/**
+ * A keyset page's order and limit: newest first by (time, id), after the one filter's column where the page is
+ * planned once (filterOnce). Its limit then is written into the text: a plan made without the value of `LIMIT $n`
+ * costs it as a tenth of the rows, and PostgreSQL would keep planning every run for its value.
+ */
+export function keysetOrder(q: Knex.QueryBuilder, time: string, id: string, limit: number, once: boolean, filterColumn?: string): Knex.QueryBuilder {
+  const order = [{ column: time, order: 'desc' }, { column: id, order: 'desc' }];
+  if (once && filterColumn) order.unshift({ column: filterColumn, order: 'desc' });
+  q.orderBy(order);
+  return once ? q.limit(limit, { skipBinding: true }) : q.limit(limit);
+}
+
 /** A keyset page query's shape (the names of what it filters on) and its bindings, in the order they are added. */
 export class QueryShape {
   private readonly names: string[];
   readonly bindings: unknown[] = [];
+  /** Written to be planned once (see filterOnce): the statement may run as a generic plan. */
+  planOnce = false;
 
   constructor(...names: string[]) {
     this.names = names;
@@ -91,12 +127,25 @@ export class QueryShape {
     return this;
   }
 
-  /** The tail every page query shares: `since`, `until` (implied below a cursor before it), the cursor, the limit. */
-  page(since: number | undefined, until: number | undefined, page: PageRequest): this {
+  /** An equality filter, as filterOnce writes it (its value bound twice where `once`). */
+  equal(name: string, value: unknown, once: boolean): this {
+    return once ? this.add(`${name} range`, value, value) : this.add(name, value);
+  }
+
+  /**
+   * The tail every page query shares: `since`, `until` (implied below a cursor before it), the cursor, the limit (in
+   * the text where `once`, see keysetOrder).
+   */
+  page(since: number | undefined, until: number | undefined, page: PageRequest, once = false): this {
     if (since !== undefined) this.add('since', since);
     if (until !== undefined && !(page.after && page.after.createdAt <= until)) this.add('until', until);
     if (page.after) this.add('after', page.after.createdAt, page.after.id);
-    this.bindings.push(page.limit);
+    if (once) {
+      this.names.push(`limit ${page.limit}`);
+      this.planOnce = true;
+    } else {
+      this.bindings.push(page.limit);
+    }
     return this;
   }
 

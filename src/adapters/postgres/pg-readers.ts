@@ -4,7 +4,7 @@ import { POLL_ALONE_MS, pollWhileAlone, statementOf, toStorageError, type QueryS
 
 type Row = Record<string, unknown>;
 interface PgConnection {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+  query(config: { name: string; text: string; values: unknown[] } | string): Promise<{ rows: Row[] }>;
   on(event: 'error' | 'end', listener: () => void): unknown;
 }
 type PoolClient = Knex.Client & {
@@ -27,6 +27,18 @@ interface Own {
 const MAX_SHAPES = 1024;
 
 /**
+ * The settings of the readers' own connection: every statement runs with one plan made for all values (a generic
+ * plan), so that a page is not planned again at each run (that cost as much as running it), and a sort is the last
+ * resort. A generic plan does not know a page's value, nor how many rows lie past its cursor: costed by defaults, a
+ * sort of the few rows it guesses looks cheaper than walking the index in order, and for a common value it would read
+ * and sort all of its rows. Every statement sent there has an index that gives its order: pages planned once
+ * (QueryShape.planOnce, see filterOnce) and the lists' other reads (by keys and names, unordered). A page of several
+ * filters is planned for its values on a connection of the pool.
+ */
+export const OWN_CONNECTION_SETTINGS: Readonly<Record<string, string>> = { plan_cache_mode: 'force_generic_plan', enable_sort: 'off' };
+const OWN_SETTINGS_SQL = Object.entries(OWN_CONNECTION_SETTINGS).map(([name, value]) => `SET ${name} = ${value}`).join('; ');
+
+/**
  * The history lists' reads on PostgreSQL (issue #29): each page is one trip to the server, as a named prepared
  * statement run on a connection of knex's pool (parsed and planned once per connection, then bound and run: a list
  * page's planning cost about as much as its execution), with its text compiled by knex once per shape. The pages
@@ -36,6 +48,8 @@ const MAX_SHAPES = 1024;
 export class PgReaders implements StatementReaders {
   private readonly shapes = new Map<string, string | null>();
   private readonly names = new Map<string, string>();
+  /** Texts of pages that must be planned for their values (not QueryShape.planOnce): never run on the own connection. */
+  private readonly planned = new Set<string>();
 
   /** Reads running now (see pollWhileAlone). */
   private running = 0;
@@ -52,16 +66,25 @@ export class PgReaders implements StatementReaders {
       const compiled = build().toSQL();
       const same = compiled.bindings.length === shape.bindings.length && compiled.bindings.every((b, i) => b === shape.bindings[i]);
       text = same ? compiled.toNative().sql : null;
-      if (this.shapes.size >= MAX_SHAPES) this.shapes.clear();
+      if (this.shapes.size >= MAX_SHAPES) {
+        this.shapes.clear();
+        this.planned.clear();
+      }
       this.shapes.set(shape.key, text);
+      if (text !== null && !shape.planOnce) this.planned.add(text);
     }
     return text ?? undefined;
   }
 
   /** The rows of `text` (`$n` parameters), run as a prepared statement named after its text. */
-  async select(text: string, bindings: readonly unknown[]): Promise<Row[]> {
+  select(text: string, bindings: readonly unknown[]): Promise<Row[]> {
+    return this.run(text, bindings, this.planned.has(text));
+  }
+
+  /** As select; `planned`: on a connection of the pool, where each run is planned for its values (see OWN_CONNECTION_SETTINGS). */
+  private async run(text: string, bindings: readonly unknown[], planned: boolean): Promise<Row[]> {
     this.running++;
-    const read = this.onConnection(async (conn) => (await conn.query({ name: this.nameOf(text), text, values: [...bindings] })).rows);
+    const read = this.onConnection(async (conn) => (await conn.query({ name: this.nameOf(text), text, values: [...bindings] })).rows, planned);
     if (this.running === 1 && this.server) pollWhileAlone(read, () => this.running === 1, POLL_ALONE_MS);
     try {
       return await read;
@@ -72,9 +95,9 @@ export class PgReaders implements StatementReaders {
     }
   }
 
-  /** `work` on the readers' own connection when it is free (a server's), else on one of the pool's. */
-  private async onConnection<T>(work: (conn: PgConnection) => Promise<T>): Promise<T> {
-    const own = this.server ? await this.ownConnection() : undefined;
+  /** `work` on the readers' own connection when it is free (a server's) and not `planned`, else on one of the pool's. */
+  private async onConnection<T>(work: (conn: PgConnection) => Promise<T>, planned: boolean): Promise<T> {
+    const own = this.server && !planned ? await this.ownConnection() : undefined;
     if (own && !own.busy) {
       own.busy = true;
       try {
@@ -104,7 +127,13 @@ export class PgReaders implements StatementReaders {
       void this.client.destroyRawConnection(current.conn).catch(() => undefined);
     }
     if (!this.own && !this.closed) {
-      this.own = this.client.acquireRawConnection().then((conn) => {
+      this.own = this.client.acquireRawConnection().then(async (conn) => {
+        try {
+          await conn.query(OWN_SETTINGS_SQL);
+        } catch (err) {
+          void this.client.destroyRawConnection(conn).catch(() => undefined);
+          throw err;
+        }
         const own: Own = { conn, busy: false, broken: false };
         const broke = (): void => {
           own.broken = true;
@@ -132,7 +161,7 @@ export class PgReaders implements StatementReaders {
 
   /** As SqliteReaders.selectText: the rows of a query of one column `line`, joined by newlines; '' for no rows. */
   async selectText(text: string, bindings: readonly unknown[]): Promise<string> {
-    const [row] = await this.select(this.wrapped(text), bindings);
+    const [row] = await this.run(this.wrapped(text), bindings, this.planned.has(text));
     return typeof row?.page === 'string' ? row.page : '';
   }
 

@@ -38,6 +38,7 @@ export const postgresDialect: StoreDialect = {
       for (const type of ['text', 'bigint']) await db.raw(`DROP FUNCTION IF EXISTS ${STORED_JSON}(${type})`);
     },
   },
+  pagesPlannedOnce: true,
   jsonInserts: false,
   wei: 'numeric',
   mergeCounts: (held, added) => `(SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb)::text FROM (SELECT key AS k, sum(value::bigint) AS n FROM (

@@ -20,6 +20,7 @@ export const sqliteDialect: StoreDialect = {
   oneWriter: true,
   storedItems: true,
   generatedItems: undefined,
+  pagesPlannedOnce: false,
   jsonInserts: true,
   wei: 'text',
   mergeCounts: (held, added) => `(SELECT json_group_object(k, n) FROM (SELECT key AS k, sum(value) AS n FROM (
