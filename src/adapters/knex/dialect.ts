@@ -78,12 +78,13 @@ export interface StoreDialect {
    */
   readonly storedItems: boolean;
   /**
-   * Adds to tables (or drops) an `item` column the database computes from each row by an expression of
-   * item-sql.ts's `postgres-stored` form (PostgreSQL, migration 0025). Undefined where items are kept otherwise.
+   * Adds to tables (or drops) a text column (`item` unless named) the database computes from each row by an
+   * expression of item-sql.ts's `postgres-stored` form (PostgreSQL, migrations 0025 and 0027). Undefined where items
+   * are kept otherwise.
    */
   readonly generatedItems: {
-    add(db: Knex, items: readonly { readonly table: string; readonly item: string }[]): Promise<void>;
-    drop(db: Knex, tables: readonly string[]): Promise<void>;
+    add(db: Knex, items: readonly { readonly table: string; readonly item: string }[], column?: string): Promise<void>;
+    drop(db: Knex, tables: readonly string[], column?: string): Promise<void>;
   } | undefined;
   /**
    * A list page's statement is planned once for every value it is run with (PostgreSQL's readers run them as generic

@@ -40,30 +40,28 @@ const REORGS: ListTable = { table: 'reorgs', columns: REORG_COLUMNS, time: 'crea
 const SESSIONS: ListTable = { table: 'sessions', columns: SESSION_COLUMNS, time: 'created_at', id: 'session_id' };
 
 /**
- * A line of `listSendItems`' page: the send's stored item (SQLite's since migration 0010, PostgreSQL's since 0025:
- * its two pieces, already tab-separated), then what the explorer link and the times are made of, and its id,
- * tab-separated (JSON text holds no raw tab or newline). Eight fields, cut by `sendItemsOfText`.
+ * A line of `listSendItems`' page: the send's stored item (SQLite's since migration 0010: its two pieces, already
+ * tab-separated), then what the explorer link and the times are made of, and its id, tab-separated (JSON text holds
+ * no raw tab or newline). Eight fields, cut by `sendItemsOfText`. PostgreSQL keeps the whole line (migration 0027).
  */
 const SEND_LINE = 'concat(sends.item, char(9), json_quote(sends.network), char(9), sends.chain_id, char(9), json_quote(sends.tx_hash), ' +
   'char(9), sends.created_at, char(9), sends.updated_at, char(9), sends.send_id) AS line';
 /** The page lines of each list on each store: the same text, joined by each. */
 const SEND_LINES = {
   sqlite: SEND_LINE,
-  postgres: `concat(sends.item, chr(9), coalesce(to_json(sends.network)::text, 'null'), chr(9), sends.chain_id, chr(9), `
-    + `coalesce(to_json(sends.tx_hash)::text, 'null'), chr(9), sends.created_at, chr(9), sends.updated_at, chr(9), sends.send_id) AS line`,
+  postgres: 'sends.line AS line',
 };
 /** Runs whose sends one statement of `sendItemsOfRuns` renders: an export's page of runs is read in a few, side by side. */
 const SEND_ITEMS_CHUNK = 100;
 
 /**
- * A line of `listApprovalItems`' page: the approval's stored item (migration 0012 on SQLite, 0025 on PostgreSQL:
- * its two pieces, already tab-separated), then its times and its id, tab-separated. Six fields.
+ * A line of `listApprovalItems`' page: the approval's stored item (migration 0012 on SQLite: its two pieces, already
+ * tab-separated), then its times and its id, tab-separated. Six fields. PostgreSQL keeps the whole line (0027).
  */
 const APPROVAL_LINES = {
   sqlite: 'concat(approvals.item, char(9), approvals.requested_at, char(9), approvals.expires_at, char(9), approvals.decided_at, ' +
     'char(9), approvals.approval_id) AS line',
-  postgres: 'concat(approvals.item, chr(9), approvals.requested_at, chr(9), approvals.expires_at, chr(9), approvals.decided_at, ' +
-    'chr(9), approvals.approval_id) AS line',
+  postgres: 'approvals.line AS line',
 };
 
 /** A line of `listWaitingItems`' page: the head of the waiting run's item, then its times and id, tab-separated. */

@@ -34,12 +34,12 @@ const LIST_FILTERS: ReadonlyArray<readonly [keyof RunFilter, { table: string; co
 ];
 
 /**
- * A line of `listItems`' page: the run's stored item (its head, runItemHead: SQLite's since migration 0010,
- * PostgreSQL's since 0025), then its times, id and status, tab-separated.
+ * A line of `listItems`' page: the run's stored item (its head, runItemHead: SQLite's since migration 0010), then its
+ * times, id and status, tab-separated. PostgreSQL keeps the whole line (migration 0027, GENERATED_LINES).
  */
 const ITEM_TEXT = {
   sqlite: 'concat(r.item, char(9), r.created_at, char(9), r.finished_at, char(9), r.duration_ms, char(9), r.run_id, char(9), r.status)',
-  postgres: 'concat(r.item, chr(9), r.created_at, chr(9), r.finished_at, chr(9), r.duration_ms, chr(9), r.run_id, chr(9), r.status)',
+  postgres: 'r.line',
 };
 const ITEM_LINE = { sqlite: `${ITEM_TEXT.sqlite} AS line`, postgres: `${ITEM_TEXT.postgres} AS line` };
 /**

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect';
-import { approvalItemPieces, joinedSql, runItemHead, sendItemPieces, type ItemDialect } from './item-sql';
+import { approvalItemPieces, joinedSql, runItemHead, sendItemPieces, STORED_JSON, type ItemDialect } from './item-sql';
 import { APPROVAL_COLUMNS, RUN_COLUMNS } from './rows';
 
 /** The columns of `runs` (the run projection), as migration 0001 made them and as 0010 makes them again. */
@@ -172,5 +172,42 @@ export const generatedItemsMigration = {
   },
   async down(db: Knex): Promise<void> {
     await dialectOf(db).generatedItems?.drop(db, ['runs', 'sends', 'approvals']);
+  },
+};
+
+/** Pieces of text joined by tabs in a generated column's expression; `nullable` pieces as '' for NULL (as `concat` has them). */
+function tabbed(pieces: ReadonlyArray<string | { readonly nullable: string }>): string {
+  return joinedSql('postgres-stored', pieces.flatMap((piece, i) => [...(i ? ['chr(9)'] : []), typeof piece === 'string' ? piece : `coalesce(${piece.nullable}, '')`]));
+}
+
+/**
+ * The whole line of each list page, as the lists read it on SQLite (KnexRunRepository's ITEM_TEXT,
+ * KnexHistoryRepository's SEND_LINES and APPROVAL_LINES: the item, then tab-separated what the times, the link and
+ * the position are made of), in the `postgres-stored` form.
+ */
+const GENERATED_LINES = {
+  runs: tabbed([runItemHead('', 'postgres-stored'), 'created_at::text', { nullable: 'finished_at::text' }, { nullable: 'duration_ms::text' }, 'run_id::text', 'status::text']),
+  sends: tabbed([sendItem(true, 'postgres-stored'), `${STORED_JSON}(network::text)`, 'chain_id::text', `${STORED_JSON}(tx_hash::text)`, 'created_at::text', 'updated_at::text', 'send_id::text']),
+  approvals: tabbed([approvalItem('postgres-stored'), 'requested_at::text', { nullable: 'expires_at::text' }, { nullable: 'decided_at::text' }, 'approval_id::text']),
+} as const;
+
+/**
+ * Migration 0027, on PostgreSQL (issue #29): each row of `runs`, `sends` and `approvals` keeps its whole page line
+ * (`line`, GENERATED_LINES) instead of its item alone: a page read each row's item and rendered five to seven more
+ * values around it, and PostgreSQL's output of a bigint or a JSON string per value and row cost as much as the rest
+ * of the statement (docs/benchmarks.md). Adding the column rewrites each table once. On SQLite nothing changes.
+ */
+export const generatedLinesMigration = {
+  async up(db: Knex): Promise<void> {
+    const generated = dialectOf(db).generatedItems;
+    if (!generated) return;
+    await generated.drop(db, ['runs', 'sends', 'approvals']);
+    await generated.add(db, (['runs', 'sends', 'approvals'] as const).map((table) => ({ table, item: GENERATED_LINES[table] })), 'line');
+  },
+  async down(db: Knex): Promise<void> {
+    const generated = dialectOf(db).generatedItems;
+    if (!generated) return;
+    await generated.drop(db, ['runs', 'sends', 'approvals'], 'line');
+    await generatedItemsMigration.up(db);
   },
 };

@@ -12,7 +12,7 @@ import { engine, engineGuarantees } from './migration-engine';
 import { relayerTopups } from './migration-relayers';
 import { sends } from './migration-sends';
 import {
-  approvalItemsMigration, approvalsColumns, generatedItemsMigration, runsColumns, sendsColumns, sendTokenTransferMigration, storedItemsMigration,
+  approvalItemsMigration, approvalsColumns, generatedItemsMigration, generatedLinesMigration, runsColumns, sendsColumns, sendTokenTransferMigration, storedItemsMigration,
 } from './migration-items';
 import { waitingCounts, waitingSlotsMigration } from './migration-waiting';
 import { waitingPagesMigration } from './migration-waiting-pages';
@@ -134,7 +134,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0021_workflow_pause_unknown', workflowPauseMigration], ['0022_reorged_sends', reorgedSendsMigration],
   ['0023_wei_numeric', weiNumericMigration],
   ['0024_session_runs', sessionRunsMigration], ['0025_generated_items', generatedItemsMigration],
-  ['0026_waiting_slots', waitingSlotsMigration],
+  ['0026_waiting_slots', waitingSlotsMigration], ['0027_generated_lines', generatedLinesMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

@@ -29,12 +29,12 @@ export const postgresDialect: StoreDialect = {
   oneWriter: false,
   storedItems: false,
   generatedItems: {
-    add: async (db, items) => {
+    add: async (db, items, column = 'item') => {
       for (const sql of STORED_JSON_FUNCTIONS) await db.raw(sql);
-      for (const { table, item } of items) await db.raw(`ALTER TABLE ${table} ADD COLUMN item text GENERATED ALWAYS AS (${item}) STORED`);
+      for (const { table, item } of items) await db.raw(`ALTER TABLE ${table} ADD COLUMN ${column} text GENERATED ALWAYS AS (${item}) STORED`);
     },
-    drop: async (db, tables) => {
-      for (const table of tables) await db.raw(`ALTER TABLE ${table} DROP COLUMN IF EXISTS item`);
+    drop: async (db, tables, column = 'item') => {
+      for (const table of tables) await db.raw(`ALTER TABLE ${table} DROP COLUMN IF EXISTS ${column}`);
       for (const type of ['text', 'bigint']) await db.raw(`DROP FUNCTION IF EXISTS ${STORED_JSON}(${type})`);
     },
   },

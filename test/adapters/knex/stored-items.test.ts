@@ -15,7 +15,7 @@ type Row = Record<string, unknown>;
 /** The stores and how each refuses a write to a stored item (a generated column on both). */
 const STORES = [
   { name: 'SQLite (migrations 0010, 0012, 0014)', fresh: freshSqliteStore, refused: (table: string) => new RegExp(`update of ${table} failed`) },
-  { name: 'PostgreSQL (migration 0025)', fresh: freshPostgresStore, refused: (table: string) => new RegExp(`update of ${table} failed: .*SQLSTATE 428C9`) },
+  { name: 'PostgreSQL (migrations 0025, 0027)', fresh: freshPostgresStore, refused: (table: string) => new RegExp(`update of ${table} failed: .*SQLSTATE 428C9`) },
 ] as const;
 
 describe.each(STORES)("the runs', sends' and approvals' stored items on $name", ({ name, fresh, refused }) => {
@@ -108,19 +108,27 @@ describe.each(STORES)("the runs', sends' and approvals' stored items on $name", 
     expect(await waitingCounts()).toEqual([{ workflow: 'payouts', runs: 1 }]);
   });
 
-  if (!onSqlite) it('adds the items to a journal written before it, computed from its rows, and takes them away on the way down', async () => {
+  if (!onSqlite) it('adds the items and then the lines to a journal written before them, computed from its rows, and takes them away on the way down', async () => {
     await awkwardJournal();
     const before = await pagesAndExpected();
     expect(before[0]).toEqual(before[1]);
     expect(before[2]).toEqual(before[3]);
     expect(before[4]).toEqual(before[5]);
     expect(before.map((page) => page.length)).toEqual([3, 3, 6, 6, 2, 2]);
+    const generated = async (): Promise<Row[]> =>
+      rows("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() AND is_generated = 'ALWAYS' ORDER BY 1, 2");
+    const lines = ['approvals', 'runs', 'sends'].map((table) => ({ table_name: table, column_name: 'line' }));
+    expect(await generated()).toEqual(lines);
 
+    // 0027 down: the items of 0025 again, and the pages read them as before.
+    await db.migrate.down({ migrationSource, name: '0027_generated_lines' });
+    expect(await generated()).toEqual(lines.map((c) => ({ ...c, column_name: 'item' })));
     await db.migrate.down({ migrationSource, name: '0025_generated_items' });
-    expect(await rows("SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'item'")).toEqual([]);
+    expect(await generated()).toEqual([]);
     expect(await rows("SELECT proname FROM pg_proc WHERE proname = 'chainflow_json'")).toEqual([]);
 
     await db.migrate.latest({ migrationSource });
+    expect(await generated()).toEqual(lines);
     expect(await pagesAndExpected()).toEqual(before);
   });
 
@@ -140,7 +148,7 @@ describe.each(STORES)("the runs', sends' and approvals' stored items on $name", 
     expect(JSON.parse(pages[2]!.find((text) => text.includes('"run_id":"life"'))!)).toMatchObject({ run_id: 'life', status: 'succeeded', tx_hashes: ['0xabc'] });
     expect(pages[4]).toEqual(pages[5]);
     // A stored generated column: no statement can write it, so none can leave it stale.
-    for (const table of ['sends', 'runs', 'approvals']) await expect(db.raw(`UPDATE ${table} SET item = 'x'`)).rejects.toThrow(refused(table));
+    for (const table of ['sends', 'runs', 'approvals']) await expect(db.raw(`UPDATE ${table} SET ${onSqlite ? 'item' : 'line'} = 'x'`)).rejects.toThrow(refused(table));
     expect(await pagesAndExpected()).toEqual(pages);
   });
 });

@@ -100,7 +100,7 @@ describe('list pages planned once on PostgreSQL', () => {
       // A side table's filter alone is looked up per row (KnexRunRepository.listItems): no join to `r`.
       const lookup = ['relayer', 'txHash', 'stepId'].includes(name);
       const query = (deep: boolean): Knex.QueryBuilder =>
-        runs.listQuery(filter, { limit: 51, after: deep ? after : undefined }, [db.raw(lookup ? 'x.run_id AS line' : 'r.item AS line')], lookup);
+        runs.listQuery(filter, { limit: 51, after: deep ? after : undefined }, [db.raw(lookup ? 'x.run_id AS line' : 'r.line AS line')], lookup);
       const value = Object.values(filter)[0];
       const absent = (deep: boolean): unknown[] | undefined => {
         if (value === undefined) return undefined;
