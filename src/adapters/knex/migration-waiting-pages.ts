@@ -32,3 +32,23 @@ async function recreate(db: Knex, name: string, columns: readonly string[]): Pro
   await db.raw(`DROP INDEX IF EXISTS ${name}`);
   await db.raw(`CREATE INDEX ${name} ON runs (${columns.join(', ')}) WHERE status = 'waiting'`);
 }
+
+/** Migration 0028's index of the unfiltered waiting page: the runs parked now by (parked_at, run_id), then the rest. */
+const PARKED_INDEX = 'runs_waiting_parked_at_run_id';
+
+/**
+ * Migration 0028: the unfiltered waiting page's index leads with (parked_at, run_id), not `status`. Its one value
+ * ('waiting') is the index's own condition, and PostgreSQL leaves a condition the index's predicate implies out of
+ * its search: with no value for the first column, a deep page's cursor could not position the scan, which read every
+ * waiting run newer than the cursor to find the page. SQLite searches the new index by the cursor as it did the old.
+ */
+export const waitingCursorMigration = {
+  async up(db: Knex): Promise<void> {
+    await db.raw('DROP INDEX IF EXISTS runs_waiting_status_parked_at_run_id');
+    await db.raw(`CREATE INDEX ${PARKED_INDEX} ON runs (parked_at, run_id, ${ITEM_COLUMNS.join(', ')}) WHERE status = 'waiting'`);
+  },
+  async down(db: Knex): Promise<void> {
+    await db.raw(`DROP INDEX IF EXISTS ${PARKED_INDEX}`);
+    await recreate(db, 'runs_waiting_status_parked_at_run_id', ['status', 'parked_at', 'run_id', ...ITEM_COLUMNS]);
+  },
+};

@@ -15,7 +15,7 @@ import {
   approvalItemsMigration, approvalsColumns, generatedItemsMigration, generatedLinesMigration, runsColumns, sendsColumns, sendTokenTransferMigration, storedItemsMigration,
 } from './migration-items';
 import { waitingCounts, waitingSlotsMigration } from './migration-waiting';
-import { waitingPagesMigration } from './migration-waiting-pages';
+import { waitingCursorMigration, waitingPagesMigration } from './migration-waiting-pages';
 import { stepRunsMigration } from './step-runs-store';
 import { notificationsMigration } from './migration-notifications';
 import { eventsMigration } from './migration-events';
@@ -135,6 +135,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0023_wei_numeric', weiNumericMigration],
   ['0024_session_runs', sessionRunsMigration], ['0025_generated_items', generatedItemsMigration],
   ['0026_waiting_slots', waitingSlotsMigration], ['0027_generated_lines', generatedLinesMigration],
+  ['0028_waiting_cursor', waitingCursorMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

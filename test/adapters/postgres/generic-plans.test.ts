@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { HISTORY_LISTS, KnexHistoryRepository } from '../../../src/adapters/knex/knex-history.repository';
 import { KnexRunRepository } from '../../../src/adapters/knex/knex-run.repository';
+import { migrationSource } from '../../../src/adapters/knex/migrations';
 import { QueryShape } from '../../../src/adapters/knex/list-reads';
 import { OWN_CONNECTION_SETTINGS, PgReaders } from '../../../src/adapters/postgres/pg-readers';
 import type { RunFilter } from '../../../src/application/ports/run-repository';
@@ -80,16 +81,16 @@ describe('list pages planned once on PostgreSQL', () => {
     ['sessionId', { sessionId: 'v1' }], ['relayer', { relayer: 'v1' }], ['txHash', { txHash: 'v1' }], ['stepId', { stepId: 'v1' }],
   ];
   const LISTS = [
-    { table: HISTORY_LISTS.SENDS, filters: ['workflow', 'network', 'relayer', 'status', 'outcome', 'session', 'run_id', 'tx_hash'] },
-    { table: HISTORY_LISTS.APPROVALS, filters: ['workflow', 'status'] },
-    { table: HISTORY_LISTS.WAITING, filters: ['workflow', 'wait_kind'] },
-    { table: HISTORY_LISTS.REORGS, filters: ['workflow', 'network'] },
-    { table: HISTORY_LISTS.SESSIONS, filters: ['workflow', 'kind'] },
+    { name: 'sends', table: HISTORY_LISTS.SENDS, filters: ['workflow', 'network', 'relayer', 'status', 'outcome', 'session', 'run_id', 'tx_hash'] },
+    { name: 'approvals', table: HISTORY_LISTS.APPROVALS, filters: ['workflow', 'status'] },
+    { name: 'waiting', table: HISTORY_LISTS.WAITING, filters: ['workflow', 'wait_kind'] },
+    { name: 'reorgs', table: HISTORY_LISTS.REORGS, filters: ['workflow', 'network'] },
+    { name: 'replays', table: HISTORY_LISTS.SESSIONS, filters: ['workflow', 'kind'] },
   ];
   /** The value no row has, bound where a page's filter is (twice: as its range's two ends). */
   const NONE = 'no-such-value';
 
-  it('reads a handful of pages for a value no row has, on every list and filter, first and deep, and never sorts', async () => {
+  it('reads a handful of pages for a value no row has and as many deep as first, on every list and filter, and never sorts', async () => {
     const db = fixture.db;
     await fill(db);
     const runs = new KnexRunRepository(db);
@@ -109,20 +110,24 @@ describe('list pages planned once on PostgreSQL', () => {
       };
       cases.push({ name: `runs ${name}`, query, absent });
     }
-    for (const { table, filters } of LISTS) {
+    for (const { name: list, table, filters } of LISTS) {
       for (const field of [undefined, ...filters]) {
         const equals: Record<string, string> = field ? { [field]: 'v1' } : {};
         const query = (deep: boolean): Knex.QueryBuilder => history.pageQuery(table, { equals }, { limit: 51, after: deep ? after : undefined });
         const absent = (deep: boolean): unknown[] | undefined =>
           field ? (query(deep).toSQL().toNative().bindings as unknown[]).map((b) => (b === 'v1' ? NONE : b)) : undefined;
-        cases.push({ name: `${table.table} ${field ?? 'none'}`, query, absent });
+        cases.push({ name: `${list} ${field ?? 'unfiltered'}`, query, absent });
       }
     }
     const failures: string[] = [];
     for (const c of cases) {
+      const read: number[] = [];
       for (const deep of [false, true]) {
         const shown = await generic(db, c.query(deep));
+        read.push(shown.buffers);
         if (shown.sorted) failures.push(`${c.name}${deep ? ' deep' : ''} sorts: ${shown.plan}`);
+        // A cursor positions the scan: a page halfway down reads about what the first page reads, not what lies above it.
+        if (deep && shown.buffers > read[0]! + 8) failures.push(`${c.name} deep read ${shown.buffers} buffers, the first page ${read[0]}: ${shown.plan}`);
         const values = c.absent(deep);
         if (!values) continue;
         const none = await generic(db, c.query(deep), values);
@@ -145,6 +150,22 @@ describe('list pages planned once on PostgreSQL', () => {
     const common = await generic(db, deep, undefined, { plan_cache_mode: 'force_generic_plan' });
     expect(common.sorted).toBe(true);
     expect(common.buffers).toBeGreaterThan(100);
+  }, 60_000);
+
+  it('reads a deep waiting page from its cursor since migration 0028, and from the newest waiting run before it', async () => {
+    const db = fixture.db;
+    await fill(db);
+    const history = new KnexHistoryRepository(db);
+    const page = (deep: boolean): Knex.QueryBuilder =>
+      history.pageQuery(HISTORY_LISTS.WAITING, { equals: {} }, { limit: 51, after: deep ? { createdAt: (ROWS / 2) * 1000, id: 'm' } : undefined });
+    const read = async (): Promise<number[]> => [(await generic(db, page(false))).buffers, (await generic(db, page(true))).buffers];
+    const [first, deep] = await read();
+    expect(deep).toBeLessThanOrEqual(first! + 8);
+    await db.migrate.down({ migrationSource, name: '0028_waiting_cursor' });
+    const [, before] = await read();
+    expect(before).toBeGreaterThan(first! * 2);
+    await db.migrate.latest({ migrationSource });
+    expect((await read())[1]).toBe(deep);
   }, 60_000);
 
   it("runs written-once pages on the server readers' own connection, planned generically, and other pages on the pool's", async () => {
