@@ -92,6 +92,12 @@ export interface StoreDialect {
    * (filterOnce in list-reads.ts). False: each statement plans for its values (SQLite keeps its plan per statement).
    */
   readonly pagesPlannedOnce: boolean;
+  /**
+   * A condition that a partial index's own predicate implies still positions a search of that index (SQLite). False
+   * (PostgreSQL): it is left out of the search, so such a column leading an index leaves the columns after it unable
+   * to position a scan (migration 0028).
+   */
+  readonly partialIndexKeys: boolean;
   /** Multi-row inserts as one JSON document unpacked by the database (`json_each`) instead of bound VALUES. */
   readonly jsonInserts: boolean;
   /** How wei and token amounts are stored: TEXT (exact decimal), or NUMERIC(78,0) (summed exactly by SQL). */

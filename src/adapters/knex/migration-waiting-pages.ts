@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOf } from './dialect';
 
 /** The partial indexes of the waiting list (migration 0002): the runs parked now, by (filter, parked_at, run_id). */
 const WAITING_INDEXES = [
@@ -37,17 +38,21 @@ async function recreate(db: Knex, name: string, columns: readonly string[]): Pro
 const PARKED_INDEX = 'runs_waiting_parked_at_run_id';
 
 /**
- * Migration 0028: the unfiltered waiting page's index leads with (parked_at, run_id), not `status`. Its one value
- * ('waiting') is the index's own condition, and PostgreSQL leaves a condition the index's predicate implies out of
- * its search: with no value for the first column, a deep page's cursor could not position the scan, which read every
- * waiting run newer than the cursor to find the page. SQLite searches the new index by the cursor as it did the old.
+ * Migration 0028, on PostgreSQL: the unfiltered waiting page's index leads with (parked_at, run_id), not `status`. Its
+ * one value ('waiting') is the index's own condition, and PostgreSQL leaves a condition the index's predicate implies
+ * out of its search (dialect.partialIndexKeys): with no value for the first column, a deep page's cursor could not
+ * position the scan, which read every waiting run newer than the cursor to find the page. SQLite keeps the index of
+ * 0011, which it searches by `status` and the cursor (without statistics, it would sort another index's rows rather
+ * than walk a partial index led by a range).
  */
 export const waitingCursorMigration = {
   async up(db: Knex): Promise<void> {
+    if (dialectOf(db).partialIndexKeys) return;
     await db.raw('DROP INDEX IF EXISTS runs_waiting_status_parked_at_run_id');
     await db.raw(`CREATE INDEX ${PARKED_INDEX} ON runs (parked_at, run_id, ${ITEM_COLUMNS.join(', ')}) WHERE status = 'waiting'`);
   },
   async down(db: Knex): Promise<void> {
+    if (dialectOf(db).partialIndexKeys) return;
     await db.raw(`DROP INDEX IF EXISTS ${PARKED_INDEX}`);
     await recreate(db, 'runs_waiting_status_parked_at_run_id', ['status', 'parked_at', 'run_id', ...ITEM_COLUMNS]);
   },

@@ -39,6 +39,7 @@ export const postgresDialect: StoreDialect = {
     },
   },
   pagesPlannedOnce: true,
+  partialIndexKeys: false,
   jsonInserts: false,
   wei: 'numeric',
   mergeCounts: (held, added) => `(SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb)::text FROM (SELECT key AS k, sum(value::bigint) AS n FROM (

@@ -21,6 +21,7 @@ export const sqliteDialect: StoreDialect = {
   storedItems: true,
   generatedItems: undefined,
   pagesPlannedOnce: false,
+  partialIndexKeys: true,
   jsonInserts: true,
   wei: 'text',
   mergeCounts: (held, added) => `(SELECT json_group_object(k, n) FROM (SELECT key AS k, sum(value) AS n FROM (
