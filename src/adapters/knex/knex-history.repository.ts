@@ -242,7 +242,7 @@ export class KnexHistoryRepository implements HistoryRepository {
     const q = this.db(list.table).select(columns ?? (dialectOf(this.db).storedItems ? this.db.raw(packedColumns(list.table, list.columns)) : '*'));
     if (list.where) q.whereRaw(list.where);
     const equals = Object.entries(filter.equals);
-    const once = plannedOnce(this.db, equals.length, page.limit);
+    const once = plannedOnce(this.db, equals.length);
     for (const [field, value] of equals) filterOnce(q, COLUMN[field] ?? field, value, once);
     if (filter.since !== undefined) q.where(list.time, '>=', filter.since);
     // Implied below a cursor that lies before `until` (and, left in, SQLite would scan from `until` down).
@@ -277,7 +277,7 @@ export class KnexHistoryRepository implements HistoryRepository {
   private shapeOf(kind: string, filter: ListFilter, page: PageRequest): QueryShape {
     const shape = new QueryShape(kind);
     const equals = Object.entries(filter.equals);
-    const once = plannedOnce(this.db, equals.length, page.limit);
+    const once = plannedOnce(this.db, equals.length);
     for (const [field, value] of equals) shape.equal(field, value, once);
     return shape.page(filter.since, filter.until, page, once);
   }

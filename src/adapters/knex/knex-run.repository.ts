@@ -120,7 +120,7 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   /** The shape of `listQuery` for these filters (its bindings in the order it adds them), named `kind`. */
   private shapeOf(kind: string, filter: RunFilter, page: PageRequest): QueryShape {
     const driver = LIST_FILTERS.find(([name]) => filter[name] !== undefined)?.[0];
-    const once = this.plannedOnce(filter, page);
+    const once = this.plannedOnce(filter);
     const shape = new QueryShape(kind);
     if (driver) shape.equal(`${driver}*`, filter[driver], once);
     for (const [name] of [...LIST_FILTERS, ...COLUMN_FILTERS]) if (filter[name] !== undefined && name !== driver) shape.equal(name, filter[name], once);
@@ -139,8 +139,8 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   }
 
   /** Whether the page is written to be planned once (see filterOnce). */
-  private plannedOnce(filter: RunFilter, page: PageRequest): boolean {
-    return plannedOnce(this.db, this.named(filter).length, page.limit);
+  private plannedOnce(filter: RunFilter): boolean {
+    return plannedOnce(this.db, this.named(filter).length);
   }
 
   /**
@@ -150,7 +150,7 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
   listQuery(filter: RunFilter, page: PageRequest, columns?: readonly (string | Knex.Raw)[], lookup = false): Knex.QueryBuilder {
     // The most selective multi-valued filter drives the scan through its side table; the rest filter rows.
     const driver = LIST_FILTERS.find(([name]) => filter[name] !== undefined);
-    const once = this.plannedOnce(filter, page);
+    const once = this.plannedOnce(filter);
     // The one filter's column, where the page is planned once: its order starts with it (keysetOrder).
     let filterColumn: string | undefined;
     let q: Knex.QueryBuilder;

@@ -78,12 +78,12 @@ export class ShapedSql {
 }
 
 /**
- * Whether a page of `filters` equality filters and this limit is written to be planned once (see filterOnce): on a
- * store whose page statements are (dialect.pagesPlannedOnce), with at most one filter. A page of several filters
- * keeps plain equalities and is planned for its values: which filter's index to walk depends on them.
+ * Whether a page of `filters` equality filters is written to be planned once (see filterOnce): on a store whose page
+ * statements are (dialect.pagesPlannedOnce), with at most one filter. A page of several filters keeps plain
+ * equalities and is planned for its values: which filter's index to walk depends on them.
  */
-export function plannedOnce(db: Knex, filters: number, limit: number): boolean {
-  return filters <= 1 && Number.isSafeInteger(limit) && limit >= 0 && dialectOf(db).pagesPlannedOnce;
+export function plannedOnce(db: Knex, filters: number): boolean {
+  return filters <= 1 && dialectOf(db).pagesPlannedOnce;
 }
 
 /**
@@ -98,16 +98,11 @@ export function filterOnce(q: Knex.QueryBuilder, column: string, value: unknown,
   else q.where(column, value as Knex.Value);
 }
 
-/**
- * A keyset page's order and limit: newest first by (time, id), after the one filter's column where the page is
- * planned once (filterOnce). Its limit then is written into the text: a plan made without the value of `LIMIT $n`
- * costs it as a tenth of the rows, and PostgreSQL would keep planning every run for its value.
- */
+/** A keyset page's order and limit: newest first by (time, id), after the one filter's column where the page is planned once (filterOnce). */
 export function keysetOrder(q: Knex.QueryBuilder, time: string, id: string, limit: number, once: boolean, filterColumn?: string): Knex.QueryBuilder {
   const order = [{ column: time, order: 'desc' }, { column: id, order: 'desc' }];
   if (once && filterColumn) order.unshift({ column: filterColumn, order: 'desc' });
-  q.orderBy(order);
-  return once ? q.limit(limit, { skipBinding: true }) : q.limit(limit);
+  return q.orderBy(order).limit(limit);
 }
 
 /** A keyset page query's shape (the names of what it filters on) and its bindings, in the order they are added. */
@@ -133,19 +128,16 @@ export class QueryShape {
   }
 
   /**
-   * The tail every page query shares: `since`, `until` (implied below a cursor before it), the cursor, the limit (in
-   * the text where `once`, see keysetOrder).
+   * The tail every page query shares: `since`, `until` (implied below a cursor before it), the cursor, the limit.
+   * `once`: the query is written to be planned once (filterOnce).
    */
   page(since: number | undefined, until: number | undefined, page: PageRequest, once = false): this {
     if (since !== undefined) this.add('since', since);
     if (until !== undefined && !(page.after && page.after.createdAt <= until)) this.add('until', until);
     if (page.after) this.add('after', page.after.createdAt, page.after.id);
-    if (once) {
-      this.names.push(`limit ${page.limit}`);
-      this.planOnce = true;
-    } else {
-      this.bindings.push(page.limit);
-    }
+    this.bindings.push(page.limit);
+    if (once) this.names.push('once');
+    this.planOnce = once;
     return this;
   }
 

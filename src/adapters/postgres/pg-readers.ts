@@ -29,19 +29,20 @@ const MAX_SHAPES = 1024;
 /**
  * The settings of the readers' own connection: every statement runs with one plan made for all values (a generic
  * plan), so that a page is not planned again at each run (that cost as much as running it), and a sort is the last
- * resort. A generic plan does not know a page's value, nor how many rows lie past its cursor: costed by defaults, a
- * sort of the few rows it guesses looks cheaper than walking the index in order, and for a common value it would read
- * and sort all of its rows. Every statement sent there has an index that gives its order: pages planned once
- * (QueryShape.planOnce, see filterOnce) and the lists' other reads (by keys and names, unordered). A page of several
- * filters is planned for its values on a connection of the pool.
+ * resort. A generic plan knows neither a page's value nor how many rows lie past its cursor: costed on default
+ * guesses, a sort of the few rows it guesses can look cheaper than walking the index in order (it did for deep pages
+ * when the limit was written into the text), and for a common value it would read and sort all of that value's rows.
+ * Every statement sent there has an index that gives its order: pages planned once (QueryShape.planOnce, see
+ * filterOnce) and the lists' other reads (by keys and names, unordered). A page of several filters is planned for its
+ * values on a connection of the pool.
  */
 export const OWN_CONNECTION_SETTINGS: Readonly<Record<string, string>> = { plan_cache_mode: 'force_generic_plan', enable_sort: 'off' };
 const OWN_SETTINGS_SQL = Object.entries(OWN_CONNECTION_SETTINGS).map(([name, value]) => `SET ${name} = ${value}`).join('; ');
 
 /**
  * The history lists' reads on PostgreSQL (issue #29): each page is one trip to the server, as a named prepared
- * statement run on a connection of knex's pool (parsed and planned once per connection, then bound and run: a list
- * page's planning cost about as much as its execution), with its text compiled by knex once per shape. The pages
+ * statement (parsed once per connection, then bound and run), with its text compiled by knex once per shape; on a
+ * server, on a connection of the readers' own that runs generic plans (OWN_CONNECTION_SETTINGS). The pages
  * come back as one text, their lines joined by PostgreSQL (`selectText`), so that the same JavaScript reads a page
  * on both stores and no row becomes an object (see KnexRunRepository.listItems).
  */
