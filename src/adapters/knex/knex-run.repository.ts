@@ -45,9 +45,8 @@ const ITEM_LINE = { sqlite: `${ITEM_TEXT.sqlite} AS line`, postgres: `${ITEM_TEX
 /**
  * The same line, looked up per row of a side table (`x`) that alone filters the page (see listQuery's `lookup`): a
  * subquery by the run's key instead of a join, which PostgreSQL plans in half the time (it weighs every index of
- * `runs` for a join, and plans a page's statement again at each run: its LIMIT is a parameter, so PostgreSQL never
- * settles for a generic plan, which for a filter's rare value could scan the whole time index; docs/benchmarks.md).
- * SQLite keeps the join: its prepared statement keeps its plan.
+ * `runs` for a join) where it plans a page at each run: on a connection of the pool, and in a command. Planned once
+ * (PgReaders' own connection), both run alike. SQLite keeps the join: its prepared statement keeps its plan.
  */
 const LOOKED_UP_LINE = {
   sqlite: `(SELECT ${ITEM_TEXT.sqlite} FROM runs r WHERE r.run_id = x.run_id) AS line`,
@@ -81,7 +80,7 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
    * SQLite database), the runs of `list` rendered by `toRunItem`.
    */
   async listItems(filter: RunFilter, page: PageRequest): Promise<RunItemText[]> {
-    // Where each run of a page's statement plans it again (PostgreSQL's readers: custom plans, see LOOKED_UP_LINE).
+    // On PostgreSQL's readers (see LOOKED_UP_LINE).
     const lookup = statementReadersOf(this.db) !== undefined && this.sideTableAlone(filter);
     const text = pageText(this.db, this.shapes, this.shapeOf('items', filter, page), (line) => this.listQuery(filter, page, [line], lookup), lookup ? LOOKED_UP_LINE : ITEM_LINE);
     if (text === undefined) {
