@@ -127,29 +127,38 @@ export class PgReaders implements StatementReaders {
       this.own = undefined;
       void this.client.destroyRawConnection(current.conn).catch(() => undefined);
     }
-    if (!this.own && !this.closed) {
-      this.own = this.client.acquireRawConnection().then(async (conn) => {
-        try {
-          await conn.query(OWN_SETTINGS_SQL);
-        } catch (err) {
-          void this.client.destroyRawConnection(conn).catch(() => undefined);
-          throw err;
-        }
-        const own: Own = { conn, busy: false, broken: false };
-        const broke = (): void => {
-          own.broken = true;
-        };
-        conn.on('error', broke);
-        conn.on('end', broke);
-        return own;
-      }, () => {
-        // The database away: this read takes the pool's way (and fails there, named); the next one tries again.
-        this.own = undefined;
-        return undefined;
-      });
-    }
+    if (!this.own && !this.closed) this.own = this.open();
     const own = await this.own;
     return own && !own.broken ? own : undefined;
+  }
+
+  /**
+   * A connection of the readers' own, with its settings; undefined when it cannot be made now (the database away, a
+   * setting refused): this read takes the pool's way (and fails there, named, if it must), the next one tries again.
+   */
+  private async open(): Promise<Own | undefined> {
+    let conn: PgConnection;
+    try {
+      conn = await this.client.acquireRawConnection();
+    } catch {
+      this.own = undefined;
+      return undefined;
+    }
+    const own: Own = { conn, busy: false, broken: false };
+    const broke = (): void => {
+      own.broken = true;
+    };
+    conn.on('error', broke);
+    conn.on('end', broke);
+    try {
+      await conn.query(OWN_SETTINGS_SQL);
+      return own;
+    } catch {
+      // A connection whose settings were refused is not used: the reads take the pool's way, planned for their values.
+      this.own = undefined;
+      void this.client.destroyRawConnection(conn).catch(() => undefined);
+      return undefined;
+    }
   }
 
   /** Closes the readers' own connection (the database's knex is being destroyed). */

@@ -73,6 +73,42 @@ describe('PostgreSQL list readers', () => {
     await eventually(async () => ((await backends()).length ? undefined : true));
   });
 
+  it('reads on the pool while its own connection cannot take its settings, and makes one again for the next read', async () => {
+    type Conn = { query: (q: unknown) => Promise<unknown>; processID?: number };
+    const base = pool() as unknown as { acquireRawConnection(): Promise<Conn> };
+    let refuse = 1;
+    const refused: number[] = [];
+    const client = Object.create(base) as typeof base;
+    client.acquireRawConnection = async () => {
+      const conn = await base.acquireRawConnection.call(client);
+      const query = conn.query.bind(conn);
+      conn.query = async (q: unknown) => {
+        if (typeof q === 'string' && q.startsWith('SET') && refuse > 0) {
+          refuse--;
+          refused.push(conn.processID!);
+          throw new Error('permission denied to set parameter');
+        }
+        return query(q);
+      };
+      return conn;
+    };
+    const readers = new PgReaders(client as unknown as ConstructorParameters<typeof PgReaders>[0], true);
+    made.push(readers);
+    const read = async (): Promise<{ pid: number; mode: string }> => {
+      const [row] = await readers.select("SELECT pg_backend_pid() AS pid, current_setting('plan_cache_mode') AS mode", []);
+      return { pid: Number(row!.pid), mode: String(row!.mode) };
+    };
+    const first = await read();
+    expect(refused).toHaveLength(1);
+    expect(first).toMatchObject({ mode: 'auto' });
+    expect(first.pid).not.toBe(refused[0]);
+    const own = await read();
+    expect(own.mode).toBe('force_generic_plan');
+    expect(await read()).toEqual(own);
+    // The refused connection was closed.
+    await eventually(async () => (((await fixture.db.raw('SELECT pid FROM pg_stat_activity WHERE pid = ?', [refused[0]])) as { rows: unknown[] }).rows.length ? undefined : true));
+  });
+
   it("never polls for a command's reads", async () => {
     const readers = readersOf();
     await readers.select('SELECT 1 AS x', []);
