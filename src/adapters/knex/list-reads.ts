@@ -89,9 +89,9 @@ export function plannedOnce(db: Knex, filters: number): boolean {
 /**
  * A page's one equality filter as a statement planned once for every value (PostgreSQL's generic plans) must write it.
  * Such a plan does not know the value, so it must not have a choice to get wrong: for `workflow = $1 ORDER BY
- * created_at DESC, id DESC` it may walk the time index and filter, which for a rare value reads every row of the
- * table. As `workflow >= $1 AND workflow <= $1`, ordered by `workflow` first (filterOrder), the same rows in the same
- * order, only the (workflow, time, id) index gives that order, whatever the value.
+ * created_at DESC, id DESC` it walks the time index and filters, which for a rare value reads the whole index. As
+ * `workflow >= $1 AND workflow <= $1`, ordered by `workflow` first (keysetOrder), the same rows in the same order,
+ * only the (workflow, time, id) index gives that order, whatever the value.
  */
 export function filterOnce(q: Knex.QueryBuilder, column: string, value: unknown, once: boolean): void {
   if (once) q.where(column, '>=', value as Knex.Value).where(column, '<=', value as Knex.Value);

@@ -194,8 +194,8 @@ const GENERATED_LINES = {
 /**
  * Migration 0027, on PostgreSQL (issue #29): each row of `runs`, `sends` and `approvals` keeps its whole page line
  * (`line`, GENERATED_LINES) instead of its item alone: a page read each row's item and rendered five to seven more
- * values around it, and PostgreSQL's output of a bigint or a JSON string per value and row cost as much as the rest
- * of the statement (docs/benchmarks.md). Adding the column rewrites each table once. On SQLite nothing changes.
+ * values around it: PostgreSQL's output of a bigint or a JSON string, per value and row, was a third of a sends
+ * page's statement (docs/benchmarks.md). Adding the column rewrites each table once. On SQLite nothing changes.
  */
 export const generatedLinesMigration = {
   async up(db: Knex): Promise<void> {

@@ -30,8 +30,8 @@ const MAX_SHAPES = 1024;
  * The settings of the readers' own connection: every statement runs with one plan made for all values (a generic
  * plan), so that a page is not planned again at each run (that cost as much as running it), and a sort is the last
  * resort. A generic plan knows neither a page's value nor how many rows lie past its cursor: costed on default
- * guesses, a sort of the few rows it guesses can look cheaper than walking the index in order (it did for deep pages
- * when the limit was written into the text), and for a common value it would read and sort all of that value's rows.
+ * guesses, a sort of the few rows it guesses past a deep page's cursor can look cheaper than walking the index in
+ * order, and for a common value it would read and sort all of that value's rows.
  * Every statement sent there has an index that gives its order: pages planned once (QueryShape.planOnce, see
  * filterOnce) and the lists' other reads (by keys and names, unordered). A page of several filters is planned for its
  * values on a connection of the pool.
