@@ -11,7 +11,7 @@ export {
   BUSY_TIMEOUT_MS, migrateOpened, READER_CACHE_KIB, SERVER_CACHE_KIB, STREAM_CACHE_KIB, type OpenOptions, type StorageProfile,
 } from './connection';
 export { FOLDED_SLOT } from './migration-waiting';
-export { attachReaders, MAX_SHAPES, newerFirst, type ListReaders, type QueryShape } from './list-reads';
+export { attachReaders, MAX_SHAPES, newerFirst, ShapedSql, type ListReaders, type QueryShape } from './list-reads';
 export { attachStatementReaders, type StatementReaders } from './statement-readers';
 export { STORED_JSON } from './item-sql';
 export { POLL_ALONE_MS, pollWhileAlone } from './poll-alone';

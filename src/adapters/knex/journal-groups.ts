@@ -22,9 +22,9 @@ export const POSTGRES_WRITERS = 4;
  * While another group is in flight, a free writer waits for at least this many appends before it starts one: a group
  * costs the same few round trips whatever it holds, and a writer that took each append as it came (one at a time
  * behind a long group) spent them on one append. Half of an engine's runs in flight by default (`engine.concurrency`
- * 64; each run has one append at a time): about two groups in flight. Measured on PostgreSQL with 1 and 3 workers
- * (bench --scale): 8, 16, 32 and 64 gave 1.9, 1.4, 0.8 and 0.7 statements a run; 32 the least CPU a run with three.
- * With no group in flight, whatever waits goes at once.
+ * 64; each run has one append at a time): about two groups in flight. Chosen by `bench --scale` on PostgreSQL among
+ * 8 to 64 (docs/benchmarks.md): the least CPU a run with three workers. With no group in flight, whatever waits goes
+ * at once.
  */
 export const GROUP_WHILE_BUSY = 32;
 

@@ -241,14 +241,14 @@ export class KnexHistoryRepository implements HistoryRepository {
   pageQuery(list: ListTable, filter: ListFilter, page: PageRequest, columns?: readonly Knex.Raw[]): Knex.QueryBuilder {
     const q = this.db(list.table).select(columns ?? (dialectOf(this.db).storedItems ? this.db.raw(packedColumns(list.table, list.columns)) : '*'));
     if (list.where) q.whereRaw(list.where);
-    const equals = Object.entries(filter.equals);
+    const equals = Object.entries(filter.equals).map(([field, value]) => [COLUMN[field] ?? field, value] as const);
     const once = plannedOnce(this.db, equals.length);
-    for (const [field, value] of equals) filterOnce(q, COLUMN[field] ?? field, value, once);
+    for (const [column, value] of equals) filterOnce(q, column, value, once);
     if (filter.since !== undefined) q.where(list.time, '>=', filter.since);
     // Implied below a cursor that lies before `until` (and, left in, SQLite would scan from `until` down).
     if (filter.until !== undefined && !(page.after && page.after.createdAt <= filter.until)) q.where(list.time, '<=', filter.until);
     if (page.after) q.whereRaw(`(${list.time}, ${list.id}) < (?, ?)`, [page.after.createdAt, page.after.id]);
-    return keysetOrder(q, list.time, list.id, page.limit, once, equals[0] && (COLUMN[equals[0][0]] ?? equals[0][0]));
+    return keysetOrder(q, list.time, list.id, page.limit, once, equals[0]?.[0]);
   }
 
   /**

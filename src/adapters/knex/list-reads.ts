@@ -63,13 +63,16 @@ export const MAX_SHAPES = 1024;
 export class ShapedSql {
   private readonly texts = new Map<string, string | null>();
 
+  /** `render`: the statement text of knex's compiled query (SQLite's `?` placeholders written as `?1`, … by default). */
+  constructor(private readonly render: (compiled: Knex.Sql) => string = (compiled) => plusPlaceholders(compiled.sql)) {}
+
   sql(shape: QueryShape, build: () => Knex.QueryBuilder): string | undefined {
     const { key, bindings } = shape;
     let text = this.texts.get(key);
     if (text === undefined) {
       const compiled = build().toSQL();
       const same = compiled.bindings.length === bindings.length && compiled.bindings.every((b, i) => b === bindings[i]);
-      text = same ? plusPlaceholders(compiled.sql) : null;
+      text = same ? this.render(compiled) : null;
       if (this.texts.size >= MAX_SHAPES) this.texts.clear();
       this.texts.set(key, text);
     }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { POLL_ALONE_MS, pollWhileAlone, statementOf, toStorageError, type QueryShape, type StatementReaders } from '../knex';
+import { MAX_SHAPES, POLL_ALONE_MS, pollWhileAlone, ShapedSql, statementOf, toStorageError, type QueryShape, type StatementReaders } from '../knex';
 
 type Row = Record<string, unknown>;
 interface PgConnection {
@@ -23,9 +23,6 @@ interface Own {
   broken: boolean;
 }
 
-/** Shapes (and statement texts) kept at most. */
-const MAX_SHAPES = 1024;
-
 /**
  * The settings of the readers' own connection: every statement runs with one plan made for all values (a generic
  * plan), so that a page is not planned again at each run (that cost as much as running it), and a sort is the last
@@ -47,7 +44,7 @@ const OWN_SETTINGS_SQL = Object.entries(OWN_CONNECTION_SETTINGS).map(([name, val
  * on both stores and no row becomes an object (see KnexRunRepository.listItems).
  */
 export class PgReaders implements StatementReaders {
-  private readonly shapes = new Map<string, string | null>();
+  private readonly shapes = new ShapedSql((compiled) => compiled.toNative().sql);
   private readonly names = new Map<string, string>();
   /** Texts of pages that must be planned for their values (not QueryShape.planOnce): never run on the own connection. */
   private readonly planned = new Set<string>();
@@ -60,21 +57,17 @@ export class PgReaders implements StatementReaders {
 
   constructor(private readonly client: PoolClient, private readonly server = false) {}
 
-  /** The statement text of a query by its shape (PostgreSQL's `$n` parameters), as ShapedSql does for SQLite. */
+  /**
+   * The statement text of a query by its shape (PostgreSQL's `$n` parameters). A page not written to be planned once
+   * is noted at each call (its run follows), so that it never runs on the own connection.
+   */
   sql(shape: QueryShape, build: () => Knex.QueryBuilder): string | undefined {
-    let text = this.shapes.get(shape.key);
-    if (text === undefined) {
-      const compiled = build().toSQL();
-      const same = compiled.bindings.length === shape.bindings.length && compiled.bindings.every((b, i) => b === shape.bindings[i]);
-      text = same ? compiled.toNative().sql : null;
-      if (this.shapes.size >= MAX_SHAPES) {
-        this.shapes.clear();
-        this.planned.clear();
-      }
-      this.shapes.set(shape.key, text);
-      if (text !== null && !shape.planOnce) this.planned.add(text);
+    const text = this.shapes.sql(shape, build);
+    if (text !== undefined && !shape.planOnce && !this.planned.has(text)) {
+      if (this.planned.size >= MAX_SHAPES) this.planned.clear();
+      this.planned.add(text);
     }
-    return text ?? undefined;
+    return text;
   }
 
   /** The rows of `text` (`$n` parameters), run as a prepared statement named after its text. */

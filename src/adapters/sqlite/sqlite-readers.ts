@@ -8,7 +8,6 @@ type Row = Record<string, unknown>;
 /** Read connections per process: enough for the driver's thread pool (4 threads by default) to stay busy. */
 export const READERS = 4;
 
-
 /**
  * A small pool of read-only connections (`PRAGMA query_only`) to one SQLite file, beside knex's single writer
  * connection. In WAL mode each reader sees the last committed state and neither waits for the writer nor makes it

@@ -113,7 +113,7 @@ export async function openPostgresCopyTarget(url: string, password?: string): Pr
   });
   return {
     migrations: async () => ((await db('knex_migrations').select('name').orderBy('id')) as Array<{ name: string }>).map((r) => r.name),
-    // Generated columns (the stored items, migration 0025) are PostgreSQL's to compute, never written.
+    // Generated columns (the stored items and lines, migrations 0025 and 0027) are PostgreSQL's to compute, never written.
     columnsOf: async (table) => {
       const rows = (await db.raw(`select column_name from information_schema.columns where table_schema = current_schema() and table_name = ? and is_generated = 'NEVER' order by ordinal_position`, [table])).rows as Array<{ column_name: string }>;
       return rows.length ? rows.map((r) => r.column_name) : undefined;
