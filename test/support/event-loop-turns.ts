@@ -11,3 +11,10 @@ export function countImmediateTurns(): number[] {
   }) as typeof timers.setImmediate);
   return turns;
 }
+
+/**
+ * The polling window the readers' polling tests give: longer than a server's POLL_ALONE_MS, so that a test process
+ * held off a core for a millisecond (CI's suites run side by side) still sees turns before its deadline. Their slow
+ * reads last several windows: a loop that stopped at its deadline stops well before the answer, however late a turn.
+ */
+export const POLL_WINDOW_MS = 10;

@@ -55,7 +55,8 @@ export class PgReaders implements StatementReaders {
   private own: Promise<Own | undefined> | undefined;
   private closed = false;
 
-  constructor(private readonly client: PoolClient, private readonly server = false) {}
+  /** `server`: a server's readers (polled for, with a connection of their own); `pollAloneMs`: how long a read is polled for at most. */
+  constructor(private readonly client: PoolClient, private readonly server = false, private readonly pollAloneMs = POLL_ALONE_MS) {}
 
   /**
    * The statement text of a query by its shape (PostgreSQL's `$n` parameters). A page not written to be planned once
@@ -79,7 +80,7 @@ export class PgReaders implements StatementReaders {
   private async run(text: string, bindings: readonly unknown[], planned: boolean): Promise<Row[]> {
     this.running++;
     const read = this.onConnection(async (conn) => (await conn.query({ name: this.nameOf(text), text, values: [...bindings] })).rows, planned);
-    if (this.running === 1 && this.server) pollWhileAlone(read, () => this.running === 1, POLL_ALONE_MS);
+    if (this.running === 1 && this.server) pollWhileAlone(read, () => this.running === 1, this.pollAloneMs);
     try {
       return await read;
     } catch (err) {
