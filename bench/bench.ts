@@ -195,7 +195,7 @@ async function copyOnly(): Promise<void> {
 /** `--scale`: several processes on one database, PostgreSQL beside SQLite (runs/s, takeover after kill -9); see scale.ts. */
 async function scaleOnly(): Promise<void> {
   mkdirSync(WORK, { recursive: true });
-  publish('scale', renderScale(await benchScale({ work: WORK, repo: REPO, runs: positiveInt('BENCH_SCALE_RUNS', 3000), log })));
+  publish('scale', renderScale(await benchScale({ work: WORK, repo: REPO, runs: positiveInt('BENCH_SCALE_RUNS', 9000), log })));
 }
 
 /** `--notifications`: a notification from the failing step to the receiver's 2xx. */
