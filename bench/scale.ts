@@ -5,8 +5,8 @@
  *   `chainflow worker` processes: one on SQLite, one on PostgreSQL, three on PostgreSQL. The runs are recorded in the
  *   schedule first (unowned, due now), then the workers take them; the figure counts the runs that ended between the
  *   first one's end and the last one's (9,000 runs by default: each process's first second or so of warm-up, paid
- *   once per process, weighs on three processes' short window three times). Where the time goes: the CPU seconds of each worker and of the PostgreSQL
- *   server's processes over the same window (utime + stime from /proc/<pid>/stat).
+ *   once per process, weighs on three processes' short window three times). Where the time goes: the CPU seconds
+ *   of each worker and of the PostgreSQL server's processes over the same window (utime + stime from /proc/<pid>/stat).
  * - takeover: a run's worker killed -9 mid-step, 20 times: from the kill to the run's next journal event, written
  *   by the other worker (its next attempt's start). Bound: lease_ttl + one poll_interval.
  */
