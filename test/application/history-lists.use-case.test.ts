@@ -246,6 +246,17 @@ describe('history list use cases', () => {
       expect((await replays.execute({ kind: 'replay', workflow: 'keeper' })).items.map((s) => s.session_id)).toEqual(['ses-replay']);
       expect((await walk(replays)).map((s) => s.session_id)).toEqual(['ses-test', 'ses-replay']);
     });
+
+    it('answers each page as JSON text, the text of the page execute answers, secrets redacted', async () => {
+      await journal.append(aSession({ sessionId: 'ses-leak', kind: 'test', workflow: `w ${SECRET}`, at: T0 + 2 * HOUR }));
+      const first = await replays.execute({ limit: '1' });
+      for (const query of [{}, { limit: '1' }, { limit: '1', cursor: first.cursor }, { kind: 'replay' }, { workflow: 'none' }]) {
+        expect(await replays.executeJson(query)).toBe(JSON.stringify(await replays.execute(query)));
+      }
+      expect(await replays.executeJson({})).not.toContain(SECRET);
+      expect(JSON.parse(await replays.executeJson({ kind: 'test' })).items[0]).toMatchObject({ session_id: 'ses-leak', workflow: `w ${REDACTED}` });
+      await expect(replays.executeJson({ limit: '0' })).rejects.toMatchObject({ field: 'limit' });
+    });
   });
 
   describe('input errors name the parameter', () => {

@@ -4,7 +4,8 @@
  * strings (no object inside, so no field of an item can be secret-typed).
  */
 import {
-  APPROVAL_ITEM_KEYS, RUN_ITEM_KEYS, SEND_ITEM_KEYS, WAITING_ITEM_KEYS, toApprovalItem, toRunItem, toSendAttemptItem, toWaitingItem,
+  APPROVAL_ITEM_KEYS, REPLAY_ITEM_KEYS, RUN_ITEM_KEYS, SEND_ITEM_KEYS, WAITING_ITEM_KEYS, toApprovalItem, toReplaySessionItem, toRunItem,
+  toSendAttemptItem, toWaitingItem,
 } from '../../src/application/history/items';
 import { SECRET_FIELD_NAMES } from '../../src/domain/redactor';
 import { aRunRecord, aSendRecord, aSettledSendRecord, anApprovalRecord } from '../mothers/records';
@@ -18,6 +19,10 @@ describe('the keys of the flat history items', () => {
     ['txs', SEND_ITEM_KEYS, [toSendAttemptItem(aSendRecord(), () => null), toSendAttemptItem(aSettledSendRecord(), () => 'https://x/tx/1')]],
     ['approvals', APPROVAL_ITEM_KEYS, [toApprovalItem(anApprovalRecord())]],
     ['waiting', WAITING_ITEM_KEYS, [toWaitingItem(aRunRecord({ status: 'waiting', waitKind: 'delay', parkedAt: 1, dueAt: 2 }))]],
+    ['replays', REPLAY_ITEM_KEYS, [
+      toReplaySessionItem({ sessionId: 's1', kind: 'test', workflow: 'w', createdAt: 1, finishedAt: null, runCount: 0, fromBlock: null, toBlock: null, note: null }),
+      toReplaySessionItem({ sessionId: 's2', kind: 'replay', workflow: 'w', createdAt: 1, finishedAt: 2, runCount: 3, fromBlock: 4, toBlock: 5, note: 'n' }),
+    ]],
   ];
 
   it.each(cases)('%s: the keys its item has, in order; flat values; no secret-typed field', (_list, keys, items) => {

@@ -20,6 +20,7 @@ function knexPorts(db: Knex): HistoryPorts {
     listWaitingItems: (f, p) => repo.listWaitingItems(f, p),
     listReorgs: (f, p) => repo.listReorgs(f, p),
     listSessions: (f, p) => repo.listSessions(f, p),
+    listSessionItems: (f, p) => repo.listSessionItems(f, p),
     listWorkflows: (known, limit, after) => repo.listWorkflows(known, limit, after),
     sendsOfRuns: (ids) => repo.sendsOfRuns(ids),
     sendItemsOfRuns: (ids, explorer) => repo.sendItemsOfRuns(ids, explorer),

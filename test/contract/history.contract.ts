@@ -1,15 +1,15 @@
 import type { ExplorerTxLinks, HistoryRepository, ListFilter } from '../../src/application/ports/history-repository';
 import { isPathSafe } from '../../src/domain/explorer';
 import type { JournalWriter } from '../../src/application/ports/journal-writer';
-import type { PageRequest } from '../../src/application/ports/run-repository';
+import type { ItemText, PageRequest } from '../../src/application/ports/run-repository';
 import type { JournalEvent } from '../../src/domain/journal/journal-event';
-import { toApprovalItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
+import { toApprovalItem, toReplaySessionItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
 import {
   aFinish, aPark, aResume, aRun, aSession, aTimedRun, aTxHash, aWorkflowState, iso, HOUR, MINUTE, SECOND, T0,
 } from '../mothers/journal-events';
 
 /** The history lists of the port, and the sends of runs the export reads. */
-export type HistoryLists = Pick<HistoryRepository, 'listSends' | 'listSendItems' | 'listApprovals' | 'listApprovalItems' | 'listWaiting' | 'listWaitingItems' | 'listReorgs' | 'listSessions' | 'listWorkflows' | 'sendsOfRuns' | 'sendItemsOfRuns'>;
+export type HistoryLists = Pick<HistoryRepository, 'listSends' | 'listSendItems' | 'listApprovals' | 'listApprovalItems' | 'listWaiting' | 'listWaitingItems' | 'listReorgs' | 'listSessions' | 'listSessionItems' | 'listWorkflows' | 'sendsOfRuns' | 'sendItemsOfRuns'>;
 export type HistoryPorts = Pick<JournalWriter, 'append'> & HistoryLists;
 
 const ALL = { equals: {} } as const;
@@ -38,6 +38,25 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
     afterEach(async () => close());
 
     const page = (limit = 100, after?: PageRequest['after']): PageRequest => ({ limit, ...(after ? { after } : {}) });
+
+    /**
+     * That `items` reads the page `rows` reads, for each of `filters` and for the page after the first row: each
+     * row at its position, as the text JSON.stringify makes of `toItem`.
+     */
+    const expectItemsOfEveryPage = async <T>(
+      rows: (f: ListFilter, p: PageRequest) => Promise<T[]>, items: (f: ListFilter, p: PageRequest) => Promise<ItemText[]>,
+      position: (row: T) => { createdAt: number; id: string }, toItem: (row: T) => unknown, filters: readonly ListFilter[],
+    ): Promise<void> => {
+      const expectItemsOfList = async (f: ListFilter, p: PageRequest = page()): Promise<void> => {
+        const list = await rows(f, p);
+        const texts = await items(f, p);
+        expect(texts.map((i) => i.position)).toEqual(list.map(position));
+        expect(texts.map((i) => i.json)).toEqual(list.map((row) => JSON.stringify(toItem(row))));
+      };
+      for (const f of filters) await expectItemsOfList(f);
+      const [first] = await rows(ALL, page(1));
+      await expectItemsOfList(ALL, page(2, position(first!)));
+    };
 
     describe('listSends', () => {
       const sends = async (f: ListFilter, p: PageRequest = page()): Promise<string[]> => (await ports.listSends(f, p)).map((s) => s.sendId);
@@ -229,17 +248,8 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
           runId: 'a-odd', workflow: 'q"b\\s\n\u0001 é 😀', at: '1969-12-31T23:59:58.999Z',
           approval: { approvalId: 'ap-odd', message: 'pay "1" ETH\\?\n\t✓ \u2028 😀', decision: 'rejected', by: 'eve\u0001', reason: 'q"\\', expiresAt: '1970-01-01T00:00:00.001Z' },
         }));
-        const expectItemsOfList = async (f: ListFilter, p: PageRequest = page()): Promise<void> => {
-          const list = await ports.listApprovals(f, p);
-          const items = await ports.listApprovalItems(f, p);
-          expect(items.map((i) => i.position)).toEqual(list.map((a) => ({ createdAt: a.requestedAt, id: a.approvalId })));
-          expect(items.map((i) => i.json)).toEqual(list.map((a) => JSON.stringify(toApprovalItem(a))));
-        };
-        for (const f of [ALL, filter({ workflow: 'payouts' }), filter({ status: 'pending' }), filter({ status: 'rejected' }), filter({}, { since: T0 + MINUTE }), filter({ workflow: 'none' })]) {
-          await expectItemsOfList(f);
-        }
-        const [first] = await ports.listApprovals(ALL, page(1));
-        await expectItemsOfList(ALL, page(2, { createdAt: first!.requestedAt, id: first!.approvalId }));
+        await expectItemsOfEveryPage((f, p) => ports.listApprovals(f, p), (f, p) => ports.listApprovalItems(f, p), (a) => ({ createdAt: a.requestedAt, id: a.approvalId }), toApprovalItem,
+          [ALL, filter({ workflow: 'payouts' }), filter({ status: 'pending' }), filter({ status: 'rejected' }), filter({}, { since: T0 + MINUTE }), filter({ workflow: 'none' })]);
         expect((await ports.listApprovalItems(ALL, page())).map((i) => i.position.id)).toEqual(['ap4', 'ap3', 'ap2', 'ap1', 'ap-odd']);
         const odd = JSON.parse((await ports.listApprovalItems(filter({ status: 'rejected' }), page()))[1]!.json);
         expect(odd).toMatchObject({ approval_id: 'ap-odd', message: 'pay "1" ETH\\?\n\t✓ \u2028 😀', decided_by: 'eve\u0001', reason: 'q"\\', expires_at: '1970-01-01T00:00:00.001Z' });
@@ -299,17 +309,8 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
 
       it('renders the page of every filter and cursor as its items, the runs of listWaiting in its order', async () => {
         await ports.append(aRun({ runId: 'w-odd', workflow: 'q"b\\s\n\u0001 é 😀', at: '1969-12-31T23:59:58.999Z', park: { waitKind: 'delay', dueAt: '1970-01-01T00:00:00.001Z' } }));
-        const expectItemsOfList = async (f: ListFilter, p: PageRequest = page()): Promise<void> => {
-          const list = await ports.listWaiting(f, p);
-          const items = await ports.listWaitingItems(f, p);
-          expect(items.map((i) => i.position)).toEqual(list.map((r) => ({ createdAt: r.parkedAt, id: r.runId })));
-          expect(items.map((i) => i.json)).toEqual(list.map((r) => JSON.stringify(toWaitingItem(r))));
-        };
-        for (const f of [ALL, filter({ workflow: 'keeper' }), filter({ wait_kind: 'tx' }), filter({}, { since: T0 + MINUTE }), filter({ workflow: 'none' })]) {
-          await expectItemsOfList(f);
-        }
-        const [first] = await ports.listWaiting(ALL, page(1));
-        await expectItemsOfList(ALL, page(2, { createdAt: first!.parkedAt!, id: first!.runId }));
+        await expectItemsOfEveryPage((f, p) => ports.listWaiting(f, p), (f, p) => ports.listWaitingItems(f, p), (r) => ({ createdAt: r.parkedAt!, id: r.runId }), toWaitingItem,
+          [ALL, filter({ workflow: 'keeper' }), filter({ wait_kind: 'tx' }), filter({}, { since: T0 + MINUTE }), filter({ workflow: 'none' })]);
         expect((await ports.listWaitingItems(ALL, page())).map((i) => i.position.id)).toEqual(['w-event', 'w-approval', 'w-tx', 'w-delay', 'w-odd']);
       });
 
@@ -425,6 +426,15 @@ export function historyContract(name: string, open: () => Promise<{ ports: Histo
         const all = await ports.listSessions(ALL, page());
         expect(all.map((s) => [s.sessionId, s.runCount])).toEqual([['late-1', 1], ['empty-1', 0], ['test-1', 1], ['replay-1', 4]]);
         expect(all[0]).toMatchObject({ sessionId: 'late-1', kind: 'test', createdAt: T0 + 3 * HOUR - MINUTE });
+      });
+
+      it('renders the page of every filter and cursor as its items, the sessions of listSessions in its order', async () => {
+        await ports.append(aSession({ sessionId: 'odd-1', kind: 'test', workflow: 'q"b\\s\t\n\u0001 é 😀', at: '1969-12-31T23:59:58.999Z', fromBlock: 0, toBlock: 9_007_199_254_740_991 }));
+        await expectItemsOfEveryPage((f, p) => ports.listSessions(f, p), (f, p) => ports.listSessionItems(f, p), (s) => ({ createdAt: s.createdAt, id: s.sessionId }), toReplaySessionItem,
+          [ALL, filter({ kind: 'replay' }), filter({ workflow: 'keeper' }), filter({}, { since: T0 + HOUR }), filter({ workflow: 'none' })]);
+        expect((await ports.listSessionItems(ALL, page())).map((i) => i.position.id)).toEqual(['empty-1', 'test-1', 'replay-1', 'odd-1']);
+        const odd = JSON.parse((await ports.listSessionItems(filter({ kind: 'test' }), page()))[1]!.json);
+        expect(odd).toMatchObject({ workflow: 'q"b\\s\t\n\u0001 é 😀', created_at: '1969-12-31T23:59:58.999Z', finished_at: null, run_count: 0, from_block: 0 });
       });
 
       it('filters by kind and workflow, bounds created_at, pages after a cursor', async () => {

@@ -8,7 +8,7 @@ import type { EngineStore } from '../../src/application/ports/engine-store';
 import { LeaseLostError } from '../../src/domain/errors';
 import type { ItemText, PageRequest, RunFilter, RunItemText, RunRepository, StepItemsText } from '../../src/application/ports/run-repository';
 import { exportSteps, STEP_EVENT_TYPES } from '../../src/application/history/timeline';
-import { toApprovalItem, toRunItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
+import { toApprovalItem, toReplaySessionItem, toRunItem, toSendAttemptItem, toWaitingItem } from '../../src/application/history/items';
 import type { StorageHealth, StorageKind } from '../../src/application/ports/storage-health';
 import type { PruneCounts, RetentionRepository } from '../../src/application/ports/retention-repository';
 import type { ExplorerTxLinks, HistoryRepository, ListFilter, WorkflowOverview } from '../../src/application/ports/history-repository';
@@ -264,6 +264,10 @@ export class InMemoryJournal implements JournalWriter, RunRepository, StorageHea
 
   async listSessions(filter: ListFilter, page: PageRequest): Promise<ReplaySession[]> {
     return keysetPage([...this.ws.sessions.values()], filter, page, (s) => s.createdAt, (s) => s.sessionId);
+  }
+
+  async listSessionItems(filter: ListFilter, page: PageRequest): Promise<ItemText[]> {
+    return (await this.listSessions(filter, page)).map((s) => ({ position: { createdAt: s.createdAt, id: s.sessionId }, json: JSON.stringify(toReplaySessionItem(s)) }));
   }
 
   async listWorkflows(known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]> {

@@ -99,6 +99,28 @@ export function waitingItemText(head: string, parkedAt: number | null, dueAt: nu
   return `${head},"parked_at":${time(parkedAt)},"due_at":${time(dueAt)},"expires_at":${time(expiresAt)}}`;
 }
 
+/**
+ * A line of a replays page (ReplaySessionItem, CONTRACT section 4), eight tab-separated fields: the session's id and
+ * kind as stored (an id matches ID_PATTERN and a kind is `replay` or `test`: no tab, newline or character JSON
+ * escapes), its workflow as JSON text, its two times, run count and blocks; `sessionItemText` makes the item of it.
+ * Only the workflow is rendered in SQL: PostgreSQL renders these lines in the query, at a price per value rendered.
+ */
+export function sessionLineSql(alias: string, dialect: 'sqlite' | 'postgres'): string {
+  const tab = dialect === 'sqlite' ? 'char(9)' : 'chr(9)';
+  const c = (name: string): string => column(alias, name);
+  const fields = [c('session_id'), c('kind'), quoted(alias, dialect)('workflow'), c('created_at'), c('finished_at'), c('run_count'), c('from_block'), c('to_block')];
+  return joinedSql(dialect, fields.flatMap((field, i) => (i ? [tab, field] : [field])));
+}
+
+/** A session's item as JSON text (what JSON.stringify makes of `toReplaySessionItem`) from the fields of its line (sessionLineSql). */
+export function sessionItemText(
+  id: string, kind: string, workflowJson: string, createdAt: number, finishedAt: number | null, runCount: string, fromBlock: string, toBlock: string,
+): string {
+  const finished = finishedAt === null ? 'null' : `"${toIso(finishedAt)}"`;
+  return `{"session_id":${jsonString(id)},"kind":${jsonString(kind)},"workflow":${workflowJson},"created_at":"${toIso(createdAt)}",` +
+    `"finished_at":${finished},"run_count":${runCount},"from_block":${fromBlock || 'null'},"to_block":${toBlock || 'null'}}`;
+}
+
 /** A column of `alias` (of the row itself when ''), in SQL. */
 function column(alias: string, name: string): string {
   return alias ? `${alias}."${name}"` : `"${name}"`;

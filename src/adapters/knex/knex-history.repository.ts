@@ -8,7 +8,7 @@ import type { SendAttempt } from '../../domain/send-attempt';
 import type { ReplaySession } from '../../domain/session';
 import type { ExplorerTxLinks, HistoryRepository, ListFilter, WorkflowOverview } from '../../application/ports/history-repository';
 import type { ItemText, PageRequest } from '../../application/ports/run-repository';
-import { toApprovalItem, toSendAttemptItem, toWaitingItem } from '../../application/history/items';
+import { toApprovalItem, toReplaySessionItem, toSendAttemptItem, toWaitingItem } from '../../application/history/items';
 import { chunks, MAX_ROWS, selectIn, selectInPacked } from './bulk';
 import { eachLine, fieldOf, filterOnce, keysetOrder, newestFirst, plannedOnce, QueryShape, readersOf, readRows, ShapedSql, type ListReaders } from './list-reads';
 import { Database } from './knex-journal.writer';
@@ -16,7 +16,7 @@ import {
   APPROVAL_COLUMNS, HistogramCache, REORG_COLUMNS, RUN_COLUMNS, SEND_COLUMNS, SESSION_COLUMNS, packedColumns, rowToApproval, rowToReorg, rowToRun,
   rowToSend, rowToSession, rowToWorkflow, rowToWorkflowStats, unpackRow, unpackValues,
 } from './rows';
-import { approvalItemText, jsonString, sendItemOfStored, waitingItemHead, waitingItemText } from './item-sql';
+import { approvalItemText, jsonString, sendItemOfStored, sessionItemText, sessionLineSql, waitingItemHead, waitingItemText } from './item-sql';
 import { pageText, statementReadersOf } from './statement-readers';
 import { isPathSafe } from '../../domain/explorer';
 import { ALL_STATES, ALL_STATS, ALL_WAITING, allWorkflowsOnPostgres, WAITING_IN_NAMES, type AllRows } from './workflow-overview-sql';
@@ -68,6 +68,12 @@ const APPROVAL_LINES = {
 const WAITING_LINES = {
   sqlite: `concat(${waitingItemHead('runs')}, char(9), runs.parked_at, char(9), runs.due_at, char(9), runs.expires_at, char(9), runs.run_id) AS line`,
   postgres: `concat(${waitingItemHead('runs', 'postgres')}, chr(9), runs.parked_at, chr(9), runs.due_at, chr(9), runs.expires_at, chr(9), runs.run_id) AS line`,
+};
+
+/** A line of `listSessionItems`' page (sessionLineSql): rendered in the query on both stores (the sessions are few, their rows narrow). */
+const SESSION_LINES = {
+  sqlite: `${sessionLineSql('sessions', 'sqlite')} AS line`,
+  postgres: `${sessionLineSql('sessions', 'postgres')} AS line`,
 };
 
 /** Keyset pages over the projections; every filter is an index range on (filter, time, id) (migration 0002). */
@@ -159,6 +165,24 @@ export class KnexHistoryRepository implements HistoryRepository {
 
   async listSessions(filter: ListFilter, page: PageRequest): Promise<ReplaySession[]> {
     return (await this.page(SESSIONS, filter, page)).map(rowToSession);
+  }
+
+  /** As listSendItems, for the replay and test sessions. */
+  async listSessionItems(filter: ListFilter, page: PageRequest): Promise<ItemText[]> {
+    const text = pageText(this.db, this.shapes, this.shapeOf('session items', filter, page), (line) => this.pageQuery(SESSIONS, filter, page, [line]), SESSION_LINES);
+    if (text === undefined) {
+      return (await this.listSessions(filter, page)).map((s) => ({ position: { createdAt: s.createdAt, id: s.sessionId }, json: JSON.stringify(toReplaySessionItem(s)) }));
+    }
+    const items: ItemText[] = [];
+    eachLine(await text, 8, (line, at) => {
+      const id = fieldOf(line, at, 0);
+      const created = Number(fieldOf(line, at, 3));
+      items.push({
+        position: { createdAt: created, id },
+        json: sessionItemText(id, fieldOf(line, at, 1), fieldOf(line, at, 2), created, timeOf(line, at, 4), fieldOf(line, at, 5), fieldOf(line, at, 6), fieldOf(line, at, 7)),
+      });
+    });
+    return newestFirst(items);
   }
 
   async listWorkflows(known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]> {

@@ -225,9 +225,9 @@ export function toReplaySessionItem(s: ReplaySession): ReplaySessionItem {
 }
 
 /**
- * The keys of the flat items the storage renders as text (runs, txs, approvals, waiting: strings, numbers, null and
- * arrays of strings, no object inside): what their pages tell Redactor.itemsRedaction the items hold. A test holds
- * each list to the keys its `to…Item` makes.
+ * The keys of the flat items the storage renders as text (runs, txs, approvals, waiting, replays: strings, numbers,
+ * null and arrays of strings, no object inside): what their pages tell Redactor.itemsRedaction the items hold. A test
+ * holds each list to the keys its `to…Item` makes.
  */
 export const RUN_ITEM_KEYS = [
   'run_id', 'workflow', 'status', 'trigger', 'session', 'session_id', 'network', 'contract', 'relayers', 'tx_hashes',
@@ -241,6 +241,9 @@ export const APPROVAL_ITEM_KEYS = [
   'approval_id', 'run_id', 'step_run_id', 'workflow', 'status', 'message', 'requested_at', 'expires_at', 'decided_at',
   'decided_by', 'reason',
 ] as const satisfies ReadonlyArray<keyof ApprovalItem>;
+export const REPLAY_ITEM_KEYS = [
+  'session_id', 'kind', 'workflow', 'created_at', 'finished_at', 'run_count', 'from_block', 'to_block',
+] as const satisfies ReadonlyArray<keyof ReplaySessionItem>;
 export const WAITING_ITEM_KEYS = [
   'run_id', 'workflow', 'wait_kind', 'step_run_id', 'parked_at', 'due_at', 'expires_at',
 ] as const satisfies ReadonlyArray<keyof WaitingItem>;

@@ -5,7 +5,7 @@ import type { ReplaySession } from '../../domain/session';
 import { Clock } from '../ports/clock';
 import { HistoryRepository } from '../ports/history-repository';
 import { REPLAY_FILTERS } from './history-lists';
-import { toReplaySessionItem, type ReplaySessionItem, type ListEnvelope } from './items';
+import { toReplaySessionItem, type ReplaySessionItem, type ListEnvelope, REPLAY_ITEM_KEYS } from './items';
 import { KeysetList } from './keyset-list';
 import type { ParamSpecs } from '../query/query-params';
 
@@ -25,6 +25,8 @@ export class ListReplays {
       filters: REPLAY_FILTERS,
       timeField: 'created_at',
       fetch: (filter, page) => history.listSessions(filter, page),
+      fetchJson: (filter, page) => history.listSessionItems(filter, page),
+      itemKeys: REPLAY_ITEM_KEYS,
       position: (row) => ({ createdAt: row.createdAt, id: row.sessionId }),
       item: toReplaySessionItem,
       cursors,
@@ -41,5 +43,10 @@ export class ListReplays {
   /** `query`: raw parameters (HTTP query or CLI flags), validated here. */
   async execute(query: Readonly<Record<string, unknown>>): Promise<ListEnvelope<ReplaySessionItem>> {
     return this.list.page(query);
+  }
+
+  /** The page `execute` answers, as JSON text (the same text), read from items the storage renders: for the API. */
+  async executeJson(query: Readonly<Record<string, unknown>>): Promise<string> {
+    return this.list.pageJson(query);
   }
 }

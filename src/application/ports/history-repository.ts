@@ -44,6 +44,8 @@ export interface HistoryRepository {
   listWaitingItems(filter: ListFilter, page: PageRequest): Promise<ItemText[]>;
   listReorgs(filter: ListFilter, page: PageRequest): Promise<ReorgResponseRecord[]>;
   listSessions(filter: ListFilter, page: PageRequest): Promise<ReplaySession[]>;
+  /** The sessions of `listSessions`, the same page, each as the JSON text of its item (`toReplaySessionItem`). */
+  listSessionItems(filter: ListFilter, page: PageRequest): Promise<ItemText[]>;
   /** Workflows by name (ascending), after `afterName`, among those named in `known` or seen in the journal. */
   listWorkflows(known: readonly string[], limit: number, afterName?: string): Promise<WorkflowOverview[]>;
   /** Every send of these runs (for exports), oldest first. */
