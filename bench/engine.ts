@@ -14,7 +14,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { Knex } from 'knex';
-import { FetchHttpClient } from '../src/adapters/http-client';
+import { NodeHttpClient } from '../src/adapters/http-client';
 import { Database } from '../src/adapters/knex/knex-journal.writer';
 import { Engine } from '../src/application/engine/engine';
 import { MAX_RESPONSE_BYTES } from '../src/application/engine/step-runners';
@@ -93,7 +93,7 @@ async function fresh(dir: string, stub: string): Promise<Root> {
 }
 
 async function stepOverhead(root: Root, stub: string, runs: number, log: Log): Promise<{ overhead: Stats; bare: Stats }> {
-  const client = new FetchHttpClient();
+  const client = new NodeHttpClient();
   const bareSamples: number[] = [];
   for (let i = 0; i < runs * 5 + 50; i++) {
     const t = nowMs();

@@ -110,7 +110,7 @@ import { CelExpressions } from '../adapters/cel';
 import { LosslessJson } from '../adapters/json';
 import { ExactJson } from '../application/ports/exact-json';
 import { CronerCalendar } from '../adapters/cron';
-import { FetchHttpClient } from '../adapters/http-client';
+import { NodeHttpClient } from '../adapters/http-client';
 import { KnexEngineStore } from '../adapters/knex/knex-engine.store';
 import { KnexEventCursors } from '../adapters/knex/knex-event-cursors';
 import { EventCursors } from '../application/ports/event-cursors';
@@ -217,7 +217,7 @@ export async function openRoot(options: RootOptions = {}): Promise<Root> {
   container.bind(EventCursors).to(KnexEventCursors);
   container.bind(EventWaits).to(KnexEventWaits);
   container.bind(WorkflowStates).to(KnexWorkflowStates);
-  container.bind(HttpClient).toConstantValue(new FetchHttpClient());
+  container.bind(HttpClient).toConstantValue(new NodeHttpClient());
   container.bind(Expressions).toConstantValue(new CelExpressions());
   container.bind(ExactJson).toConstantValue(new LosslessJson());
   container.bind(CronCalendar).toConstantValue(new CronerCalendar());

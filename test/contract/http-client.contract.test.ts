@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FetchHttpClient } from '../../src/adapters/http-client';
+import { NodeHttpClient } from '../../src/adapters/http-client';
 import { ScriptedHttpClient } from '../fakes/scripted-http-client';
 import { httpClientContract, type FarEnd } from './http-client.contract';
 
@@ -20,7 +20,7 @@ httpClientContract('scripted fake', async () => {
   };
 });
 
-httpClientContract('fetch over a local server', async (): Promise<FarEnd> => {
+httpClientContract('node http over a local server', async (): Promise<FarEnd> => {
   const replies = new Map<string, { status: number; contentType: string; body: string }>();
   const seen: Array<{ path: string; method: string; headers: Record<string, string | undefined>; body: string }> = [];
   const server = createServer((req, res) => {
@@ -36,7 +36,7 @@ httpClientContract('fetch over a local server', async (): Promise<FarEnd> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    client: new FetchHttpClient(),
+    client: new NodeHttpClient(),
     answer: (path, reply) => {
       replies.set(path, reply);
       return `${base}${path}`;

@@ -9,7 +9,7 @@ export interface FarEnd {
 }
 
 /**
- * What every HttpClient must do (FetchHttpClient over real sockets and the scripted fake alike): every status
+ * What every HttpClient must do (NodeHttpClient over real sockets and the scripted fake alike): every status
  * resolves with its body, the request goes out as given, and a body past `maxBodyBytes` rejects `too_large`.
  */
 export function httpClientContract(name: string, open: () => Promise<FarEnd>): void {

@@ -1,1 +1,1 @@
-export { FetchHttpClient } from './fetch-http-client';
+export { NodeHttpClient } from './node-http-client';

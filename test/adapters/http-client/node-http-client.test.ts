@@ -1,10 +1,12 @@
 /**
- * FetchHttpClient against real HTTP servers on 127.0.0.1 (CONTRACT 8.7): the body is read up to the cap and no
- * further, and while a request carries secret headers a redirect never takes them to another origin.
+ * NodeHttpClient against real HTTP servers on 127.0.0.1 (CONTRACT 8.7): the body is read up to the cap and no
+ * further, while a request carries secret headers a redirect never takes them to another origin, and what fetch
+ * did on the wire (defaults, decoding, credentials on a cross-origin hop, failures by name) still holds.
  */
 import { createServer, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { FetchHttpClient } from '../../../src/adapters/http-client';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { NodeHttpClient } from '../../../src/adapters/http-client';
 import { HttpFailure, type HttpRequest } from '../../../src/application/ports/http-client';
 
 const MIB = 1024 * 1024;
@@ -33,7 +35,7 @@ async function serve(handler: RequestListener): Promise<{ url: string; seen: See
   };
 }
 
-const client = new FetchHttpClient();
+const client = new NodeHttpClient();
 const request = (url: string, over: Partial<HttpRequest> = {}): HttpRequest =>
   ({ method: 'GET', url, headers: {}, timeoutMs: 10_000, maxBodyBytes: MIB, redirects: 'follow', ...over });
 const failure = (promise: Promise<unknown>): Promise<HttpFailure> =>
@@ -42,7 +44,7 @@ const failure = (promise: Promise<unknown>): Promise<HttpFailure> =>
     return err;
   });
 
-describe('FetchHttpClient: the response body cap', () => {
+describe('NodeHttpClient: the response body cap', () => {
   let far: Awaited<ReturnType<typeof serve>>;
   let endlessWrites = 0;
   beforeAll(async () => {
@@ -93,7 +95,7 @@ describe('FetchHttpClient: the response body cap', () => {
   });
 });
 
-describe('FetchHttpClient: redirects', () => {
+describe('NodeHttpClient: redirects', () => {
   let home: Awaited<ReturnType<typeof serve>>;
   let other: Awaited<ReturnType<typeof serve>>;
   beforeAll(async () => {
@@ -161,5 +163,99 @@ describe('FetchHttpClient: redirects', () => {
     const res = await client.request(request(`${home.url}/away`));
     expect(res).toMatchObject({ status: 200, body: '{"where":"other"}' });
     expect(other.seen.map((s) => s.url)).toEqual(['/landing?token=query-secret-81c']);
+  });
+
+  it('following to another origin, drops Authorization and Cookie (as fetch does) and keeps the other headers', async () => {
+    await client.request(request(`${home.url}/away`, { headers: { Authorization: 'Bearer b-1', Cookie: 'c=1', 'X-Trace': 't-1' } }));
+    expect(home.seen[0]!.headers).toMatchObject({ authorization: 'Bearer b-1', cookie: 'c=1', 'x-trace': 't-1' });
+    expect(other.seen[0]!.headers).toMatchObject({ 'x-trace': 't-1' });
+    expect(other.seen[0]!.headers).not.toHaveProperty('authorization');
+    expect(other.seen[0]!.headers).not.toHaveProperty('cookie');
+  });
+});
+
+describe('NodeHttpClient: on the wire', () => {
+  let far: Awaited<ReturnType<typeof serve>>;
+  const connections = new Set<Socket>();
+  beforeAll(async () => {
+    far = await serve((req, res) => {
+      const path = req.url!.split('?')[0]!;
+      const text = '{"coded":"' + 'é'.repeat(600) + '"}';
+      const coded: Record<string, Buffer> = { '/gzip': gzipSync(text), '/deflate': deflateSync(text), '/br': brotliCompressSync(Buffer.from(text)) };
+      if (coded[path]) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': path.slice(1) });
+        res.end(coded[path]);
+      } else if (path === '/bomb') {
+        // 4 MiB of zeros in a few KB: the cap counts the decoded bytes.
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+        res.end(gzipSync(Buffer.alloc(4 * MIB)));
+      } else if (path === '/stall') {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+        res.write('half');
+      } else if (path === '/cut') {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+        res.write('half', () => res.socket?.destroy());
+      } else {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('ok');
+      }
+    });
+    far.server.on('connection', (socket: Socket) => connections.add(socket));
+  });
+  afterAll(() => far.close());
+  beforeEach(() => {
+    far.seen.length = 0;
+  });
+
+  it('sends accept */* and a text/plain type for a body without one, as fetch did; a given type is sent as given', async () => {
+    await client.request(request(`${far.url}/plain`, { method: 'POST', body: 'hello' }));
+    await client.request(request(`${far.url}/plain`, { method: 'PUT', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: '{}' }));
+    expect(far.seen.map((s) => [s.method, s.headers.accept, s.headers['content-type'], s.headers['content-length'], s.body])).toEqual([
+      ['POST', '*/*', 'text/plain;charset=UTF-8', '5', 'hello'],
+      ['PUT', 'application/json', 'application/json', '2', '{}'],
+    ]);
+  });
+
+  it('decodes a gzip, deflate or brotli answer to its text, and caps the decoded bytes', async () => {
+    for (const path of ['/gzip', '/deflate', '/br']) {
+      const res = await client.request(request(`${far.url}${path}`));
+      expect({ path, body: res.body }).toEqual({ path, body: '{"coded":"' + 'é'.repeat(600) + '"}' });
+    }
+    const err = await failure(client.request(request(`${far.url}/bomb`)));
+    expect(err.reason).toBe('too_large');
+  });
+
+  it('keeps the connection for the next call', async () => {
+    const before = connections.size;
+    for (let i = 0; i < 5; i++) await client.request(request(`${far.url}/plain`));
+    expect(connections.size - before).toBeLessThanOrEqual(1);
+  });
+
+  it('a body that stalls fails `timeout` at the bound; one cut short fails `network`', async () => {
+    const started = Date.now();
+    const stalled = await failure(client.request(request(`${far.url}/stall`, { timeoutMs: 300 })));
+    expect(stalled).toMatchObject({ reason: 'timeout', message: 'timed out' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const cut = await failure(client.request(request(`${far.url}/cut`)));
+    expect(cut.reason).toBe('network');
+  });
+
+  it('a refused connection fails `network` with its code, and a server that never answers fails `timeout`', async () => {
+    const held: Socket[] = [];
+    const silent = createTcpServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      expect(await failure(client.request(request(`http://127.0.0.1:${port}/`, { timeoutMs: 300 })))).toMatchObject({ reason: 'timeout' });
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+    const refused = await failure(client.request(request(`http://127.0.0.1:${port}/`)));
+    expect(refused).toMatchObject({ reason: 'network', message: 'network error ECONNREFUSED' });
+  });
+
+  it('refuses a scheme other than http and https as a network failure, sending nothing', async () => {
+    expect(await failure(client.request(request('ftp://127.0.0.1/file')))).toMatchObject({ reason: 'network' });
   });
 });
