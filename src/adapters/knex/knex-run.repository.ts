@@ -8,6 +8,7 @@ import { toRunItem } from '../../application/history/items';
 import type { StorageHealth, StorageKind } from '../../application/ports/storage-health';
 import { Database } from './knex-journal.writer';
 import { RUN_LIST_TABLES } from './migrations';
+import { LINED_SIDE_TABLES } from './migration-side-lines';
 import { selectIn } from './bulk';
 import { stepItemsOfRuns } from './step-runs-store';
 import { eachLine, fieldOf, filterOnce, keysetOrder, newestFirst, plannedOnce, QueryShape, readersOf, readRows, ShapedSql } from './list-reads';
@@ -47,11 +48,18 @@ const ITEM_LINE = { sqlite: `${ITEM_TEXT.sqlite} AS line`, postgres: `${ITEM_TEX
  * subquery by the run's key instead of a join, which PostgreSQL plans in half the time (it weighs every index of
  * `runs` for a join) where it plans a page at each run: on a connection of the pool, and in a command. Planned once
  * (PgReaders' own connection), both run alike. SQLite keeps the join: its prepared statement keeps its plan.
+ * On PostgreSQL the relayers' and step ids' side rows keep a finished run's line (migration 0029): only the runs
+ * still going are looked up.
  */
 const LOOKED_UP_LINE = {
   sqlite: `(SELECT ${ITEM_TEXT.sqlite} FROM runs r WHERE r.run_id = x.run_id) AS line`,
   postgres: `(SELECT ${ITEM_TEXT.postgres} FROM runs r WHERE r.run_id = x.run_id) AS line`,
 };
+const KEPT_OR_LOOKED_UP_LINE = {
+  sqlite: LOOKED_UP_LINE.sqlite,
+  postgres: `COALESCE(x.line, (SELECT ${ITEM_TEXT.postgres} FROM runs r WHERE r.run_id = x.run_id)) AS line`,
+};
+const LINED_TABLES = new Set<string>(LINED_SIDE_TABLES.map((s) => s.table));
 
 /** Where a packed run holds its time and id (the page's order). */
 const NEWEST_FIRST = { time: RUN_COLUMNS.indexOf('created_at'), id: RUN_COLUMNS.indexOf('run_id') };
@@ -81,8 +89,9 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
    */
   async listItems(filter: RunFilter, page: PageRequest): Promise<RunItemText[]> {
     // On PostgreSQL's readers (see LOOKED_UP_LINE).
-    const lookup = statementReadersOf(this.db) !== undefined && this.sideTableAlone(filter);
-    const text = pageText(this.db, this.shapes, this.shapeOf('items', filter, page), (line) => this.listQuery(filter, page, [line], lookup), lookup ? LOOKED_UP_LINE : ITEM_LINE);
+    const side = statementReadersOf(this.db) !== undefined ? this.sideTableAlone(filter) : undefined;
+    const line = side === undefined ? ITEM_LINE : LINED_TABLES.has(side) ? KEPT_OR_LOOKED_UP_LINE : LOOKED_UP_LINE;
+    const text = pageText(this.db, this.shapes, this.shapeOf('items', filter, page), (column) => this.listQuery(filter, page, [column], side !== undefined), line);
     if (text === undefined) {
       return (await this.list(filter, page)).map((run) => ({
         position: { createdAt: run.createdAt, id: run.runId }, status: run.status, json: JSON.stringify(toRunItem(run)),
@@ -131,10 +140,10 @@ export class KnexRunRepository implements RunRepository, StorageHealth {
     return [...LIST_FILTERS, ...COLUMN_FILTERS].filter(([name]) => filter[name] !== undefined);
   }
 
-  /** Whether one side table's filter is all of `filter` (beside times): its page can look its runs up (see listQuery). */
-  private sideTableAlone(filter: RunFilter): boolean {
+  /** The side table whose filter is all of `filter` (beside times), if one is: its page can look its runs up (see listQuery). */
+  private sideTableAlone(filter: RunFilter): string | undefined {
     const named = this.named(filter);
-    return named.length === 1 && LIST_FILTERS.some(([name]) => name === named[0]![0]);
+    return named.length === 1 ? LIST_FILTERS.find(([name]) => name === named[0]![0])?.[1].table : undefined;
   }
 
   /** Whether the page is written to be planned once (see filterOnce). */

@@ -22,6 +22,7 @@ import { eventsMigration } from './migration-events';
 import { reorgsMigration } from './migration-reorgs';
 import { receiptClaimsMigration } from './migration-receipt-claims';
 import { reorgedSendsMigration } from './migration-reorged-sends';
+import { sideLinesMigration } from './migration-side-lines';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -135,7 +136,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0023_wei_numeric', weiNumericMigration],
   ['0024_session_runs', sessionRunsMigration], ['0025_generated_items', generatedItemsMigration],
   ['0026_waiting_slots', waitingSlotsMigration], ['0027_generated_lines', generatedLinesMigration],
-  ['0028_waiting_cursor', waitingCursorMigration],
+  ['0028_waiting_cursor', waitingCursorMigration], ['0029_side_lines', sideLinesMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

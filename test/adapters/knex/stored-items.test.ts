@@ -120,7 +120,13 @@ describe.each(STORES)("the runs', sends' and approvals' stored items on $name", 
     const lines = ['approvals', 'runs', 'sends'].map((table) => ({ table_name: table, column_name: 'line' }));
     expect(await generated()).toEqual(lines);
 
-    // 0027 down: the items of 0025 again, and the pages read them as before.
+    // 0029 down first (its triggers read the runs' lines): the side rows keep no line; then 0027 down: the items of
+    // 0025 again, and the pages read them as before.
+    const sideLines = async (): Promise<Row[]> =>
+      rows("SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'line' AND table_name IN ('run_relayers', 'run_step_ids') ORDER BY 1");
+    expect(await sideLines()).toEqual([{ table_name: 'run_relayers' }, { table_name: 'run_step_ids' }]);
+    await db.migrate.down({ migrationSource, name: '0029_side_lines' });
+    expect(await sideLines()).toEqual([]);
     await db.migrate.down({ migrationSource, name: '0027_generated_lines' });
     expect(await generated()).toEqual(lines.map((c) => ({ ...c, column_name: 'item' })));
     await db.migrate.down({ migrationSource, name: '0025_generated_items' });
@@ -129,6 +135,7 @@ describe.each(STORES)("the runs', sends' and approvals' stored items on $name", 
 
     await db.migrate.latest({ migrationSource });
     expect(await generated()).toEqual(lines);
+    expect(await sideLines()).toEqual([{ table_name: 'run_relayers' }, { table_name: 'run_step_ids' }]);
     expect(await pagesAndExpected()).toEqual(before);
   });
 
