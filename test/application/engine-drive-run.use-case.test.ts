@@ -297,6 +297,25 @@ describe('DriveRun', () => {
     expect((await h.events(poison.runId, 'step.started'))).toHaveLength(2);
   });
 
+  it('a driver whose run the new holder ended meanwhile has its write refused as gone, and says so', async () => {
+    const h = new Harness(aWorkflow({ steps: [anHttpCall('slow')] }));
+    const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'manual' } });
+    const [claimA] = await h.store.claimDue('engine-a', h.clock.now(), h.clock.now() + TTL, 1);
+    h.http.on('https://api.example/slow', async () => {
+      // Engine a stalls past its lease; engine b takes the run over and finishes it before a's call returns.
+      h.clock.advance(TTL + 1);
+      await h.tick('engine-b');
+      return ok({ from: 'a' });
+    }, ok({ from: 'b' }));
+    let refusals = 0;
+    expect(await h.drive.execute(claimA!, 'engine-a', () => false, () => refusals++)).toBe('gone');
+    expect(refusals).toBe(1);
+    expect(await h.status(runId)).toBe('succeeded');
+    expect((await h.events(runId, 'step.finished')).map((e) => e.type === 'step.finished' && e.output)).toEqual([{ status: 200, body: { from: 'b' } }]);
+    // Nothing of it is left to claim.
+    expect(await h.store.claimDue('engine-a', h.clock.now(), h.clock.now() + TTL, 1)).toEqual([]);
+  });
+
   it('a driver that lost its lease mid-step has its next write refused and drives nothing more; the new holder goes on', async () => {
     const h = new Harness(aWorkflow({ steps: [anHttpCall('slow'), aDelay('wait', 3_600_000), anHttpCall('notify')] }));
     const { runId } = await h.start.execute({ workflow: 'payouts', trigger: { kind: 'manual', summary: 'manual' } });

@@ -298,7 +298,8 @@ describe.each(E2E_STORAGES)('several processes on one database, on %s', (_name, 
 
     // The frozen process: a run whose http_call it was making when it froze, and which another process took over
     // while it slept (the next attempt started then), had the frozen process's next write (that call's end) refused,
-    // logged once it woke, so it drove nothing more of that run. (A send step may end without a write of its own.)
+    // logged once it woke, so it drove nothing more of that run: the run taken over, or already ended by the other
+    // process before that write (refused as gone from the schedule). (A send step may end without a write of its own.)
     const takenOver = frozen.held.filter((id) => [...journal.get(id)!.steps.entries()].some(([srid, attempts]) => HTTP_STEP.test(srid) && attempts.some((a, n) => {
       const next = attempts[n + 1];
       return !a.finished && a.startedAt <= frozen.at && next !== undefined && next.startedAt > frozen.at && next.startedAt < frozen.thawedAt;

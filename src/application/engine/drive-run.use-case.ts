@@ -70,8 +70,12 @@ export class DriveRun {
     @inject(FinishSessions) @optional() private readonly sessions?: FinishSessions,
   ) {}
 
-  /** `stopping`: the engine is shutting down; the run is let go before its next step attempt (see `letGo`). */
-  async execute(claim: ClaimedRun, owner: string, stopping: () => boolean = () => false): Promise<DriveOutcome> {
+  /**
+   * `stopping`: the engine is shutting down; the run is let go before its next step attempt (see `letGo`).
+   * `refusedGone`: called when a write was refused because the run left the schedule meanwhile (it ended
+   * elsewhere, a cancel), which the outcome `gone` alone does not tell from a run there was nothing to do for.
+   */
+  async execute(claim: ClaimedRun, owner: string, stopping: () => boolean = () => false, refusedGone: () => void = () => undefined): Promise<DriveOutcome> {
     // A concurrent decision (a cancel, an approval) can make an append of ours refused: read again and go on.
     for (let tries = 0; ; tries++) {
       try {
@@ -79,7 +83,11 @@ export class DriveRun {
         return await this.driveOnce(tries === 0 ? claim : { ...claim, fresh: false, stream: undefined }, owner, stopping);
       } catch (err) {
         // Taken over: the new holder drives it. Unscheduled: it ended elsewhere (a cancel), nothing is left to do.
-        if (err instanceof LeaseLostError) return err.unscheduled ? 'gone' : 'lost';
+        if (err instanceof LeaseLostError) {
+          if (!err.unscheduled) return 'lost';
+          refusedGone();
+          return 'gone';
+        }
         if (isTransientStorageError(err)) return this.letGoAfterStorageFailure(claim, owner);
         if (!(err instanceof JournalRejectedError) || tries >= 2) throw err;
       }

@@ -234,7 +234,9 @@ export class Engine {
 
   /** Drives a run this process holds (its own start); resolves when the run ended or parked. */
   async drive(claim: ClaimedRun): Promise<void> {
-    const work = this.driveRun.execute(claim, this.owner, () => this.stopping).then(
+    const refusedGone = (): void =>
+      this.logger.warn('lease lost: the run left the schedule meanwhile (ended elsewhere, or cancelled); this process\'s write was refused', { run_id: claim.runId, workflow: claim.workflow });
+    const work = this.driveRun.execute(claim, this.owner, () => this.stopping, refusedGone).then(
       (outcome) => {
         this.metrics.runDriven(claim.workflow, outcome);
         if (outcome !== 'lost') return;
