@@ -10,8 +10,6 @@ export const LINED_SIDE_TABLES = [
   { table: 'run_step_ids', column: 'step_id', runsColumn: 'step_ids' },
 ] as const;
 
-type SideTable = (typeof LINED_SIDE_TABLES)[number];
-
 /** The values a run lists in `runs` column `column` of row `r` (a JSON array), as an array. */
 const valuesOf = (r: string, column: string): string => `ARRAY(SELECT json_array_elements_text(${r}.${column}::json))`;
 
@@ -61,7 +59,7 @@ function triggerSql(): string[] {
  * (`runs.line`, migration 0027) once the run has finished. A page of one relayer or step id read its 51 runs' lines
  * by key from `runs`, a B-tree descent and a heap page each, which made those pages the slowest of the lists
  * (docs/benchmarks.md); now it reads them with its side rows and looks up only the runs still going
- * (KnexRunRepository's LOOKED_UP_LINE). It costs the lines' bytes again (about 1.4 GB at 1M runs) and, when a run
+ * (KnexRunRepository's KEPT_OR_LOOKED_UP_LINE). It costs the lines' bytes again (about 1.4 GB at 1M runs) and, when a run
  * finishes or a finished run changes, one more write of each of its side rows.
  *
  * Kept by triggers, so every writer keeps it (the engine's group commits, an import, `storage copy`): a
