@@ -55,6 +55,32 @@ export async function selectInPacked(db: Knex, table: string, column: string, va
   return out;
 }
 
+const compareKeyValues = (a: unknown, b: unknown): number => {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return -1;
+  if (b === null || b === undefined) return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+};
+
+/**
+ * `rows` sorted by the values at `key` (column positions), where several transactions write at once (PostgreSQL).
+ * An upsert, or an insert that skips a taken key, locks its rows' keys one by one in the order of its VALUES, and
+ * holds them to the commit: two transactions that meet the same shared rows (a workflow's statistics, a session, a
+ * ledger rollup) in opposite orders wait on each other: a deadlock, which PostgreSQL breaks after a second
+ * (`deadlock_timeout`) by failing one of them, done again by the journal writer. In one order, the later one only
+ * waits for the earlier's commit.
+ */
+export function inKeyOrder(rows: readonly unknown[][], key: readonly number[]): readonly unknown[][] {
+  if (rows.length < 2) return rows;
+  return [...rows].sort((x, y) => {
+    for (const i of key) {
+      const c = compareKeyValues(x[i], y[i]);
+      if (c !== 0) return c;
+    }
+    return 0;
+  });
+}
+
 /**
  * Multi-row INSERT; with `conflictKey`, an upsert that overwrites every other column, with
  * `ignoreConflicts`, rows whose key exists are skipped; `accumulate` columns of an existing row are added to
@@ -72,6 +98,7 @@ export async function insertRows(
   } = {},
 ): Promise<void> {
   if (!rows.length) return;
+  if (options.conflictKey && !dialectOf(db).oneWriter) rows = inKeyOrder(rows, options.conflictKey.map((c) => columns.indexOf(c)).filter((i) => i >= 0));
   const perStatement = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_VARS / columns.length)));
   const tuple = `(${columns.map(() => '?').join(',')})`;
   const quoted = columns.map((c) => `"${c}"`).join(',');

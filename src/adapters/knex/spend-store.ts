@@ -1,6 +1,6 @@
 import type { LedgerChange, LedgerEntry, LedgerReorg, PendingReceipt } from '../../domain/spend/ledger-entry';
 import type { Knex } from 'knex';
-import { chunks, execute, insertRows, MAX_ROWS, selectIn, type Db } from './bulk';
+import { chunks, execute, inKeyOrder, insertRows, MAX_ROWS, selectIn, type Db } from './bulk';
 import { dialectOf, isWriteSession } from './dialect';
 import { bucketOf, GRAINS } from './spend-cover';
 import { LIMB_COLUMNS, LIMBS, toLimbs } from './spend-limbs';
@@ -139,10 +139,12 @@ async function insertReturning(db: Knex | Knex.Transaction, entries: readonly Le
   const inserted = new Set<string>();
   const columns = ENTRY_COLUMNS.map((c) => `"${c}"`).join(',');
   const tuple = `(${ENTRY_COLUMNS.map(() => '?').join(',')})`;
-  for (const part of chunks(entries, MAX_ROWS)) {
+  // In key order, as insertRows does: two processes recording the same landed sends take their keys in one order.
+  const ordered = inKeyOrder(entries.map(entryToRow), [ENTRY_COLUMNS.indexOf('step_run_id'), ENTRY_COLUMNS.indexOf('tx_hash')]);
+  for (const part of chunks(ordered, MAX_ROWS)) {
     const result = (await db.raw(
       `INSERT INTO spend_entries (${columns}) VALUES ${part.map(() => tuple).join(',')} ON CONFLICT (${ENTRY_KEY.join(', ')}) DO NOTHING RETURNING step_run_id, tx_hash`,
-      part.flatMap(entryToRow) as Knex.RawBinding[],
+      part.flat() as Knex.RawBinding[],
     )) as { rows: { step_run_id: string; tx_hash: string | null }[] };
     for (const r of result.rows) inserted.add(entryKey({ stepRunId: r.step_run_id, txHash: r.tx_hash }));
   }

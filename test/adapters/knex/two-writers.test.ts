@@ -17,7 +17,7 @@ import { aNotification } from '../../contract/notification-outbox.contract';
 import { anEntry, landedSend } from '../../contract/spend.contract';
 import { aTopup } from '../../contract/topup-audit.contract';
 import { aRun, aSession, HOUR, iso, T0 } from '../../mothers/journal-events';
-import { KNEX_STORES, type FreshStore } from '../../support/stores';
+import { freshPostgresStore, KNEX_STORES, type FreshStore } from '../../support/stores';
 
 /** Each writer's appends one after the other, both writers at once. */
 async function together(a: () => Promise<unknown>[], b: () => Promise<unknown>[]): Promise<void> {
@@ -196,5 +196,39 @@ describe.each(KNEX_STORES)('two writers on one %s database', (_name, freshStore)
       const i = Number(r.topupId.slice(-2));
       expect([r.outcome, r.txHash, r.error]).toEqual(r.outcome === 'confirmed' ? ['confirmed', `0x${String(i).padStart(64, '0')}`, null] : ['failed', null, `refused ${i}`]);
     }
+  });
+});
+
+describe('two writers on one PostgreSQL database: the rows every writer shares', () => {
+  let store: FreshStore;
+  afterEach(() => store.close());
+
+  it('meeting one workflow\'s statistics rows in opposite orders, they take them in one order: both appends land, no deadlock', async () => {
+    store = await freshPostgresStore();
+    const [a, b, holder] = [await store.open(), await store.open(), await store.open()];
+    const writers = { a: new KnexJournalWriter(a), b: new KnexJournalWriter(b) };
+    const started = (runId: string, workflow: string): JournalEvent[] => aRun({ runId, workflow, at: T0, steps: [], status: 'running' });
+    await writers.a.append([...started('first-1', 'w-1'), ...started('first-2', 'w-2')]);
+    const deadlocks = async (): Promise<number> =>
+      Number(((await holder.raw('SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()')).rows as Array<{ deadlocks: unknown }>)[0]!.deadlocks);
+    const before = await deadlocks();
+    // A third transaction holds w-1's row, so both appends are under way, and waiting, when it lets go.
+    const held = await holder.transaction();
+    await held.raw("SELECT 1 FROM workflow_stats WHERE workflow = 'w-1' FOR UPDATE");
+    const appends = [
+      writers.a.append([...started('a-1', 'w-1'), ...started('a-2', 'w-2')]),
+      writers.b.append([...started('b-2', 'w-2'), ...started('b-1', 'w-1')]),
+    ];
+    const waiting = async (): Promise<number> =>
+      Number(((await holder.raw("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows as Array<{ n: unknown }>)[0]!.n);
+    for (let i = 0; i < 200 && (await waiting()) < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await waiting()).toBe(2);
+    await held.commit();
+    // In the appends' own orders, b holds w-2 while it waits for w-1, and a, given w-1, then waits for w-2.
+    await expect(Promise.all(appends)).resolves.toEqual([{ applied: 2, duplicates: 0 }, { applied: 2, duplicates: 0 }]);
+    expect(await deadlocks()).toBe(before);
+    const lastRuns = (await holder('workflow_stats').select('workflow').orderBy('workflow')) as Array<{ workflow: string }>;
+    expect(lastRuns.map((r) => r.workflow)).toEqual(['w-1', 'w-2']);
+    expect(Number((await holder('runs').count({ n: '*' }))[0]!.n)).toBe(6);
   });
 });
