@@ -13,7 +13,7 @@ export {
 export { FOLDED_SLOT } from './migration-waiting';
 export { attachReaders, MAX_SHAPES, newerFirst, ShapedSql, type ListReaders, type QueryShape } from './list-reads';
 export { attachStatementReaders, type StatementReaders } from './statement-readers';
-export { STORED_JSON } from './item-sql';
+export { STORED_JSON, storedJsonFunctions } from './item-sql';
 export { POLL_ALONE_MS, pollWhileAlone } from './poll-alone';
 export { inline, plusPlaceholders, plussedText, sqlLiteral, sqlTuple } from './sql-text';
 export { reportStorageFailures, statementOf, toStorageError } from './storage-failure';

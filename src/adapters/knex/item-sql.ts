@@ -136,11 +136,27 @@ function column(alias: string, name: string): string {
 export type ItemDialect = 'sqlite' | 'postgres' | 'postgres-stored';
 
 /**
- * PostgreSQL's function of a text or bigint value as JSON text (`null` for NULL), declared IMMUTABLE for stored
- * items (made by the postgres dialect in migration 0025): `to_json` of a text is as immutable as its input, but
- * PostgreSQL marks it STABLE for the types whose output depends on settings (times), which are never given to it.
+ * PostgreSQL's function of a text or bigint value as JSON text (`null` for NULL), declared IMMUTABLE so that stored
+ * items may call it (generated columns, migration 0025; see storedJsonFunctions).
  */
 export const STORED_JSON = 'chainflow_json';
+
+/**
+ * The SQL that makes STORED_JSON of a text and of a bigint. `to_json` of a text escapes as STORED_JSON must, but
+ * PostgreSQL marks it STABLE (for the types whose output depends on settings), and an IMMUTABLE function whose body
+ * calls a STABLE one is not inlined: each call then ran as a function of its own, a few microseconds each, about
+ * half of an update of a run's row (its `line` calls it a dozen times). `json_object` of a text array is IMMUTABLE
+ * and escapes with the same code: its object `{"" : <value>}` less the 6 characters before the value and the `}`
+ * after it is the value as `to_json` writes it, `null` for NULL (stored-items.test.ts holds the two to the same
+ * text). Migration 0030 replaces the `to_json` body (`previous`) of databases made before it.
+ */
+export function storedJsonFunctions(previous = false): string[] {
+  const text = previous ? `coalesce(to_json(value)::text, 'null')` : `left(substr(json_object(ARRAY['', value])::text, 7), -1)`;
+  return [
+    `CREATE OR REPLACE FUNCTION ${STORED_JSON}(value text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN ${text}`,
+    `CREATE OR REPLACE FUNCTION ${STORED_JSON}(value bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN coalesce(value::text, 'null')`,
+  ];
+}
 
 /** A column of `alias` (of the row itself when '') as JSON, in SQL: a string quoted and escaped, a number as it is, NULL as `null`. */
 function quoted(alias: string, dialect: ItemDialect): (name: string) => string {

@@ -23,6 +23,7 @@ import { reorgsMigration } from './migration-reorgs';
 import { receiptClaimsMigration } from './migration-receipt-claims';
 import { reorgedSendsMigration } from './migration-reorged-sends';
 import { sideLinesMigration } from './migration-side-lines';
+import { runsUpdatesMigration } from './migration-runs-updates';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -137,6 +138,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0024_session_runs', sessionRunsMigration], ['0025_generated_items', generatedItemsMigration],
   ['0026_waiting_slots', waitingSlotsMigration], ['0027_generated_lines', generatedLinesMigration],
   ['0028_waiting_cursor', waitingCursorMigration], ['0029_side_lines', sideLinesMigration],
+  ['0030_runs_updates', runsUpdatesMigration],
 ];
 
 /** Migrations compiled into the program (no directory scan at start-up). */

@@ -1,18 +1,9 @@
 import type { Knex } from 'knex';
-import { STORED_JSON, type StoreDialect } from '../knex';
+import { STORED_JSON, storedJsonFunctions, type StoreDialect } from '../knex';
 import { PgWriteBatch } from './pg-write-batch';
 
 /** PostgreSQL's clock in epoch milliseconds (clock_timestamp: the moment the expression runs, not the transaction's start). */
 const PG_NOW_MS = 'CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)';
-
-/**
- * STORED_JSON of a text and of a bigint, IMMUTABLE so that a generated column may call them (see its comment).
- * SQL-bodied; not inlined (the body's `to_json` is STABLE), which costs an insert or update its calls only.
- */
-const STORED_JSON_FUNCTIONS = [
-  `CREATE OR REPLACE FUNCTION ${STORED_JSON}(value text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN coalesce(to_json(value)::text, 'null')`,
-  `CREATE OR REPLACE FUNCTION ${STORED_JSON}(value bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN coalesce(value::text, 'null')`,
-];
 
 /**
  * PostgreSQL: several processes write at once, so the database decides (unique keys, row locks, SKIP LOCKED claims,
@@ -30,7 +21,7 @@ export const postgresDialect: StoreDialect = {
   storedItems: false,
   generatedItems: {
     add: async (db, items, column = 'item') => {
-      for (const sql of STORED_JSON_FUNCTIONS) await db.raw(sql);
+      for (const sql of storedJsonFunctions()) await db.raw(sql);
       for (const { table, item } of items) await db.raw(`ALTER TABLE ${table} ADD COLUMN ${column} text GENERATED ALWAYS AS (${item}) STORED`);
     },
     drop: async (db, tables, column = 'item') => {

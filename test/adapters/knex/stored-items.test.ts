@@ -44,8 +44,8 @@ describe.each(STORES)("the runs', sends' and approvals' stored items on $name", 
   const explorer = (network: string, chainId: number, txHash: string): string | null => links.tx(network, chainId, txHash);
   const ALL = { equals: {} };
   const awkward = 'q"b\\s/\n\t\r\u0001 é ✓ \u2028 😀';
-  const rows = async (sql: string): Promise<Row[]> => {
-    const result = (await db.raw(sql)) as Row[] | { rows: Row[] };
+  const rows = async (sql: string, bindings: readonly unknown[] = []): Promise<Row[]> => {
+    const result = (await db.raw(sql, bindings as Knex.RawBinding[])) as Row[] | { rows: Row[] };
     return Array.isArray(result) ? result : result.rows;
   };
   /** The indexes and triggers of both tables, as SQLite keeps them. */
@@ -120,7 +120,16 @@ describe.each(STORES)("the runs', sends' and approvals' stored items on $name", 
     const lines = ['approvals', 'runs', 'sends'].map((table) => ({ table_name: table, column_name: 'line' }));
     expect(await generated()).toEqual(lines);
 
-    // 0029 down first (its triggers read the runs' lines): the side rows keep no line; then 0027 down: the items of
+    // 0030 down first: STORED_JSON's body of to_json again, runs' pages filled full again, the pages as they were.
+    const fillfactor = async (): Promise<Row[]> => rows("SELECT reloptions FROM pg_class WHERE relname = 'runs' AND relnamespace = current_schema()::regnamespace");
+    const storedJson = async (): Promise<string> => String((await rows("SELECT prosrc, pg_get_functiondef(oid) AS def FROM pg_proc WHERE proname = 'chainflow_json' AND pg_get_function_arguments(oid) = 'value text'"))[0]!.def);
+    expect(await fillfactor()).toEqual([{ reloptions: ['fillfactor=70'] }]);
+    expect(await storedJson()).toContain('json_object');
+    await db.migrate.down({ migrationSource, name: '0030_runs_updates' });
+    expect(await fillfactor()).toEqual([{ reloptions: null }]);
+    expect(await storedJson()).toContain('to_json');
+    expect(await pagesAndExpected()).toEqual(before);
+    // Then 0029 (its triggers read the runs' lines): the side rows keep no line; then 0027 down: the items of
     // 0025 again, and the pages read them as before.
     const sideLines = async (): Promise<Row[]> =>
       rows("SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'line' AND table_name IN ('run_relayers', 'run_step_ids') ORDER BY 1");
@@ -136,7 +145,24 @@ describe.each(STORES)("the runs', sends' and approvals' stored items on $name", 
     await db.migrate.latest({ migrationSource });
     expect(await generated()).toEqual(lines);
     expect(await sideLines()).toEqual([{ table_name: 'run_relayers' }, { table_name: 'run_step_ids' }]);
+    expect(await fillfactor()).toEqual([{ reloptions: ['fillfactor=70'] }]);
+    expect(await storedJson()).toContain('json_object');
     expect(await pagesAndExpected()).toEqual(before);
+  });
+
+  // The stored items' JSON of a text (STORED_JSON, inlined since 0030) is to_json's, and JSON.stringify's.
+  if (!onSqlite) it('writes every text as JSON as to_json and JSON.stringify do, and NULL as null', async () => {
+    // PostgreSQL's text holds no NUL and no lone surrogate (not UTF-8).
+    const storable = (text: string): boolean => !text.includes('\u0000') && text === Buffer.from(text, 'utf8').toString('utf8');
+    const texts = [
+      ...fc.sample(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.string()), 3000),
+      'q"', 'b\\', '\u0001\u001f\u007f', '\b\f\n\r\t', '\u2028\u2029', '😀é', '}', '{"" : "x"}', '',
+    ].filter(storable);
+    expect(texts.length).toBeGreaterThan(2000);
+    const got = await rows("SELECT s, chainflow_json(s) AS j, coalesce(to_json(s)::text, 'null') AS t FROM unnest(?::text[]) WITH ORDINALITY AS u(s, i) ORDER BY i", [texts]);
+    expect(got.map((r) => r.j)).toEqual(texts.map((text) => JSON.stringify(text)));
+    expect(got.map((r) => r.j)).toEqual(got.map((r) => r.t));
+    expect(await rows('SELECT chainflow_json(NULL::text) AS j, chainflow_json(NULL::bigint) AS b, chainflow_json(-12::bigint) AS n')).toEqual([{ j: 'null', b: 'null', n: '-12' }]);
   });
 
   it('keeps the items current through their own events, however they are written', async () => {
