@@ -8,10 +8,10 @@ import { storedJsonFunctions } from './item-sql';
  * written beside the old row on the same page when there is room, without a new entry in each of the table's fifteen
  * indexes (a HOT update), and the old row is reclaimed in the page. Pages filled full have no room, so nearly every
  * update wrote every index again; with this space most of a run's updates are HOT, and the table ends smaller for
- * it: its dead rows are reclaimed in the page instead of waiting for a vacuum (docs/benchmarks.md, engine section).
+ * it: its dead rows are reclaimed in the page instead of waiting for a vacuum (docs/performance.md).
  * A finished run's row is not updated again, so the space costs only while its page's runs go on.
  */
-export const RUNS_FILLFACTOR = 70;
+const RUNS_FILLFACTOR = 70;
 
 /**
  * Migration 0030, on PostgreSQL (issue #29): what an update of a run's row costs the database. STORED_JSON gets
