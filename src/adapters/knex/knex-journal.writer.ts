@@ -369,7 +369,8 @@ export class KnexJournalWriter implements JournalWriter {
       () => addPending(db, ch.ledger.flatMap((l) => (l.kind === 'pending' ? [l.pending] : []))),
       () => unschedule(db, unscheduled),
       // Last: these rows are shared by every writer (a session's, a workflow's), and each holds its row's lock until the
-      // commit; written here, other transactions (several groups in flight, other processes) wait one round trip for it.
+      // commit; written here (PgWriteBatch's one statement runs them in this order too), other transactions (several
+      // groups in flight, other processes) wait one round trip for it.
       () => writeSessions(db, pick(ch.sessions, ws.sessions), sessionCounts, startedSessions(ch)),
       () => addWorkflowStats(db, pick(ch.workflowStats, ws.workflowStats)),
     ];

@@ -7,14 +7,23 @@ const MAX_BINDINGS = 30_000;
 
 interface Part {
   readonly statements: string[];
-  readonly bindings: unknown[];
+  /** Each statement's bindings, by its index. */
+  readonly bindings: unknown[][];
+  /** All of them together. */
+  count: number;
 }
 
 /**
- * A group commit's writes on PostgreSQL, sent as one statement: each write but the last a data-modifying CTE
- * (`WITH w1 AS (INSERT …), w2 AS (UPDATE …) DELETE …`), all of them run to completion whether or not anything reads
- * their rows, in the transaction of the group. Where each statement is a round trip, the half dozen writes of a
- * group (events, runs, step runs, lists, statistics, the schedule) cost one.
+ * A group commit's writes on PostgreSQL, sent as one statement: the first write the statement itself, each other a
+ * data-modifying CTE (`WITH w0 AS (UPDATE …), w1 AS (INSERT …) INSERT …`), all of them run to completion whether or
+ * not anything reads their rows, in the transaction of the group. Where each statement is a round trip, the half
+ * dozen writes of a group (events, runs, step runs, lists, statistics, the schedule) cost one.
+ *
+ * They run in the order they were written: PostgreSQL runs the statement itself first, then the CTEs no one reads
+ * from the last written to the first (`combined`). The order is the writer's: it writes the rows every process
+ * shares (a workflow's statistics, a session) last, so that each is locked for the tail of the statement and the
+ * commit only, not for the whole statement while other groups wait for it (as when the last write was the
+ * statement itself, which ran first).
  *
  * The statements of one combined statement share its snapshot and do not see each other's rows, so none may read
  * or write a row another writes: the journal writer's writes are to different tables, or to different rows of one
@@ -30,9 +39,10 @@ export class PgWriteBatch implements DeferredWrites {
 
   write(sql: string, bindings: readonly unknown[] = []): void {
     let part = this.parts.at(-1);
-    if (!part || (part.statements.length > 0 && part.bindings.length + bindings.length > MAX_BINDINGS)) this.parts.push((part = { statements: [], bindings: [] }));
+    if (!part || (part.statements.length > 0 && part.count + bindings.length > MAX_BINDINGS)) this.parts.push((part = { statements: [], bindings: [], count: 0 }));
     part.statements.push(sql);
-    part.bindings.push(...bindings);
+    part.bindings.push([...bindings]);
+    part.count += bindings.length;
   }
 
   async select(sql: string, bindings: readonly unknown[] = []): Promise<Row[]> {
@@ -47,15 +57,26 @@ export class PgWriteBatch implements DeferredWrites {
     const parts = this.parts;
     this.parts = [];
     for (const { statements, bindings } of parts) {
-      const last = statements.length - 1;
-      const sql = last === 0 ? statements[0]! : `WITH ${statements.slice(0, last).map((s, i) => `w${i} AS (${s})`).join(',\n')}\n${statements[last]}`;
+      const { sql, values } = combined(statements, bindings);
       try {
-        await this.trx.raw(sql, bindings as Knex.RawBinding[]);
+        await this.trx.raw(sql, values as Knex.RawBinding[]);
       } catch (err) {
         throw failureOf(err, statements);
       }
     }
   }
+}
+
+/**
+ * One statement that runs `statements` in their order: the first is the statement itself and the others its CTEs,
+ * declared from the last to the second (PostgreSQL runs the CTEs no one reads after the statement, from the last
+ * declared to the first; pg-write-batch.test.ts checks the order). The bindings follow the text.
+ */
+export function combined(statements: readonly string[], bindings: readonly (readonly unknown[])[]): { sql: string; values: unknown[] } {
+  if (statements.length === 1) return { sql: statements[0]!, values: [...bindings[0]!] };
+  const order = statements.map((_, i) => i).slice(1).reverse();
+  const sql = `WITH ${order.map((i, n) => `w${n} AS (${statements[i]})`).join(',\n')}\n${statements[0]}`;
+  return { sql, values: [...order, 0].flatMap((i) => bindings[i]!) };
 }
 
 /**

@@ -47,6 +47,23 @@ describe('PgWriteBatch', () => {
     expect(await count(store.db, 'SELECT count(*) AS n FROM events')).toBe(12_000);
   });
 
+  it('runs its writes in the order they were written, each with its own bindings', async () => {
+    await store.db.transaction(async (trx) => {
+      await trx.raw('CREATE TEMP TABLE seen (id serial, tag text, a int, b int)');
+      const batch = new PgWriteBatch(trx, postgresDialect);
+      batch.write("INSERT INTO seen (tag) VALUES ('first')");
+      batch.write('INSERT INTO seen (tag, a) VALUES (?, ?)', ['second', 2]);
+      batch.write('INSERT INTO seen (tag, a, b) VALUES (?, ?, ?), (?, ?, ?)', ['third', 3, 30, 'fourth', 4, 40]);
+      batch.write('INSERT INTO seen (tag) VALUES (?)', ['last']);
+      await batch.send();
+      const rows = ((await trx.raw('SELECT tag, a, b FROM seen ORDER BY id')) as { rows: unknown[] }).rows;
+      expect(rows).toEqual([
+        { tag: 'first', a: null, b: null }, { tag: 'second', a: 2, b: null }, { tag: 'third', a: 3, b: 30 },
+        { tag: 'fourth', a: 4, b: 40 }, { tag: 'last', a: null, b: null },
+      ]);
+    });
+  });
+
   it("a key taken among its writes is the events' key, a stream conflict; the transaction keeps nothing", async () => {
     await store.db.raw(INSERT_EVENT, event('s', 1));
     const failed = await store.db.transaction(async (trx) => {
