@@ -72,7 +72,7 @@ export class PgWriteBatch implements DeferredWrites {
  * declared from the last to the second (PostgreSQL runs the CTEs no one reads after the statement, from the last
  * declared to the first; pg-write-batch.test.ts checks the order). The bindings follow the text.
  */
-export function combined(statements: readonly string[], bindings: readonly (readonly unknown[])[]): { sql: string; values: unknown[] } {
+function combined(statements: readonly string[], bindings: readonly (readonly unknown[])[]): { sql: string; values: unknown[] } {
   if (statements.length === 1) return { sql: statements[0]!, values: [...bindings[0]!] };
   const order = statements.map((_, i) => i).slice(1).reverse();
   const sql = `WITH ${order.map((i, n) => `w${n} AS (${statements[i]})`).join(',\n')}\n${statements[0]}`;

@@ -227,8 +227,8 @@ describe('two writers on one PostgreSQL database: the rows every writer shares',
     // In the appends' own orders, b holds w-2 while it waits for w-1, and a, given w-1, then waits for w-2.
     await expect(Promise.all(appends)).resolves.toEqual([{ applied: 2, duplicates: 0 }, { applied: 2, duplicates: 0 }]);
     expect(await deadlocks()).toBe(before);
-    const lastRuns = (await holder('workflow_stats').select('workflow').orderBy('workflow')) as Array<{ workflow: string }>;
-    expect(lastRuns.map((r) => r.workflow)).toEqual(['w-1', 'w-2']);
+    const stats = (await holder('workflow_stats').select('workflow').orderBy('workflow')) as Array<{ workflow: string }>;
+    expect(stats.map((r) => r.workflow)).toEqual(['w-1', 'w-2']);
     expect(Number((await holder('runs').count({ n: '*' }))[0]!.n)).toBe(6);
   });
 });
