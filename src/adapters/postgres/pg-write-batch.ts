@@ -8,7 +8,7 @@ const MAX_BINDINGS = 30_000;
 interface Part {
   readonly statements: string[];
   /** Each statement's bindings, by its index. */
-  readonly bindings: unknown[][];
+  readonly bindings: (readonly unknown[])[];
   /** All of them together. */
   count: number;
 }
@@ -41,7 +41,7 @@ export class PgWriteBatch implements DeferredWrites {
     let part = this.parts.at(-1);
     if (!part || (part.statements.length > 0 && part.count + bindings.length > MAX_BINDINGS)) this.parts.push((part = { statements: [], bindings: [], count: 0 }));
     part.statements.push(sql);
-    part.bindings.push([...bindings]);
+    part.bindings.push(bindings);
     part.count += bindings.length;
   }
 
@@ -72,8 +72,8 @@ export class PgWriteBatch implements DeferredWrites {
  * declared from the last to the second (PostgreSQL runs the CTEs no one reads after the statement, from the last
  * declared to the first; pg-write-batch.test.ts checks the order). The bindings follow the text.
  */
-function combined(statements: readonly string[], bindings: readonly (readonly unknown[])[]): { sql: string; values: unknown[] } {
-  if (statements.length === 1) return { sql: statements[0]!, values: [...bindings[0]!] };
+function combined(statements: readonly string[], bindings: readonly (readonly unknown[])[]): { sql: string; values: readonly unknown[] } {
+  if (statements.length === 1) return { sql: statements[0]!, values: bindings[0]! };
   const order = statements.map((_, i) => i).slice(1).reverse();
   const sql = `WITH ${order.map((i, n) => `w${n} AS (${statements[i]})`).join(',\n')}\n${statements[0]}`;
   return { sql, values: [...order, 0].flatMap((i) => bindings[i]!) };

@@ -13,7 +13,7 @@ import { toRunItem } from '../../../src/application/history/items';
 import type { RunFilter } from '../../../src/application/ports/run-repository';
 import type { JournalEvent } from '../../../src/domain/journal/journal-event';
 import { aFinish, aPark, aResume, aRun, HOUR, MINUTE, T0 } from '../../mothers/journal-events';
-import { freshPostgresStore, type FreshStore } from '../../support/stores';
+import { eachFreshDb, freshPostgresStore } from '../../support/stores';
 
 /** Side rows whose line is not their run's (the run's line once finished, else NULL), and how many hold a line. */
 async function sideLines(db: Knex): Promise<{ wrong: string[]; lined: number }> {
@@ -35,17 +35,15 @@ const withSend = (runId: string, at: number, relayer: string, status?: 'running'
   aRun({ runId, at, steps: [{ stepId: 'quote' }], send: { relayer, stepId: 'pay' }, ...(status ? { status } : {}) });
 
 describe('side rows keep finished runs\' lines on PostgreSQL', () => {
-  let store: FreshStore;
+  const fresh = eachFreshDb(freshPostgresStore);
   let db: Knex;
   let writer: KnexJournalWriter;
   let runs: KnexRunRepository;
-  beforeEach(async () => {
-    store = await freshPostgresStore();
-    db = await store.open();
+  beforeEach(() => {
+    db = fresh.db;
     writer = new KnexJournalWriter(db);
     runs = new KnexRunRepository(db);
   });
-  afterEach(() => store.close());
 
   /** Every side row right, `lined` of them with a line; each page of one relayer or step id as the runs render it. */
   async function expectKept(lined: number): Promise<void> {
