@@ -69,7 +69,7 @@ interface Timed { readonly page: Stats; readonly live: Stats }
  * `page` and `live` by the client in the bench's process (with `cpu`); `apart` by the client in a process of its own
  * (paired-client.ts), which the targets are judged on: a user's client is another process.
  */
-interface Paired extends Timed { readonly rows?: number; readonly cpu?: Cpu; readonly apart?: Timed }
+interface Paired extends Timed { readonly rows?: number; readonly cpu?: Cpu; readonly apart: Timed }
 interface PageFigures { readonly key: string; readonly first: Paired; readonly deep?: Paired }
 interface JournalFigures { readonly runs: number; readonly label: string; readonly pages: PageFigures[]; readonly workflows?: Paired }
 interface CannonFigures { readonly label: string; readonly path: string; readonly page: CannonResult; readonly live: CannonResult; readonly writerRuns?: number }
@@ -226,7 +226,7 @@ async function measurePages(o: ReadOptions): Promise<JournalFigures[]> {
         const f = first[i];
         if (!f) return;
         const d = deep[i];
-        const shown = (p: Paired): string => `${fmt(p.apart!.page.p50)} ms (/live ${fmt(p.apart!.live.p50)}; in one process ${fmt(p.page.p50)}, /live ${fmt(p.live.p50)})`;
+        const shown = (p: Paired): string => `${fmt(p.apart.page.p50)} ms (/live ${fmt(p.apart.live.p50)}; in one process ${fmt(p.page.p50)}, /live ${fmt(p.live.p50)})`;
         o.log(`${j.label} ${key}: first p50 ${shown(f)}${d ? `, deep p50 ${shown(d)}` : ''}`);
         figures[i]!.pages.push({ key, first: f, deep: d });
       });
@@ -234,7 +234,7 @@ async function measurePages(o: ReadOptions): Promise<JournalFigures[]> {
     const workflows = await pairedAcross(targetsOf(() => '/api/history/workflows'), o.iterations, o.warmup, apart);
     open.forEach((j, i) => {
       figures[i]!.workflows = workflows[i];
-      o.log(`${j.label} workflows: p50 ${fmt(workflows[i]!.apart!.page.p50)} ms (/live ${fmt(workflows[i]!.apart!.live.p50)})`);
+      o.log(`${j.label} workflows: p50 ${fmt(workflows[i]!.apart.page.p50)} ms (/live ${fmt(workflows[i]!.apart.live.p50)})`);
     });
     return figures;
   } finally {
@@ -325,11 +325,9 @@ export async function benchRead(o: ReadOptions): Promise<{ text: string; pass: b
   return renderRead(started, env, figures, concurrent, largest.runs);
 }
 
-/** The times a target is judged on: the client's apart (a user's client is another process), else the one here. */
-const user = (p: Paired): Timed => p.apart ?? p;
 const ratio = (p: Timed): number => p.page.p50 / p.live.p50;
 /** A page's p50 ÷ /live's as each client saw them: the client apart's, then the in-process one's in brackets. */
-const both = (p: Paired): string => (p.apart ? `${x(ratio(p.apart))} (${x(ratio(p))})` : x(ratio(p)));
+const both = (p: Paired): string => `${x(ratio(p.apart))} (${x(ratio(p))})`;
 /** What the two clients are, for the reports. */
 const CLIENTS_NOTE = 'Each page is timed by two clients in turn, each beside /live: one in a process of its own, as a user\'s client is (judged), and one in the bench\'s own process (in brackets), where /live never leaves one thread while a page waits for the database\'s (docs/benchmarks.md).';
 const x = (r: number): string => (Number.isFinite(r) ? `${r.toFixed(2)}x` : '—');
@@ -349,11 +347,11 @@ function renderRead(started: Date, env: string, figures: JournalFigures[], concu
     for (const [which, fig] of [['first', p.first], ['deep', p.deep]] as const) {
       if (!fig) continue;
       const s = smallBy.get(p.key)?.[which];
-      const toSmall = s ? user(fig).page.p50 / user(s).page.p50 : NaN;
+      const toSmall = s ? fig.apart.page.p50 / s.apart.page.p50 : NaN;
       out.push(small
-        ? `| ${p.key} ${which} | ${s?.rows ?? '—'} / ${fig.rows ?? '—'} | ${s ? fmt(user(s).page.p50) : '—'} | ${fmt(user(fig).page.p50)} | ${fmt(user(fig).live.p50)} | ${both(fig)} | ${x(toSmall)} |`
-        : `| ${p.key} ${which} | ${fig.rows ?? '—'} | ${fmt(user(fig).page.p50)} | ${fmt(user(fig).live.p50)} | ${both(fig)} |`);
-      verdicts.push([ratio(user(fig)) <= READ_TARGETS.pageToLive, `${p.key} ${which}: ${x(ratio(user(fig)))} /live`]);
+        ? `| ${p.key} ${which} | ${s?.rows ?? '—'} / ${fig.rows ?? '—'} | ${s ? fmt(s.apart.page.p50) : '—'} | ${fmt(fig.apart.page.p50)} | ${fmt(fig.apart.live.p50)} | ${both(fig)} | ${x(toSmall)} |`
+        : `| ${p.key} ${which} | ${fig.rows ?? '—'} | ${fmt(fig.apart.page.p50)} | ${fmt(fig.apart.live.p50)} | ${both(fig)} |`);
+      verdicts.push([ratio(fig.apart) <= READ_TARGETS.pageToLive, `${p.key} ${which}: ${x(ratio(fig.apart))} /live`]);
       // A page that answers fewer rows on the small journal (20 replay sessions at 100k, 207 at 1M) is not the same
       // work: the size ratio is shown but not judged.
       if (s && s.rows !== fig.rows) uncompared.push(`${p.key} ${which} (${s.rows ?? '—'} rows at ${small!.runs}, ${fig.rows ?? '—'} at ${large.runs})`);
@@ -362,8 +360,8 @@ function renderRead(started: Date, env: string, figures: JournalFigures[], concu
   }
   if (uncompared.length) out.push('', `Not compared with the ${small?.runs ?? ''}-run page (it answers fewer rows there, so it is not the same work): ${uncompared.join('; ')}.`);
   out.push('', '## Workflows overview: GET /api/history/workflows, in turn with GET /live', '', '| journal | p50 | p99 | /live p50 | x /live (in one process) |', '|---:|---:|---:|---:|---:|');
-  for (const f of figures) if (f.workflows) out.push(`| ${f.runs} | ${fmt(user(f.workflows).page.p50)} | ${fmt(user(f.workflows).page.p99)} | ${fmt(user(f.workflows).live.p50)} | ${both(f.workflows)} |`);
-  if (large.workflows) verdicts.push([ratio(user(large.workflows)) <= READ_TARGETS.workflowsToLive, `workflows overview: ${x(ratio(user(large.workflows)))} /live`]);
+  for (const f of figures) if (f.workflows) out.push(`| ${f.runs} | ${fmt(f.workflows.apart.page.p50)} | ${fmt(f.workflows.apart.page.p99)} | ${fmt(f.workflows.apart.live.p50)} | ${both(f.workflows)} |`);
+  if (large.workflows) verdicts.push([ratio(large.workflows.apart) <= READ_TARGETS.workflowsToLive, `workflows overview: ${x(ratio(large.workflows.apart))} /live`]);
   if (concurrent.length) {
     out.push('', `## ${CLIENTS} concurrent clients (autocannon in its own process), ${concurrentRuns.toLocaleString('en-US')}-run journal`, '');
     out.push('| case | path | req/s | /live req/s | share of /live | p50 ms | p99 ms | max ms | errors, timeouts, non-2xx | runs appended meanwhile |', '|---|---|---:|---:|---:|---:|---:|---:|---|---:|');
@@ -400,21 +398,21 @@ function renderStores(started: Date, env: string, figures: JournalFigures[]): { 
   out.push(head, other ? '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|' : '|---|---:|---:|---:|---:|');
   const cpu = (c?: Cpu): string => (c && c.n ? `${fmt(c.page / c.n, 3)} + ${fmt(c.database / c.n, 3)} / ${fmt(c.live / c.n, 3)} | ${x((c.page + c.database) / c.live)}` : '— | —');
   const row = (label: string, fig: Paired, o?: Paired): string => (other
-    ? `| ${label} | ${fig.rows ?? '—'} | ${o ? fmt(user(o).page.p50) : '—'} | ${o ? both(o) : '—'} | ${fmt(user(fig).page.p50)} | ${fmt(user(fig).live.p50)} | ${both(fig)} | ${o ? x(user(fig).page.p50 / user(o).page.p50) : '—'} | ${cpu(fig.cpu)} |`
-    : `| ${label} | ${fig.rows ?? '—'} | ${fmt(user(fig).page.p50)} | ${fmt(user(fig).live.p50)} | ${both(fig)} |`);
+    ? `| ${label} | ${fig.rows ?? '—'} | ${o ? fmt(o.apart.page.p50) : '—'} | ${o ? both(o) : '—'} | ${fmt(fig.apart.page.p50)} | ${fmt(fig.apart.live.p50)} | ${both(fig)} | ${o ? x(fig.apart.page.p50 / o.apart.page.p50) : '—'} | ${cpu(fig.cpu)} |`
+    : `| ${label} | ${fig.rows ?? '—'} | ${fmt(fig.apart.page.p50)} | ${fmt(fig.apart.live.p50)} | ${both(fig)} |`);
   for (const p of judged.pages) {
     for (const [which, fig] of [['first', p.first], ['deep', p.deep]] as const) {
       if (!fig) continue;
       out.push(row(`${p.key} ${which}`, fig, otherBy.get(p.key)?.[which]));
-      verdicts.push([ratio(user(fig)) <= READ_TARGETS.pageToLive, `${judged.label} ${p.key} ${which}: ${both(fig)} /live`]);
+      verdicts.push([ratio(fig.apart) <= READ_TARGETS.pageToLive, `${judged.label} ${p.key} ${which}: ${both(fig)} /live`]);
     }
   }
   if (judged.workflows) {
     out.push(row('workflows overview', judged.workflows, other?.workflows));
-    verdicts.push([ratio(user(judged.workflows)) <= READ_TARGETS.workflowsToLive, `${judged.label} workflows overview: ${both(judged.workflows)} /live`]);
+    verdicts.push([ratio(judged.workflows.apart) <= READ_TARGETS.workflowsToLive, `${judged.label} workflows overview: ${both(judged.workflows)} /live`]);
   }
   const figs = judged.pages.flatMap((p) => [p.first, p.deep]).filter((f): f is Paired => f !== undefined);
-  const ratios = figs.map((f) => ratio(user(f))).sort((a, b) => a - b);
+  const ratios = figs.map((f) => ratio(f.apart)).sort((a, b) => a - b);
   const inOne = figs.map(ratio).sort((a, b) => a - b);
   const failed = verdicts.filter(([ok]) => !ok);
   const cpus = judged.pages.flatMap((p) => [p.first.cpu, p.deep?.cpu]).filter((c): c is Cpu => Boolean(c?.n)).map((c) => (c.page + c.database) / c.live).sort((a, b) => a - b);
